@@ -24,3 +24,14 @@ pub struct Request {
     /// 1-based line (or record) number in the source, for error messages.
     pub line: u64,
 }
+
+// Trace readers: `reader` opens a file (gzip/zstd by magic bytes), detects the
+// format and streams `Request`s; `formats/` holds one parser per format.
+pub mod formats;
+pub mod inspect;
+pub mod reader;
+pub mod writer;
+
+// Synthetic workloads.
+pub mod generator;
+pub mod profiles;

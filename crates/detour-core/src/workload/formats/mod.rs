@@ -1,0 +1,1 @@
+//! One parser per trace format.
