@@ -1,8 +1,48 @@
 //! # Detour core
 //!
-//! (guided tour written with the engine; see docs/architecture.md)
+//! A trace-driven NAND-flash SSD simulator for studying how reads can be
+//! routed around busy flash dies. This crate has no Python in it; the
+//! `detour-py` crate wraps it and the `detour` Python package drives it.
+//!
+//! ## Layers, and how a request flows
+//!
+//! ```text
+//! workload ──► sim (host interface) ──► schemes (+ ftl) ──► scheduler ──► device
+//! (readers,     arrivals, pages,          plan flash ops:     die queues,    channels, dies,
+//!  generator)   queue depth               where, which copy   priorities,    planes, timing
+//!                   ▲                                         suspension        │
+//!                   └────────────── completions ──► metrics ◄────────────────────┘
+//! ```
+//!
+//! - [`engine`]: integer-ns time and the (time, sequence)-ordered event queue.
+//! - [`device`]: geometry, addressing, timing, die and channel state.
+//! - [`scheduler`]: per-die priority queues, multi-plane batches,
+//!   program/erase suspension, channel arbitration.
+//! - [`ftl`]: page state, allocation, greedy GC, the shared page map.
+//! - [`schemes`]: the [`schemes::Scheme`] trait and every scheme; a scheme
+//!   only plans, it never touches the event queue.
+//! - [`sim`]: the event loop joining them; [`sim::run`] is the entry point.
+//! - [`metrics`]: exact latency statistics and per-request columns.
+//! - [`workload`]: trace readers (one per format) and the synthetic generator.
+//! - [`config`]: presets, TOML layers, validation; [`error`]: the error type.
+//!
+//! ```no_run
+//! use detour_core::{config::Config, sim, workload::Request, IoKind};
+//! let cfg = Config::preset("small").unwrap();
+//! let reqs = vec![Request { time_ns: 0, offset: 0, size: 4096, kind: IoKind::Write, content: 0, volume: 0, line: 1 }];
+//! let result = sim::run_requests(cfg, &reqs).unwrap();
+//! println!("{}", serde_json::to_string_pretty(&result.summary).unwrap());
+//! ```
 
+pub mod config;
+pub mod device;
+pub mod engine;
 pub mod error;
+pub mod ftl;
+pub mod metrics;
+pub mod scheduler;
+pub mod schemes;
+pub mod sim;
 pub mod types;
 pub mod workload;
 

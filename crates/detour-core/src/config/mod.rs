@@ -1,0 +1,233 @@
+//! Configuration: one typed tree, read from layers of TOML.
+//!
+//! A run's configuration is built in one direction: a preset (a TOML table),
+//! then a user file, then `--set key=value` overrides are merged as TOML
+//! values, and only then deserialised into [`Config`] with unknown keys
+//! rejected and every value range-checked by [`Config::validate`]. Errors name
+//! the dotted key and the valid range.
+
+mod builder;
+pub mod presets;
+mod validate;
+
+pub use builder::ConfigBuilder;
+
+use serde::{Deserialize, Serialize};
+
+/// Everything a run needs besides its workload.
+#[derive(Clone, Debug, Default, Serialize, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields, default)]
+pub struct Config {
+    /// Free text, e.g. the preset it came from.
+    pub name: String,
+    pub device: DeviceConfig,
+    pub scheduler: SchedulerConfig,
+    pub ftl: FtlConfig,
+    pub host: HostConfig,
+    pub scheme: SchemeConfig,
+    pub run: RunConfig,
+}
+
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields, default)]
+pub struct DeviceConfig {
+    pub channels: u32,
+    pub chips_per_channel: u32,
+    pub dies_per_chip: u32,
+    pub planes_per_die: u32,
+    pub blocks_per_plane: u32,
+    pub pages_per_block: u32,
+    /// Bytes of user data per page.
+    pub page_size: u32,
+    /// Share of physical pages hidden from the host (0.10 = 10%).
+    pub overprovisioning: f64,
+    pub flash: FlashConfig,
+    pub channel: ChannelConfig,
+}
+
+/// Array timing. Setting `cell` in a layer resets the three times to that
+/// cell type's preset unless the same layer sets them too.
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields, default)]
+pub struct FlashConfig {
+    /// slc, mlc, tlc, qlc, or custom.
+    pub cell: String,
+    pub read_us: f64,
+    pub program_us: f64,
+    pub erase_us: f64,
+}
+
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields, default)]
+pub struct ChannelConfig {
+    /// Bus width in bits (8 or 16).
+    pub width_bits: u32,
+    /// Transfer rate in mega-transfers per second (ONFI/Toggle "MT/s").
+    pub rate_mts: f64,
+    /// Command and address cycles per operation on the bus, in ns.
+    pub command_ns: u64,
+}
+
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields, default)]
+pub struct SchedulerConfig {
+    /// Host reads are dispatched before host writes on a die; off = one FIFO.
+    pub read_priority: bool,
+    /// A host read may suspend an in-progress program or erase.
+    pub suspension: bool,
+    pub suspend_us: f64,
+    pub resume_us: f64,
+    /// How many times one program/erase may be suspended.
+    pub max_suspends: u32,
+    /// Combine same-kind operations on different planes of a die.
+    pub multiplane: bool,
+}
+
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields, default)]
+pub struct FtlConfig {
+    /// "static" (plane from the LPN in `order`) or "dynamic" (least-loaded die).
+    pub allocation: String,
+    /// Static allocation order: a permutation of C, W, D, P; the first letter
+    /// varies fastest with the LPN (CWDP = channel first).
+    pub order: String,
+    /// GC starts on a plane when its free blocks fall below this share.
+    pub gc_threshold: f64,
+    /// Latency of a read served from the controller's write buffer (a read of
+    /// a page whose program has not finished), in ns.
+    pub buffer_read_ns: u64,
+    pub precondition: PreconditionConfig,
+}
+
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields, default)]
+pub struct PreconditionConfig {
+    /// Share of the logical pages that hold valid data before measurement.
+    pub valid: f64,
+    /// Share of the physical pages that hold invalid (stale) data before
+    /// measurement; "fill to the GC threshold" is `to_gc_threshold = true`.
+    pub invalid: f64,
+    /// Overwrite pages until every plane is one block above its GC threshold.
+    pub to_gc_threshold: bool,
+}
+
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields, default)]
+pub struct HostConfig {
+    /// Requests outstanding at most; 0 = unlimited (pure open loop).
+    pub queue_depth: u32,
+    /// Arrival times are multiplied by this (0.5 = twice as fast).
+    pub time_scale: f64,
+    /// Requests left out of the statistics at the start (still simulated).
+    pub warmup_requests: u64,
+    /// "strict": an address beyond the logical space is an error; "fold":
+    /// it is taken modulo the logical space and counted.
+    pub address: String,
+}
+
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields, default)]
+pub struct SchemeConfig {
+    /// Which scheme plans the flash operations (see `schemes`).
+    pub name: String,
+    /// Interval of the scheme's background tick in µs (0 = the scheme's own).
+    pub tick_us: f64,
+}
+
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields, default)]
+pub struct RunConfig {
+    pub seed: u64,
+    /// Check every completed read against the latest token of its page.
+    pub verify: bool,
+    /// Keep per-request columns (arrival, latency, breakdown).
+    pub record_requests: bool,
+}
+
+impl Default for DeviceConfig {
+    fn default() -> Self {
+        presets::bench_matched().device
+    }
+}
+
+impl Default for FlashConfig {
+    fn default() -> Self {
+        presets::cell_timing("mlc").unwrap_or(FlashConfig {
+            cell: "custom".into(),
+            read_us: 50.0,
+            program_us: 600.0,
+            erase_us: 3000.0,
+        })
+    }
+}
+
+impl Default for ChannelConfig {
+    fn default() -> Self {
+        ChannelConfig { width_bits: 8, rate_mts: 333.0, command_ns: 100 }
+    }
+}
+
+impl Default for SchedulerConfig {
+    fn default() -> Self {
+        SchedulerConfig {
+            read_priority: true,
+            suspension: false,
+            suspend_us: 50.0,
+            resume_us: 0.0,
+            max_suspends: 8,
+            multiplane: true,
+        }
+    }
+}
+
+impl Default for FtlConfig {
+    fn default() -> Self {
+        FtlConfig {
+            allocation: "static".into(),
+            order: "CWDP".into(),
+            gc_threshold: 0.05,
+            buffer_read_ns: 1_000,
+            precondition: PreconditionConfig::default(),
+        }
+    }
+}
+
+impl Default for PreconditionConfig {
+    fn default() -> Self {
+        PreconditionConfig { valid: 0.0, invalid: 0.0, to_gc_threshold: false }
+    }
+}
+
+impl Default for HostConfig {
+    fn default() -> Self {
+        HostConfig { queue_depth: 0, time_scale: 1.0, warmup_requests: 0, address: "strict".into() }
+    }
+}
+
+impl Default for SchemeConfig {
+    fn default() -> Self {
+        SchemeConfig { name: "conventional".into(), tick_us: 0.0 }
+    }
+}
+
+impl Default for RunConfig {
+    fn default() -> Self {
+        RunConfig { seed: 1, verify: false, record_requests: true }
+    }
+}
+
+impl Config {
+    /// Parse a complete TOML document (on top of the defaults).
+    pub fn from_toml_str(text: &str) -> crate::Result<Config> {
+        ConfigBuilder::new().merge_toml_str(text)?.build()
+    }
+
+    /// A named preset, validated.
+    pub fn preset(name: &str) -> crate::Result<Config> {
+        ConfigBuilder::from_preset(name)?.build()
+    }
+
+    pub fn to_toml_string(&self) -> String {
+        toml::to_string(self).unwrap_or_default()
+    }
+}

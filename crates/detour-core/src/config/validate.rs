@@ -1,0 +1,83 @@
+//! Range checks. Each failure names the dotted key and the valid range.
+
+use super::Config;
+use crate::ensure_config;
+use crate::error::Result;
+
+fn in_range_u(key: &str, v: u64, lo: u64, hi: u64) -> Result<()> {
+    ensure_config!(v >= lo && v <= hi, key, "{v} is out of range; valid: {lo}..={hi}");
+    Ok(())
+}
+
+fn in_range_f(key: &str, v: f64, lo: f64, hi: f64) -> Result<()> {
+    ensure_config!(v.is_finite() && v >= lo && v <= hi, key, "{v} is out of range; valid: {lo}..={hi}");
+    Ok(())
+}
+
+fn one_of(key: &str, v: &str, allowed: &[&str]) -> Result<()> {
+    ensure_config!(allowed.contains(&v), key, "`{v}` is not one of: {}", allowed.join(", "));
+    Ok(())
+}
+
+impl Config {
+    /// Check every value's range and the relations between values.
+    pub fn validate(&self) -> Result<()> {
+        let d = &self.device;
+        in_range_u("device.channels", d.channels as u64, 1, 1024)?;
+        in_range_u("device.chips_per_channel", d.chips_per_channel as u64, 1, 256)?;
+        in_range_u("device.dies_per_chip", d.dies_per_chip as u64, 1, 64)?;
+        in_range_u("device.planes_per_die", d.planes_per_die as u64, 1, crate::device::MAX_PLANES as u64)?;
+        in_range_u("device.blocks_per_plane", d.blocks_per_plane as u64, 4, 1 << 20)?;
+        in_range_u("device.pages_per_block", d.pages_per_block as u64, 1, 65535)?;
+        in_range_u("device.page_size", d.page_size as u64, 512, 1 << 20)?;
+        in_range_f("device.overprovisioning", d.overprovisioning, 0.0, 0.9)?;
+        in_range_f("device.flash.read_us", d.flash.read_us, 0.0, 1e6)?;
+        in_range_f("device.flash.program_us", d.flash.program_us, 0.0, 1e6)?;
+        in_range_f("device.flash.erase_us", d.flash.erase_us, 0.0, 1e7)?;
+        one_of("device.flash.cell", &d.flash.cell, &["slc", "mlc", "tlc", "qlc", "custom"])?;
+        one_of("device.channel.width_bits", &d.channel.width_bits.to_string(), &["8", "16", "32"])?;
+        in_range_f("device.channel.rate_mts", d.channel.rate_mts, 1.0, 100_000.0)?;
+        in_range_u("device.channel.command_ns", d.channel.command_ns, 0, 1_000_000)?;
+
+        let s = &self.scheduler;
+        in_range_f("scheduler.suspend_us", s.suspend_us, 0.0, 1e5)?;
+        in_range_f("scheduler.resume_us", s.resume_us, 0.0, 1e5)?;
+        in_range_u("scheduler.max_suspends", s.max_suspends as u64, 0, 1000)?;
+
+        let f = &self.ftl;
+        one_of("ftl.allocation", &f.allocation, &["static", "dynamic"])?;
+        crate::device::AllocOrder::parse(&f.order)?;
+        in_range_f("ftl.gc_threshold", f.gc_threshold, 0.0, 0.5)?;
+        in_range_u("ftl.buffer_read_ns", f.buffer_read_ns, 0, 1_000_000_000)?;
+        in_range_f("ftl.precondition.valid", f.precondition.valid, 0.0, 1.0)?;
+        in_range_f("ftl.precondition.invalid", f.precondition.invalid, 0.0, 0.95)?;
+
+        let h = &self.host;
+        in_range_f("host.time_scale", h.time_scale, 1e-9, 1e9)?;
+        one_of("host.address", &h.address, &["strict", "fold"])?;
+        in_range_f("scheme.tick_us", self.scheme.tick_us, 0.0, 1e15)?;
+        crate::schemes::SchemeKind::parse(&self.scheme.name)?;
+
+        // Relations: the geometry must be buildable and leave room for GC.
+        let geo = crate::device::Geometry::from_config(d)?;
+        let gc_blocks = (f.gc_threshold * d.blocks_per_plane as f64).ceil() as u64;
+        ensure_config!(
+            gc_blocks + 2 < d.blocks_per_plane as u64,
+            "ftl.gc_threshold",
+            "{} leaves no blocks for data with {} blocks per plane",
+            f.gc_threshold,
+            d.blocks_per_plane
+        );
+        let p = &f.precondition;
+        let used = p.valid * geo.logical_pages as f64 + p.invalid * geo.total_pages() as f64;
+        let room = geo.total_pages() as f64 * (1.0 - f.gc_threshold) - 3.0 * (geo.planes() as f64) * d.pages_per_block as f64;
+        ensure_config!(
+            used <= room,
+            "ftl.precondition.invalid",
+            "valid {} of the logical space plus invalid {} of the physical space do not fit above the GC threshold; lower one of them",
+            p.valid,
+            p.invalid
+        );
+        Ok(())
+    }
+}

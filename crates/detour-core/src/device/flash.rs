@@ -1,0 +1,99 @@
+//! Per-die and per-channel state. A die runs one array operation at a time
+//! (a multi-plane batch counts as one); a channel carries one transfer at a
+//! time. The scheduler moves these through their phases.
+
+use super::{OpKind, MAX_PLANES};
+use crate::types::Time;
+use std::collections::VecDeque;
+
+/// Where a die is in executing its current batch.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Phase {
+    /// Nothing running (a suspended program may be parked).
+    Idle,
+    /// Waiting for its channel to move commands or data.
+    WaitBus,
+    /// Moving commands/data on the channel.
+    Bus,
+    /// The array operation (tR, tPROG, tBERS) is running.
+    Array,
+    /// A program/erase is being suspended for a read.
+    Suspending,
+}
+
+/// A program or erase parked while reads run.
+#[derive(Clone, Copy, Debug)]
+pub struct Suspended {
+    pub kind: OpKind,
+    pub batch: [u32; MAX_PLANES],
+    pub n: u8,
+    pub remaining: Time,
+    pub suspends: u32,
+}
+
+#[derive(Clone, Debug)]
+pub struct DieState {
+    pub phase: Phase,
+    pub kind: OpKind,
+    /// The pending bus phase is a read's data-out (after the array phase).
+    pub data_out: bool,
+    pub batch: [u32; MAX_PLANES],
+    pub n: u8,
+    pub array_end: Time,
+    /// Length of the bus phase the die is waiting for.
+    pub pending_bus: Time,
+    /// Bumped on suspension so the cancelled ArrayDone is ignored.
+    pub gen: u32,
+    /// Suspensions the running program/erase has had.
+    pub suspends: u32,
+    pub suspended: Option<Suspended>,
+    /// Outstanding commands: queued plus running operations.
+    pub occ: u32,
+    pub failed: bool,
+    /// Time spent running batches (bus and array), for utilisation.
+    pub busy_ns: Time,
+    pub batch_start: Time,
+}
+
+impl Default for DieState {
+    fn default() -> Self {
+        DieState {
+            phase: Phase::Idle,
+            kind: OpKind::Read,
+            data_out: false,
+            batch: [0; MAX_PLANES],
+            n: 0,
+            array_end: 0,
+            pending_bus: 0,
+            gen: 0,
+            suspends: 0,
+            suspended: None,
+            occ: 0,
+            failed: false,
+            busy_ns: 0,
+            batch_start: 0,
+        }
+    }
+}
+
+impl DieState {
+    /// Busy with (or holding a suspended) program or erase: a read arriving
+    /// now is blocked by a write unless it can suspend it.
+    #[inline]
+    pub fn writing(&self) -> bool {
+        self.suspended.is_some() || (self.phase != Phase::Idle && self.kind != OpKind::Read)
+    }
+    #[inline]
+    pub fn idle(&self) -> bool {
+        self.phase == Phase::Idle && self.suspended.is_none()
+    }
+}
+
+#[derive(Clone, Debug, Default)]
+pub struct ChannelState {
+    pub busy: bool,
+    pub owner: u32,
+    /// Dies waiting for this channel, first come first served.
+    pub waiting: VecDeque<u32>,
+    pub busy_ns: Time,
+}

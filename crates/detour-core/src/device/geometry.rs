@@ -1,0 +1,240 @@
+//! Dense ids for every level and the conversions between them.
+//!
+//! die  = (channel * chips_per_channel + chip) * dies_per_chip + die_in_chip
+//! plane = die * planes_per_die + plane_in_die
+//! block = plane * blocks_per_plane + block_in_plane
+//! ppn  = block * pages_per_block + page_in_block
+
+use crate::config::DeviceConfig;
+use crate::error::{Error, Result};
+use crate::types::{Lpn, Ppn};
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Geometry {
+    pub channels: u32,
+    pub chips_per_channel: u32,
+    pub dies_per_chip: u32,
+    pub planes_per_die: u32,
+    pub blocks_per_plane: u32,
+    pub pages_per_block: u32,
+    pub page_size: u32,
+    /// Pages the host can address: total pages less over-provisioning.
+    pub logical_pages: u32,
+}
+
+impl Geometry {
+    pub fn from_config(d: &DeviceConfig) -> Result<Geometry> {
+        let counts = [
+            ("device.channels", d.channels),
+            ("device.chips_per_channel", d.chips_per_channel),
+            ("device.dies_per_chip", d.dies_per_chip),
+            ("device.planes_per_die", d.planes_per_die),
+            ("device.blocks_per_plane", d.blocks_per_plane),
+            ("device.pages_per_block", d.pages_per_block),
+        ];
+        let mut total: u64 = 1;
+        for (key, n) in counts {
+            if n == 0 {
+                return Err(Error::Geometry(format!("{key} is 0")));
+            }
+            total = total.saturating_mul(n as u64);
+        }
+        if total >= u32::MAX as u64 {
+            return Err(Error::Geometry(format!(
+                "{total} physical pages do not fit 32-bit page numbers; use larger pages or fewer blocks"
+            )));
+        }
+        let logical = (total as f64 * (1.0 - d.overprovisioning)).floor() as u64;
+        let min_logical = d.pages_per_block as u64;
+        if logical < min_logical {
+            return Err(Error::Geometry(format!(
+                "over-provisioning {} leaves {logical} logical pages, fewer than one block",
+                d.overprovisioning
+            )));
+        }
+        Ok(Geometry {
+            channels: d.channels,
+            chips_per_channel: d.chips_per_channel,
+            dies_per_chip: d.dies_per_chip,
+            planes_per_die: d.planes_per_die,
+            blocks_per_plane: d.blocks_per_plane,
+            pages_per_block: d.pages_per_block,
+            page_size: d.page_size,
+            logical_pages: logical as u32,
+        })
+    }
+
+    #[inline]
+    pub fn chips(&self) -> u32 {
+        self.channels * self.chips_per_channel
+    }
+    #[inline]
+    pub fn dies(&self) -> u32 {
+        self.chips() * self.dies_per_chip
+    }
+    #[inline]
+    pub fn dies_per_channel(&self) -> u32 {
+        self.chips_per_channel * self.dies_per_chip
+    }
+    #[inline]
+    pub fn planes(&self) -> u32 {
+        self.dies() * self.planes_per_die
+    }
+    #[inline]
+    pub fn blocks(&self) -> u32 {
+        self.planes() * self.blocks_per_plane
+    }
+    #[inline]
+    pub fn total_pages(&self) -> u32 {
+        self.blocks() * self.pages_per_block
+    }
+    #[inline]
+    pub fn pages_per_plane(&self) -> u32 {
+        self.blocks_per_plane * self.pages_per_block
+    }
+
+    #[inline]
+    pub fn block_of(&self, ppn: Ppn) -> u32 {
+        ppn / self.pages_per_block
+    }
+    #[inline]
+    pub fn page_in_block(&self, ppn: Ppn) -> u32 {
+        ppn % self.pages_per_block
+    }
+    #[inline]
+    pub fn plane_of_block(&self, block: u32) -> u32 {
+        block / self.blocks_per_plane
+    }
+    #[inline]
+    pub fn plane_of(&self, ppn: Ppn) -> u32 {
+        ppn / self.pages_per_plane()
+    }
+    #[inline]
+    pub fn die_of_plane(&self, plane: u32) -> u32 {
+        plane / self.planes_per_die
+    }
+    #[inline]
+    pub fn die_of(&self, ppn: Ppn) -> u32 {
+        self.die_of_plane(self.plane_of(ppn))
+    }
+    #[inline]
+    pub fn chip_of_die(&self, die: u32) -> u32 {
+        die / self.dies_per_chip
+    }
+    #[inline]
+    pub fn channel_of_die(&self, die: u32) -> u32 {
+        die / self.dies_per_channel()
+    }
+    #[inline]
+    pub fn first_page(&self, block: u32) -> Ppn {
+        block * self.pages_per_block
+    }
+    /// Global die id of (channel, chip in channel, die in chip).
+    #[inline]
+    pub fn die_id(&self, channel: u32, chip: u32, die: u32) -> u32 {
+        (channel * self.chips_per_channel + chip) * self.dies_per_chip + die
+    }
+    /// Bytes of logical space.
+    pub fn logical_bytes(&self) -> u64 {
+        self.logical_pages as u64 * self.page_size as u64
+    }
+}
+
+/// A static allocation order: which of channel (C), way/chip (W), die (D)
+/// and plane (P) varies fastest as the LPN grows. "CWDP" stripes
+/// consecutive LPNs over channels first, then chips, dies and planes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct AllocOrder([u8; 4]);
+
+impl AllocOrder {
+    pub fn parse(s: &str) -> Result<AllocOrder> {
+        let up = s.to_ascii_uppercase();
+        let b = up.as_bytes();
+        let mut seen = [false; 4];
+        let mut out = [0u8; 4];
+        if b.len() != 4 {
+            return Err(Error::config("ftl.order", format!("`{s}` must be a permutation of C, W, D, P")));
+        }
+        for (i, c) in b.iter().enumerate() {
+            let k = match c {
+                b'C' => 0,
+                b'W' => 1,
+                b'D' => 2,
+                b'P' => 3,
+                _ => return Err(Error::config("ftl.order", format!("`{s}` must be a permutation of C, W, D, P"))),
+            };
+            if seen[k] {
+                return Err(Error::config("ftl.order", format!("`{s}` repeats a letter")));
+            }
+            seen[k] = true;
+            out[i] = k as u8;
+        }
+        Ok(AllocOrder(out))
+    }
+
+    /// The plane a logical page is statically assigned to.
+    #[inline]
+    pub fn plane_for(&self, geo: &Geometry, lpn: Lpn) -> u32 {
+        let sizes = [geo.channels, geo.chips_per_channel, geo.dies_per_chip, geo.planes_per_die];
+        let mut coord = [0u32; 4];
+        let mut rest = lpn;
+        for &k in &self.0 {
+            let n = sizes[k as usize];
+            coord[k as usize] = rest % n;
+            rest /= n;
+        }
+        geo.die_id(coord[0], coord[1], coord[2]) * geo.planes_per_die + coord[3]
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::config::Config;
+
+    fn geo() -> Geometry {
+        Geometry::from_config(&Config::preset("bench-matched").unwrap().device).unwrap()
+    }
+
+    #[test]
+    fn counts() {
+        let g = geo();
+        assert_eq!(g.dies(), 128);
+        assert_eq!(g.total_pages(), 8 * 8 * 2 * 2 * 512 * 64);
+        assert_eq!(g.logical_pages, (g.total_pages() as f64 * 0.9) as u32);
+    }
+
+    #[test]
+    fn cwdp_stripes_channels_first() {
+        let g = geo();
+        let o = AllocOrder::parse("CWDP").unwrap();
+        let dies: Vec<u32> = (0..9).map(|l| g.die_of_plane(o.plane_for(&g, l))).collect();
+        let chans: Vec<u32> = dies.iter().map(|&d| g.channel_of_die(d)).collect();
+        assert_eq!(chans, vec![0, 1, 2, 3, 4, 5, 6, 7, 0]);
+        // LPN 8 goes to the next chip of channel 0.
+        assert_eq!(g.chip_of_die(dies[8]), 1);
+        // Every LPN in one full stripe hits a distinct plane.
+        let mut planes: Vec<u32> = (0..g.planes()).map(|l| o.plane_for(&g, l)).collect();
+        planes.sort();
+        planes.dedup();
+        assert_eq!(planes.len() as u32, g.planes());
+    }
+
+    #[test]
+    fn bad_orders() {
+        assert!(AllocOrder::parse("CWD").is_err());
+        assert!(AllocOrder::parse("CCDP").is_err());
+        assert!(AllocOrder::parse("pdwc").is_ok());
+    }
+
+    #[test]
+    fn zero_counts_and_overflow_are_errors() {
+        let mut d = Config::default().device;
+        d.channels = 0;
+        assert!(Geometry::from_config(&d).unwrap_err().to_string().contains("device.channels"));
+        let mut d = Config::default().device;
+        d.blocks_per_plane = 1 << 20;
+        d.pages_per_block = 4096;
+        assert!(Geometry::from_config(&d).is_err());
+    }
+}

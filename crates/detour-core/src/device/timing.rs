@@ -1,0 +1,51 @@
+//! Operation timing in ns, derived once from the configuration.
+
+use crate::config::Config;
+use crate::types::{Time, NS_PER_US};
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Timing {
+    pub read: Time,
+    pub program: Time,
+    pub erase: Time,
+    /// One page over the channel: page_size / (rate x width).
+    pub transfer: Time,
+    /// Command and address cycles of one operation.
+    pub command: Time,
+    pub suspend: Time,
+    pub resume: Time,
+}
+
+fn us(x: f64) -> Time {
+    (x * NS_PER_US as f64).round() as Time
+}
+
+impl Timing {
+    pub fn from_config(c: &Config) -> Timing {
+        let d = &c.device;
+        let bytes_per_us = d.channel.rate_mts * d.channel.width_bits as f64 / 8.0;
+        let transfer = (d.page_size as f64 / bytes_per_us * NS_PER_US as f64).round() as Time;
+        Timing {
+            read: us(d.flash.read_us),
+            program: us(d.flash.program_us),
+            erase: us(d.flash.erase_us),
+            transfer,
+            command: d.channel.command_ns,
+            suspend: us(c.scheduler.suspend_us),
+            resume: us(c.scheduler.resume_us),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn bench_transfer() {
+        let t = Timing::from_config(&crate::config::Config::preset("bench-matched").unwrap());
+        // 4096 B at 333 MT/s x 1 B = 12.3 µs.
+        assert_eq!(t.transfer, 12_300);
+        assert_eq!(t.read, 75_000);
+    }
+}

@@ -1,0 +1,88 @@
+//! Write allocation: which plane a page goes to (static order from the LPN,
+//! or the least-loaded die) and which page within it (the stream's open block).
+
+use super::{BlockState, Ftl, PageState, GC_RESERVE};
+use crate::scheduler::LoadView;
+use crate::types::{Lpn, Ppn, NO_PAGE};
+
+pub(super) const STREAMS: usize = 3;
+
+/// Separate open blocks per stream keep GC copies and scheme copies out of
+/// the host's blocks.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Stream {
+    Host = 0,
+    Gc = 1,
+    /// Scheme-made copies: replicas, staging, mirror, parity.
+    Aux = 2,
+}
+
+impl Ftl {
+    /// The plane the configured policy puts `lpn` on now.
+    pub fn plane_for_write(&mut self, lpn: Lpn, view: &LoadView) -> u32 {
+        if self.dynamic {
+            self.least_loaded_plane(view, 0..self.geo.dies())
+        } else {
+            self.static_plane(lpn)
+        }
+    }
+
+    /// A plane on the least-loaded of `dies` (fewest outstanding commands;
+    /// ties go to the lowest die id), rotating over that die's planes.
+    pub fn least_loaded_plane(&mut self, view: &LoadView, dies: impl Iterator<Item = u32>) -> u32 {
+        let die = view.least_loaded(dies).unwrap_or(0);
+        let ppd = self.geo.planes_per_die;
+        let k = &mut self.plane_rr[die as usize];
+        let plane = die * ppd + *k % ppd;
+        *k = k.wrapping_add(1);
+        plane
+    }
+
+    /// Allocate the next page of `stream`'s open block on `plane` for
+    /// `owner`. None when the plane has no free page outside GC's reserve
+    /// (or, for GC, none at all): the caller must wait for an erase.
+    pub fn alloc(&mut self, plane: u32, stream: Stream, owner: u32) -> Option<Ppn> {
+        let ppb = self.geo.pages_per_block;
+        let p = &mut self.planes[plane as usize];
+        let mut block = p.write_points[stream as usize];
+        if block == NO_PAGE || self.blocks[block as usize].next >= ppb {
+            let reserve = if stream == Stream::Gc { 0 } else { GC_RESERVE };
+            if p.free.len() as u32 <= reserve {
+                return None;
+            }
+            block = p.free.pop_front()?;
+            p.write_points[stream as usize] = block;
+            if (p.free.len() as u32) < self.gc_free_blocks && !p.gc_active {
+                self.gc_wanted.push(plane);
+            }
+            self.blocks[block as usize].state = BlockState::Open;
+        }
+        let b = &mut self.blocks[block as usize];
+        let ppn = block * ppb + b.next;
+        b.next += 1;
+        b.valid += 1;
+        b.pins += 1;
+        if b.next == ppb {
+            b.state = BlockState::Full;
+        }
+        self.set_state(ppn, PageState::Pending);
+        self.owner.set(ppn, owner);
+        match stream {
+            Stream::Host => self.stats.programs_host += 1,
+            Stream::Gc => self.stats.programs_gc += 1,
+            Stream::Aux => self.stats.programs_aux += 1,
+        }
+        Some(ppn)
+    }
+
+    /// Would `alloc` succeed on this plane for this stream?
+    pub fn can_alloc(&self, plane: u32, stream: Stream) -> bool {
+        let p = &self.planes[plane as usize];
+        let block = p.write_points[stream as usize];
+        if block != NO_PAGE && self.blocks[block as usize].next < self.geo.pages_per_block {
+            return true;
+        }
+        let reserve = if stream == Stream::Gc { 0 } else { GC_RESERVE };
+        p.free.len() as u32 > reserve
+    }
+}

@@ -1,0 +1,71 @@
+//! Greedy garbage collection: when a plane's free blocks fall below the
+//! threshold, the full, unpinned block with the fewest live pages is chosen;
+//! the simulator moves its live pages (read, then program in the same plane,
+//! at background priority) and erases it.
+
+use super::{BlockState, Ftl, PageState};
+use crate::types::Ppn;
+
+impl Ftl {
+    /// The plane is below its GC threshold and not already collecting.
+    pub fn needs_gc(&self, plane: u32) -> bool {
+        let p = &self.planes[plane as usize];
+        !p.gc_active && (p.free.len() as u32) < self.gc_free_blocks
+    }
+
+    /// Choose a victim on `plane` and mark the plane as collecting. None if
+    /// no full, unpinned block has a stale page to reclaim.
+    pub fn start_gc(&mut self, plane: u32) -> Option<u32> {
+        let bpp = self.geo.blocks_per_plane;
+        let ppb = self.geo.pages_per_block;
+        let mut best: Option<(u32, u32)> = None;
+        for b in plane * bpp..(plane + 1) * bpp {
+            let info = &self.blocks[b as usize];
+            if info.state != BlockState::Full || info.pins > 0 || info.valid >= ppb {
+                continue;
+            }
+            if best.is_none_or(|(_, v)| info.valid < v) {
+                best = Some((b, info.valid));
+            }
+        }
+        let (victim, _) = best?;
+        self.blocks[victim as usize].state = BlockState::Victim;
+        self.planes[plane as usize].gc_active = true;
+        self.stats.gc_runs += 1;
+        Some(victim)
+    }
+
+    /// Live pages of a block, in page order, into `out`.
+    pub fn live_pages_of(&self, block: u32, out: &mut Vec<Ppn>) {
+        out.clear();
+        let first = self.geo.first_page(block);
+        for ppn in first..first + self.geo.pages_per_block {
+            if self.page_state(ppn) == PageState::Valid {
+                out.push(ppn);
+            }
+        }
+    }
+
+    /// A GC copy from `from` to `to` finished. True if the data was still
+    /// live and moved (the caller tells the scheme); false if the host
+    /// overwrote it meanwhile, in which case the copy is dropped.
+    pub fn finish_move(&mut self, from: Ppn, to: Ppn) -> bool {
+        if self.page_state(from) == PageState::Valid && self.owner(from) == self.owner(to) {
+            self.invalidate(from);
+            self.stats.gc_moves += 1;
+            true
+        } else {
+            self.invalidate(to);
+            self.stats.gc_moves_dropped += 1;
+            false
+        }
+    }
+
+    /// All moves of a victim are done: erase now if unpinned, else when the
+    /// last pin goes (`unpin` then returns true).
+    pub fn victim_moved(&mut self, block: u32) -> bool {
+        let b = &mut self.blocks[block as usize];
+        b.erase_ready = true;
+        b.pins == 0
+    }
+}

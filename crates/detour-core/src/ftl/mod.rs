@@ -1,0 +1,258 @@
+//! The flash translation layer's physical side: page and block state,
+//! write points and allocation, greedy garbage collection, erase counts, and
+//! the page-level LPN -> PPN map that page-mapped schemes share.
+//!
+//! Page life: Free -> Pending (allocated, program queued) -> Valid
+//! (programmed) -> Invalid (overwritten or moved) -> Free (block erased).
+//! A block with pending reads or programs is pinned and never chosen as a GC
+//! victim or erased, so a queued read always finds the data it was planned for.
+
+mod alloc;
+mod chunked;
+mod gc;
+
+pub use alloc::Stream;
+pub use chunked::Chunked;
+
+use crate::config::Config;
+use crate::device::{AllocOrder, Geometry};
+use crate::error::Result;
+use crate::types::{Lpn, Ppn, Token, NO_PAGE};
+use std::collections::VecDeque;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[repr(u8)]
+pub enum PageState {
+    Free = 0,
+    Pending = 1,
+    Valid = 2,
+    Invalid = 3,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum BlockState {
+    Free,
+    Open,
+    Full,
+    /// Chosen as a GC victim; its valid pages are being moved.
+    Victim,
+}
+
+#[derive(Clone, Copy, Debug)]
+pub struct BlockInfo {
+    /// Pending plus valid pages.
+    pub valid: u32,
+    pub erases: u32,
+    /// Next page to allocate.
+    pub next: u32,
+    /// Pending reads and programs.
+    pub pins: u32,
+    pub state: BlockState,
+    /// The victim's moves are done; erase as soon as it is unpinned.
+    pub erase_ready: bool,
+}
+
+#[derive(Clone, Debug)]
+struct PlaneInfo {
+    free: VecDeque<u32>,
+    write_points: [u32; alloc::STREAMS],
+    gc_active: bool,
+}
+
+/// Counters the FTL keeps for the results.
+#[derive(Clone, Debug, Default, serde::Serialize)]
+pub struct FtlStats {
+    pub gc_runs: u64,
+    pub gc_moves: u64,
+    pub gc_moves_dropped: u64,
+    pub erases: u64,
+    pub programs_host: u64,
+    pub programs_gc: u64,
+    pub programs_aux: u64,
+}
+
+pub struct Ftl {
+    pub geo: Geometry,
+    order: AllocOrder,
+    dynamic: bool,
+    gc_free_blocks: u32,
+    /// The page-level map used by page-mapped schemes.
+    pub map: Chunked<Ppn>,
+    owner: Chunked<u32>,
+    state: Chunked<u8>,
+    tokens: Option<Chunked<Token>>,
+    blocks: Vec<BlockInfo>,
+    planes: Vec<PlaneInfo>,
+    plane_rr: Vec<u32>,
+    /// Planes that fell below the GC threshold since the simulator last looked.
+    pub gc_wanted: Vec<u32>,
+    pub stats: FtlStats,
+}
+
+/// Free blocks a plane keeps back for GC's own writes.
+pub const GC_RESERVE: u32 = 2;
+
+impl Ftl {
+    pub fn new(cfg: &Config, geo: &Geometry, track_tokens: bool) -> Result<Ftl> {
+        let total = geo.total_pages() as u64;
+        let bpp = geo.blocks_per_plane;
+        let planes = (0..geo.planes())
+            .map(|p| PlaneInfo {
+                free: (p * bpp..(p + 1) * bpp).collect(),
+                write_points: [NO_PAGE; alloc::STREAMS],
+                gc_active: false,
+            })
+            .collect();
+        let gc_free_blocks = ((cfg.ftl.gc_threshold * bpp as f64).ceil() as u32).max(GC_RESERVE + 1);
+        let block = BlockInfo { valid: 0, erases: 0, next: 0, pins: 0, state: BlockState::Free, erase_ready: false };
+        Ok(Ftl {
+            geo: geo.clone(),
+            order: AllocOrder::parse(&cfg.ftl.order)?,
+            dynamic: cfg.ftl.allocation == "dynamic",
+            gc_free_blocks,
+            map: Chunked::new(geo.logical_pages as u64, NO_PAGE),
+            owner: Chunked::new(total, NO_PAGE),
+            state: Chunked::new(total, PageState::Free as u8),
+            tokens: track_tokens.then(|| Chunked::new(total, 0)),
+            blocks: vec![block; geo.blocks() as usize],
+            planes,
+            plane_rr: vec![0; geo.dies() as usize],
+            gc_wanted: Vec::new(),
+            stats: FtlStats::default(),
+        })
+    }
+
+    #[inline]
+    pub fn page_state(&self, ppn: Ppn) -> PageState {
+        match self.state.get(ppn) {
+            0 => PageState::Free,
+            1 => PageState::Pending,
+            2 => PageState::Valid,
+            _ => PageState::Invalid,
+        }
+    }
+
+    #[inline]
+    fn set_state(&mut self, ppn: Ppn, s: PageState) {
+        self.state.set(ppn, s as u8);
+    }
+
+    /// The page holds live data (pending or programmed).
+    #[inline]
+    pub fn is_live(&self, ppn: Ppn) -> bool {
+        matches!(self.page_state(ppn), PageState::Pending | PageState::Valid)
+    }
+
+    /// Its program has finished, so a flash read returns its data.
+    #[inline]
+    pub fn is_programmed(&self, ppn: Ppn) -> bool {
+        self.page_state(ppn) == PageState::Valid
+    }
+
+    #[inline]
+    pub fn owner(&self, ppn: Ppn) -> u32 {
+        self.owner.get(ppn)
+    }
+
+    /// The token the page holds (0 when tokens are not tracked or erased).
+    #[inline]
+    pub fn token(&self, ppn: Ppn) -> Token {
+        self.tokens.as_ref().map_or(0, |t| t.get(ppn))
+    }
+
+    pub fn tracks_tokens(&self) -> bool {
+        self.tokens.is_some()
+    }
+
+    pub fn block(&self, block: u32) -> &BlockInfo {
+        &self.blocks[block as usize]
+    }
+
+    /// Mark a live page stale (overwritten, or its copy dropped).
+    pub fn invalidate(&mut self, ppn: Ppn) {
+        if self.is_live(ppn) {
+            self.set_state(ppn, PageState::Invalid);
+            let b = &mut self.blocks[self.geo.block_of(ppn) as usize];
+            b.valid -= 1;
+        }
+    }
+
+    /// A program finished: the page now holds `token` (unless it was
+    /// invalidated while pending, in which case it stays invalid).
+    /// Returns true if the block became ready to erase.
+    pub fn program_done(&mut self, ppn: Ppn, token: Token) -> bool {
+        if self.page_state(ppn) == PageState::Pending {
+            self.set_state(ppn, PageState::Valid);
+        }
+        if let Some(t) = self.tokens.as_mut() {
+            t.set(ppn, token);
+        }
+        self.unpin(ppn)
+    }
+
+    /// Hold a block against erase while an operation on `ppn` is queued.
+    #[inline]
+    pub fn pin(&mut self, ppn: Ppn) {
+        self.blocks[self.geo.block_of(ppn) as usize].pins += 1;
+    }
+
+    /// Release a pin; true if this makes a moved-out victim ready to erase.
+    #[inline]
+    pub fn unpin(&mut self, ppn: Ppn) -> bool {
+        let b = &mut self.blocks[self.geo.block_of(ppn) as usize];
+        b.pins -= 1;
+        b.pins == 0 && b.erase_ready
+    }
+
+    /// Record an erase: every page of the block is free again.
+    pub fn erase_done(&mut self, block: u32) {
+        let ppb = self.geo.pages_per_block;
+        let first = self.geo.first_page(block);
+        self.state.reset(first, ppb);
+        self.owner.reset(first, ppb);
+        if let Some(t) = self.tokens.as_mut() {
+            t.reset(first, ppb);
+        }
+        let b = &mut self.blocks[block as usize];
+        debug_assert_eq!(b.valid, 0, "erasing block {block} with live pages");
+        *b = BlockInfo { valid: 0, erases: b.erases + 1, next: 0, pins: 0, state: BlockState::Free, erase_ready: false };
+        self.stats.erases += 1;
+        let plane = self.geo.plane_of_block(block) as usize;
+        self.planes[plane].free.push_back(block);
+        self.planes[plane].gc_active = false;
+    }
+
+    pub fn free_blocks(&self, plane: u32) -> u32 {
+        self.planes[plane as usize].free.len() as u32
+    }
+
+    /// (min, mean, max) erase count over all blocks.
+    pub fn erase_spread(&self) -> (u32, f64, u32) {
+        let (mut lo, mut hi, mut sum) = (u32::MAX, 0, 0u64);
+        for b in &self.blocks {
+            lo = lo.min(b.erases);
+            hi = hi.max(b.erases);
+            sum += b.erases as u64;
+        }
+        (lo, sum as f64 / self.blocks.len().max(1) as f64, hi)
+    }
+
+    /// Live pages in the whole device.
+    pub fn live_pages(&self) -> u64 {
+        self.blocks.iter().map(|b| b.valid as u64).sum()
+    }
+
+    /// Bytes held by the page tables (they grow with the pages touched).
+    pub fn table_bytes(&self) -> usize {
+        self.map.bytes() + self.owner.bytes() + self.state.bytes() + self.tokens.as_ref().map_or(0, |t| t.bytes())
+    }
+
+    /// The plane a logical page is statically assigned to.
+    #[inline]
+    pub fn static_plane(&self, lpn: Lpn) -> u32 {
+        self.order.plane_for(&self.geo, lpn)
+    }
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,198 @@
+//! Results: per-request columns and the run summary. Every field is defined
+//! in docs/results.md; latencies are exact (see `percentile`).
+
+mod columns;
+pub mod percentile;
+
+pub use columns::RequestColumns;
+pub use percentile::{nearest_rank, rsd, LatencyStats};
+
+use crate::ftl::FtlStats;
+use crate::scheduler::DieCounts;
+use serde::Serialize;
+use std::collections::BTreeMap;
+
+#[derive(Clone, Debug, Default, Serialize, PartialEq)]
+pub struct ByClass<T> {
+    pub read: T,
+    pub write: T,
+    pub all: T,
+}
+
+/// Mean time per request in each part of its critical path, µs. The parts
+/// add up to the mean latency.
+#[derive(Clone, Debug, Default, Serialize, PartialEq)]
+pub struct Breakdown {
+    pub queue: f64,
+    pub bus: f64,
+    pub array: f64,
+    pub delay: f64,
+}
+
+#[derive(Clone, Debug, Default, Serialize, PartialEq)]
+pub struct Throughput {
+    /// First measured arrival to last measured completion, s.
+    pub duration_s: f64,
+    pub iops: f64,
+    pub read_mib_s: f64,
+    pub write_mib_s: f64,
+}
+
+#[derive(Clone, Debug, Default, Serialize, PartialEq)]
+pub struct Pages {
+    /// Host pages read and written (a request of n pages counts n).
+    pub host_read: u64,
+    pub host_written: u64,
+    /// Reads served from the write buffer (program still pending).
+    pub buffered_reads: u64,
+    /// Never-written pages placed on first read (see docs/results.md).
+    pub placed_on_read: u64,
+    /// Addresses folded into the logical space (`host.address = "fold"`).
+    pub folded: u64,
+}
+
+#[derive(Clone, Debug, Default, Serialize, PartialEq)]
+pub struct DieSummary {
+    pub reads: Vec<u64>,
+    pub programs: Vec<u64>,
+    pub erases: Vec<u64>,
+    pub suspensions: u64,
+    /// Relative standard deviation of operations (all kinds) per die.
+    pub ops_rsd: f64,
+    /// Relative standard deviation of reads per die.
+    pub reads_rsd: f64,
+    /// Busy time / measured duration, mean and max over dies.
+    pub utilization_mean: f64,
+    pub utilization_max: f64,
+}
+
+#[derive(Clone, Debug, Default, Serialize, PartialEq)]
+pub struct GcSummary {
+    pub runs: u64,
+    pub moves: u64,
+    pub moves_dropped: u64,
+    pub erases: u64,
+    pub programs_host: u64,
+    pub programs_gc: u64,
+    pub programs_aux: u64,
+    /// Flash programs / host pages written.
+    pub write_amplification: f64,
+    pub erase_count_min: u32,
+    pub erase_count_mean: f64,
+    pub erase_count_max: u32,
+}
+
+/// The run's summary: written as summary.json.
+#[derive(Clone, Debug, Default, Serialize, PartialEq)]
+pub struct Summary {
+    pub scheme: String,
+    pub device: String,
+    pub seed: u64,
+    /// Measured requests (warm-up excluded) and their split.
+    pub requests: u64,
+    pub reads: u64,
+    pub writes: u64,
+    pub warmup_requests: u64,
+    pub verify: bool,
+    /// Reads whose data did not match the latest write (0 when not verifying).
+    pub verify_errors: u64,
+    pub latency_us: ByClass<LatencyStats>,
+    pub breakdown_us: ByClass<Breakdown>,
+    pub throughput: Throughput,
+    pub pages: Pages,
+    pub dies: DieSummary,
+    pub gc: GcSummary,
+    /// Times a request waited for a free page (GC behind).
+    pub stalls: u64,
+    pub scheme_counters: BTreeMap<String, f64>,
+    /// Events processed, and simulated time at the end, s.
+    pub events: u64,
+    pub sim_time_s: f64,
+}
+
+/// Fill the latency, breakdown and throughput parts from the columns.
+pub fn latency_parts(cols: &RequestColumns, s: &mut Summary) {
+    let mut lat: [Vec<u64>; 2] = [Vec::new(), Vec::new()];
+    let mut parts = [[0u128; 4]; 2];
+    let (mut first, mut last) = (u64::MAX, 0u64);
+    let mut bytes = [0u64; 2];
+    for i in 0..cols.len() {
+        if cols.warmup[i] {
+            continue;
+        }
+        let w = cols.is_write[i] as usize;
+        let l = cols.latency_ns[i];
+        lat[w].push(l);
+        let (b, a, d) = (cols.bus_ns[i] as u64, cols.array_ns[i] as u64, cols.delay_ns[i] as u64);
+        let p = &mut parts[w];
+        p[0] += l.saturating_sub(b + a + d) as u128;
+        p[1] += b as u128;
+        p[2] += a as u128;
+        p[3] += d as u128;
+        first = first.min(cols.arrival_ns[i]);
+        last = last.max(cols.arrival_ns[i] + l);
+        bytes[w] += cols.size[i] as u64;
+    }
+    let mut all: Vec<u64> = lat[0].iter().chain(lat[1].iter()).copied().collect();
+    let mk = |p: [u128; 4], n: usize| {
+        let n = n.max(1) as f64 * 1000.0;
+        Breakdown { queue: p[0] as f64 / n, bus: p[1] as f64 / n, array: p[2] as f64 / n, delay: p[3] as f64 / n }
+    };
+    let sum = |a: [u128; 4], b: [u128; 4]| [a[0] + b[0], a[1] + b[1], a[2] + b[2], a[3] + b[3]];
+    s.breakdown_us = ByClass {
+        read: mk(parts[0], lat[0].len()),
+        write: mk(parts[1], lat[1].len()),
+        all: mk(sum(parts[0], parts[1]), all.len()),
+    };
+    s.reads = lat[0].len() as u64;
+    s.writes = lat[1].len() as u64;
+    s.requests = s.reads + s.writes;
+    s.latency_us = ByClass {
+        read: LatencyStats::from_ns(&mut lat[0]),
+        write: LatencyStats::from_ns(&mut lat[1]),
+        all: LatencyStats::from_ns(&mut all),
+    };
+    let dur = if last > first { (last - first) as f64 / 1e9 } else { 0.0 };
+    let mib = 1024.0 * 1024.0;
+    s.throughput = Throughput {
+        duration_s: dur,
+        iops: if dur > 0.0 { s.requests as f64 / dur } else { 0.0 },
+        read_mib_s: if dur > 0.0 { bytes[0] as f64 / mib / dur } else { 0.0 },
+        write_mib_s: if dur > 0.0 { bytes[1] as f64 / mib / dur } else { 0.0 },
+    };
+}
+
+/// Fill the per-die part.
+pub fn die_parts(counts: &[DieCounts], busy_ns: &[u64], duration_s: f64, s: &mut Summary) {
+    let reads: Vec<u64> = counts.iter().map(|c| c.reads).collect();
+    let ops: Vec<u64> = counts.iter().map(|c| c.reads + c.programs + c.erases).collect();
+    let util: Vec<f64> = busy_ns.iter().map(|&b| if duration_s > 0.0 { b as f64 / 1e9 / duration_s } else { 0.0 }).collect();
+    s.dies = DieSummary {
+        reads_rsd: rsd(&reads).1,
+        ops_rsd: rsd(&ops).1,
+        reads,
+        programs: counts.iter().map(|c| c.programs).collect(),
+        erases: counts.iter().map(|c| c.erases).collect(),
+        suspensions: counts.iter().map(|c| c.suspensions).sum(),
+        utilization_mean: util.iter().sum::<f64>() / util.len().max(1) as f64,
+        utilization_max: util.iter().cloned().fold(0.0, f64::max),
+    };
+}
+
+/// Fill the GC part.
+pub fn gc_parts(f: &FtlStats, host_written: u64, erase_spread: (u32, f64, u32), s: &mut Summary) {
+    let programs = f.programs_host + f.programs_gc + f.programs_aux;
+    s.gc = GcSummary {
+        runs: f.gc_runs,
+        moves: f.gc_moves,
+        moves_dropped: f.gc_moves_dropped,
+        erases: f.erases,
+        programs_host: f.programs_host,
+        programs_gc: f.programs_gc,
+        programs_aux: f.programs_aux,
+        write_amplification: if host_written > 0 { programs as f64 / host_written as f64 } else { 0.0 },
+        erase_count_min: erase_spread.0,
+        erase_count_mean: erase_spread.1,
+        erase_count_max: erase_spread.2,
+    };
+}

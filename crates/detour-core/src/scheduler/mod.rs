@@ -1,0 +1,328 @@
+//! The flash scheduler: a queue per die with priority classes (host read >
+//! host write > background), multi-plane batching, program/erase suspension
+//! for reads, and first-come-first-served arbitration of each channel.
+//!
+//! It owns the operations in flight and drives the die and channel state
+//! machines of `device`. Finished operations are collected in `done` for the
+//! simulator to hand to their transactions.
+
+pub mod ops;
+mod view;
+
+pub use ops::{flags, Class, FlashOp, OpSlab};
+pub use view::LoadView;
+
+use crate::config::SchedulerConfig;
+use crate::device::{ChannelState, DieState, Geometry, OpKind, Phase, Suspended, Timing, MAX_PLANES};
+use crate::engine::{Event, EventQueue};
+use crate::error::Result;
+use crate::types::Time;
+use std::collections::VecDeque;
+
+/// Operation counts of one die.
+#[derive(Clone, Copy, Debug, Default, serde::Serialize)]
+pub struct DieCounts {
+    pub reads: u64,
+    pub programs: u64,
+    pub erases: u64,
+    pub suspensions: u64,
+}
+
+pub struct Scheduler {
+    pub geo: Geometry,
+    pub timing: Timing,
+    cfg: SchedulerConfig,
+    pub dies: Vec<DieState>,
+    pub channels: Vec<ChannelState>,
+    queues: Vec<[VecDeque<u32>; 3]>,
+    pub ops: OpSlab,
+    /// Operations finished since the simulator last drained this.
+    pub done: Vec<u32>,
+    pub counts: Vec<DieCounts>,
+}
+
+impl Scheduler {
+    pub fn new(geo: &Geometry, timing: &Timing, cfg: &SchedulerConfig) -> Self {
+        let dies = geo.dies() as usize;
+        Scheduler {
+            geo: geo.clone(),
+            timing: timing.clone(),
+            cfg: cfg.clone(),
+            dies: vec![DieState::default(); dies],
+            channels: vec![ChannelState::default(); geo.channels as usize],
+            queues: (0..dies).map(|_| Default::default()).collect(),
+            ops: OpSlab::default(),
+            done: Vec::with_capacity(64),
+            counts: vec![DieCounts::default(); dies],
+        }
+    }
+
+    /// A read-only view of the live per-die load, for schemes.
+    pub fn view(&self) -> LoadView<'_> {
+        LoadView::new(&self.geo, &self.dies)
+    }
+
+    #[inline]
+    fn queue_of(&self, class: Class) -> usize {
+        match class {
+            Class::HostRead => 0,
+            Class::HostWrite if self.cfg.read_priority => 1,
+            Class::HostWrite => 0,
+            Class::Background => 2,
+        }
+    }
+
+    /// Queue an operation on its die and start it if the die can.
+    pub fn submit(&mut self, id: u32, q: &mut EventQueue) -> Result<()> {
+        let now = q.now();
+        let op = self.ops.get_mut(id);
+        op.enqueued = now;
+        let (die, class, kind) = (op.die as usize, op.class, op.kind);
+        if self.dies[die].failed {
+            self.ops.get_mut(id).failed = true;
+            self.done.push(id);
+            return Ok(());
+        }
+        let qi = self.queue_of(class);
+        self.queues[die][qi].push_back(id);
+        self.dies[die].occ += 1;
+        let d = &self.dies[die];
+        if d.phase == Phase::Idle {
+            self.dispatch(die, q)?;
+        } else if class == Class::HostRead && kind == OpKind::Read && self.can_suspend(die) {
+            self.suspend(die, q)?;
+        }
+        Ok(())
+    }
+
+    fn can_suspend(&self, die: usize) -> bool {
+        let d = &self.dies[die];
+        self.cfg.suspension
+            && d.phase == Phase::Array
+            && d.kind != OpKind::Read
+            && d.suspended.is_none()
+            && d.suspends < self.cfg.max_suspends
+    }
+
+    fn suspend(&mut self, die: usize, q: &mut EventQueue) -> Result<()> {
+        let now = q.now();
+        let d = &mut self.dies[die];
+        d.suspended = Some(Suspended {
+            kind: d.kind,
+            batch: d.batch,
+            n: d.n,
+            remaining: d.array_end.saturating_sub(now),
+            suspends: d.suspends + 1,
+        });
+        d.gen = d.gen.wrapping_add(1);
+        d.phase = Phase::Suspending;
+        self.counts[die].suspensions += 1;
+        let gen = d.gen;
+        q.after(self.timing.suspend, Event::SuspendDone { die: die as u32, gen })
+    }
+
+    pub fn on_suspend_done(&mut self, die: u32, gen: u32, q: &mut EventQueue) -> Result<()> {
+        let d = &mut self.dies[die as usize];
+        if d.gen != gen || d.phase != Phase::Suspending {
+            return Ok(());
+        }
+        d.phase = Phase::Idle;
+        self.dispatch(die as usize, q)
+    }
+
+    /// Start the next batch on an idle die, or resume its suspended op.
+    fn dispatch(&mut self, die: usize, q: &mut EventQueue) -> Result<()> {
+        let Some(qi) = self.pick_queue(die) else {
+            return self.resume(die, q);
+        };
+        let head = self.queues[die][qi].pop_front().expect("picked a non-empty queue");
+        let kind = self.ops.get(head).kind;
+        let d = &mut self.dies[die];
+        d.batch[0] = head;
+        d.n = 1;
+        d.kind = kind;
+        d.data_out = false;
+        if self.cfg.multiplane && self.geo.planes_per_die > 1 {
+            self.gather_planes(die, qi);
+        }
+        let d = &mut self.dies[die];
+        if d.suspended.is_none() {
+            d.suspends = 0;
+        }
+        d.batch_start = q.now();
+        let n = d.n as u64;
+        let t = &self.timing;
+        let bus = match kind {
+            OpKind::Read | OpKind::Erase => n * t.command,
+            OpKind::Program => n * (t.command + t.transfer),
+        };
+        self.request_bus(die, bus, q)
+    }
+
+    /// Which queue the die serves next; with a suspended program only a host
+    /// read at the head of the read queue may run.
+    fn pick_queue(&self, die: usize) -> Option<usize> {
+        let qs = &self.queues[die];
+        if self.dies[die].suspended.is_some() {
+            let head = *qs[0].front()?;
+            return (self.ops.get(head).kind == OpKind::Read).then_some(0);
+        }
+        (0..3).find(|&i| !qs[i].is_empty())
+    }
+
+    /// Add same-kind operations on other planes of the die to the batch.
+    fn gather_planes(&mut self, die: usize, qi: usize) {
+        let planes = self.geo.planes_per_die as usize;
+        let kind = self.dies[die].kind;
+        let mut used = [false; MAX_PLANES];
+        let first = self.ops.get(self.dies[die].batch[0]).ppn;
+        used[(self.geo.plane_of(first) % self.geo.planes_per_die) as usize] = true;
+        let mut i = 0;
+        let scan = (planes * 2).min(self.queues[die][qi].len());
+        let mut scanned = 0;
+        while scanned < scan && (self.dies[die].n as usize) < planes {
+            scanned += 1;
+            let id = self.queues[die][qi][i];
+            let op = self.ops.get(id);
+            let p = (self.geo.plane_of(op.ppn) % self.geo.planes_per_die) as usize;
+            if op.kind == kind && !used[p] {
+                used[p] = true;
+                self.queues[die][qi].remove(i);
+                let d = &mut self.dies[die];
+                d.batch[d.n as usize] = id;
+                d.n += 1;
+            } else {
+                i += 1;
+            }
+        }
+    }
+
+    fn resume(&mut self, die: usize, q: &mut EventQueue) -> Result<()> {
+        let d = &mut self.dies[die];
+        let Some(s) = d.suspended.take() else { return Ok(()) };
+        d.kind = s.kind;
+        d.batch = s.batch;
+        d.n = s.n;
+        d.suspends = s.suspends;
+        d.phase = Phase::Array;
+        d.array_end = q.now() + self.timing.resume + s.remaining;
+        let (gen, end) = (d.gen, d.array_end);
+        q.schedule(end, Event::ArrayDone { die: die as u32, gen })
+    }
+
+    fn request_bus(&mut self, die: usize, dur: Time, q: &mut EventQueue) -> Result<()> {
+        for i in 0..self.dies[die].n as usize {
+            let id = self.dies[die].batch[i];
+            let op = self.ops.get_mut(id);
+            op.bus_ns = op.bus_ns.saturating_add(dur.min(u32::MAX as u64) as u32);
+        }
+        if dur == 0 {
+            return self.after_bus(die, q);
+        }
+        let ch = self.geo.channel_of_die(die as u32) as usize;
+        self.dies[die].phase = Phase::WaitBus;
+        self.dies[die].pending_bus = dur;
+        if !self.channels[ch].busy {
+            self.grant(ch, die, q)?;
+        } else {
+            self.channels[ch].waiting.push_back(die as u32);
+        }
+        Ok(())
+    }
+
+    fn grant(&mut self, ch: usize, die: usize, q: &mut EventQueue) -> Result<()> {
+        let dur = self.dies[die].pending_bus;
+        self.dies[die].phase = Phase::Bus;
+        let c = &mut self.channels[ch];
+        c.busy = true;
+        c.owner = die as u32;
+        c.busy_ns += dur;
+        q.after(dur, Event::BusDone(ch as u32))
+    }
+
+    pub fn on_bus_done(&mut self, ch: u32, q: &mut EventQueue) -> Result<()> {
+        let c = &mut self.channels[ch as usize];
+        let die = c.owner as usize;
+        c.busy = false;
+        if let Some(next) = c.waiting.pop_front() {
+            self.grant(ch as usize, next as usize, q)?;
+        }
+        self.after_bus(die, q)
+    }
+
+    /// A bus phase ended: start the array, or finish a read's data-out.
+    fn after_bus(&mut self, die: usize, q: &mut EventQueue) -> Result<()> {
+        let d = &mut self.dies[die];
+        if d.data_out {
+            return self.finish_batch(die, q);
+        }
+        let t = match d.kind {
+            OpKind::Read => self.timing.read,
+            OpKind::Program => self.timing.program,
+            OpKind::Erase => self.timing.erase,
+        };
+        d.phase = Phase::Array;
+        d.array_end = q.now() + t;
+        let (gen, end, n) = (d.gen, d.array_end, d.n as usize);
+        for i in 0..n {
+            let id = self.dies[die].batch[i];
+            self.ops.get_mut(id).array_ns = t.min(u32::MAX as u64) as u32;
+        }
+        q.schedule(end, Event::ArrayDone { die: die as u32, gen })
+    }
+
+    pub fn on_array_done(&mut self, die: u32, gen: u32, q: &mut EventQueue) -> Result<()> {
+        let die = die as usize;
+        let d = &mut self.dies[die];
+        if d.gen != gen || d.phase != Phase::Array {
+            return Ok(());
+        }
+        if d.kind == OpKind::Read {
+            d.data_out = true;
+            let dur = d.n as u64 * self.timing.transfer;
+            return self.request_bus(die, dur, q);
+        }
+        self.finish_batch(die, q)
+    }
+
+    fn finish_batch(&mut self, die: usize, q: &mut EventQueue) -> Result<()> {
+        let now = q.now();
+        let d = &mut self.dies[die];
+        let n = d.n as usize;
+        d.occ -= n as u32;
+        d.busy_ns += now - d.batch_start;
+        d.phase = Phase::Idle;
+        d.n = 0;
+        let c = &mut self.counts[die];
+        match d.kind {
+            OpKind::Read => c.reads += n as u64,
+            OpKind::Program => c.programs += n as u64,
+            OpKind::Erase => c.erases += n as u64,
+        }
+        for i in 0..n {
+            self.done.push(self.dies[die].batch[i]);
+        }
+        self.dispatch(die, q)
+    }
+
+    /// Mark a die failed: queued operations fail at once, later ones too.
+    pub fn fail_die(&mut self, die: u32) {
+        let d = die as usize;
+        self.dies[d].failed = true;
+        for qi in 0..3 {
+            while let Some(id) = self.queues[d][qi].pop_front() {
+                self.ops.get_mut(id).failed = true;
+                self.dies[d].occ -= 1;
+                self.done.push(id);
+            }
+        }
+    }
+
+    /// Operations still queued or running anywhere.
+    pub fn outstanding(&self) -> usize {
+        self.ops.live()
+    }
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,86 @@
+//! Flash operations in flight, in an arena reused across the run.
+
+use crate::device::OpKind;
+use crate::types::{Ppn, Time, Token};
+
+/// Priority class; lower runs first.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Class {
+    HostRead = 0,
+    HostWrite = 1,
+    /// GC, replication, migration, parity upkeep.
+    Background = 2,
+}
+
+/// Bit flags of an operation.
+pub mod flags {
+    /// A read whose token is XORed into its group's result.
+    pub const RESULT: u8 = 1;
+    /// A program whose token is XORed with the group's result so far (GC
+    /// copies the data it read; parity updates fold in old data and parity).
+    pub const FROM_PREV: u8 = 2;
+}
+
+#[derive(Clone, Copy, Debug)]
+pub struct FlashOp {
+    pub kind: OpKind,
+    pub class: Class,
+    pub flags: u8,
+    pub stage: u8,
+    pub group: u32,
+    pub die: u32,
+    /// Page read or programmed; first page of the block for an erase.
+    pub ppn: Ppn,
+    /// Owner recorded with a programmed page (the scheme's meaning).
+    pub owner: u32,
+    /// Program: the token written. Read: the token found (set on completion).
+    pub token: Token,
+    /// The scheme's own label, handed back on completion.
+    pub tag: u32,
+    pub txn: u32,
+    pub enqueued: Time,
+    pub bus_ns: u32,
+    pub array_ns: u32,
+    /// The die had failed: no data came back.
+    pub failed: bool,
+}
+
+/// Slab of operations with a free list.
+#[derive(Debug, Default)]
+pub struct OpSlab {
+    ops: Vec<FlashOp>,
+    free: Vec<u32>,
+}
+
+impl OpSlab {
+    #[inline]
+    pub fn insert(&mut self, op: FlashOp) -> u32 {
+        match self.free.pop() {
+            Some(i) => {
+                self.ops[i as usize] = op;
+                i
+            }
+            None => {
+                self.ops.push(op);
+                (self.ops.len() - 1) as u32
+            }
+        }
+    }
+    #[inline]
+    pub fn get(&self, id: u32) -> &FlashOp {
+        &self.ops[id as usize]
+    }
+    #[inline]
+    pub fn get_mut(&mut self, id: u32) -> &mut FlashOp {
+        &mut self.ops[id as usize]
+    }
+    #[inline]
+    pub fn remove(&mut self, id: u32) -> FlashOp {
+        self.free.push(id);
+        self.ops[id as usize]
+    }
+    pub fn live(&self) -> usize {
+        self.ops.len() - self.free.len()
+    }
+}

@@ -1,0 +1,46 @@
+//! What a scheme may see of the device's live state when it plans.
+
+use crate::device::{DieState, Geometry};
+
+/// Read-only per-die load: outstanding commands and whether a die is busy
+/// with a write. Chip-level load is the sum over the chip's dies.
+#[derive(Clone, Copy)]
+pub struct LoadView<'a> {
+    geo: &'a Geometry,
+    dies: &'a [DieState],
+}
+
+impl<'a> LoadView<'a> {
+    pub fn new(geo: &'a Geometry, dies: &'a [DieState]) -> Self {
+        LoadView { geo, dies }
+    }
+    /// Outstanding commands (queued + running) on a die.
+    #[inline]
+    pub fn occ(&self, die: u32) -> u32 {
+        self.dies[die as usize].occ
+    }
+    /// Outstanding commands on all dies of a chip.
+    pub fn chip_occ(&self, chip: u32) -> u32 {
+        let n = self.geo.dies_per_chip;
+        (chip * n..(chip + 1) * n).map(|d| self.occ(d)).sum()
+    }
+    /// The die is programming or erasing (or holds a suspended program).
+    #[inline]
+    pub fn writing(&self, die: u32) -> bool {
+        self.dies[die as usize].writing()
+    }
+    #[inline]
+    pub fn failed(&self, die: u32) -> bool {
+        self.dies[die as usize].failed
+    }
+    /// The die with the fewest outstanding commands among `dies` (first wins ties).
+    pub fn least_loaded(&self, dies: impl Iterator<Item = u32>) -> Option<u32> {
+        dies.filter(|&d| !self.failed(d)).min_by_key(|&d| self.occ(d))
+    }
+    pub fn min_occ(&self) -> u32 {
+        self.dies.iter().filter(|d| !d.failed).map(|d| d.occ).min().unwrap_or(0)
+    }
+    pub fn geometry(&self) -> &Geometry {
+        self.geo
+    }
+}

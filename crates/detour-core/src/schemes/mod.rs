@@ -1,0 +1,107 @@
+//! Schemes decide, for each host read and write, which flash operations to
+//! issue and where; they never touch the event queue.
+//!
+//! A scheme gets a [`Ctx`] with the live die load, the FTL (allocation, page
+//! state, the shared page map) and a way to submit background plans, and
+//! fills a [`Plan`]. The simulator runs the plan, and tells the scheme when
+//! operations finish and when GC moves a page. To add one, follow
+//! docs/adding-a-scheme.md: one file here, one [`SchemeKind`] variant, one
+//! config section, one row in tests/schemes.rs.
+
+mod common;
+mod conventional;
+mod plan;
+
+pub use common::Ctx;
+pub use conventional::Conventional;
+pub use plan::{GroupSpec, Plan, PlannedOp};
+
+use crate::config::Config;
+use crate::device::OpKind;
+use crate::error::{Error, Result};
+use crate::scheduler::Class;
+use crate::types::{Lpn, Ppn, Time, Token};
+use std::ops::Range;
+
+/// A plan could not be finished because a plane had no free page; the
+/// simulator retries from page `done` of the request after the next erase.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Stall {
+    /// Pages of the request fully planned before the stall.
+    pub done: u32,
+}
+
+/// What the simulator tells a scheme about a finished flash operation.
+#[derive(Clone, Copy, Debug)]
+pub struct OpDone {
+    pub kind: OpKind,
+    pub class: Class,
+    pub ppn: Ppn,
+    pub owner: u32,
+    pub token: Token,
+    pub tag: u32,
+    /// The LPN of the operation's group.
+    pub lpn: Lpn,
+    /// The operation belonged to a host request (not background work).
+    pub host: bool,
+    pub failed: bool,
+}
+
+/// The contract every scheme implements.
+pub trait Scheme {
+    fn name(&self) -> &'static str;
+
+    /// Plan reads of `lpns` (every one of them has data: the simulator
+    /// places never-written pages first). Add one checked group per page.
+    fn plan_read(&mut self, lpns: Range<Lpn>, ctx: &mut Ctx, plan: &mut Plan) -> Result<(), Stall>;
+
+    /// Plan writes of `lpns` with `tokens[i]` for `lpns.start + i`. On a
+    /// stall, nothing of the unplanned pages may have been changed.
+    fn plan_write(&mut self, lpns: Range<Lpn>, tokens: &[Token], ctx: &mut Ctx, plan: &mut Plan) -> Result<(), Stall>;
+
+    /// A flash operation of one of this scheme's plans finished.
+    fn on_complete(&mut self, _op: &OpDone, _ctx: &mut Ctx) {}
+
+    /// GC moved a live page; update any table that pointed at `from`.
+    fn on_gc_move(&mut self, from: Ppn, to: Ppn, owner: u32, ctx: &mut Ctx);
+
+    /// Periodic background work (the interval is `tick_interval`).
+    fn tick(&mut self, _ctx: &mut Ctx) {}
+
+    /// Interval between ticks in ns; None for no ticks.
+    fn tick_interval(&self) -> Option<Time> {
+        None
+    }
+
+    /// Scheme-specific counters for the results (name, value).
+    fn counters(&self) -> Vec<(&'static str, f64)> {
+        Vec::new()
+    }
+}
+
+/// Every scheme Detour knows, by its config name.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SchemeKind {
+    Conventional,
+}
+
+impl SchemeKind {
+    pub const ALL: &'static [(&'static str, &'static str)] =
+        &[("conventional", "Page-mapped FTL with the configured allocation; one copy of every page")];
+
+    pub fn parse(name: &str) -> Result<SchemeKind> {
+        match name {
+            "conventional" => Ok(SchemeKind::Conventional),
+            _ => {
+                let known: Vec<&str> = Self::ALL.iter().map(|(n, _)| *n).collect();
+                Err(Error::config("scheme.name", format!("unknown scheme `{name}`; known: {}", known.join(", "))))
+            }
+        }
+    }
+
+    pub fn build(self, _cfg: &Config) -> Result<Box<dyn Scheme>> {
+        Ok(match self {
+            SchemeKind::Conventional => Box::new(Conventional::default()),
+        })
+    }
+}

@@ -1,0 +1,94 @@
+//! A plan: the flash operations one request (or one piece of background
+//! work) needs, in groups of stages.
+//!
+//! A group is an independent chain (one page's read; one stripe's
+//! read-modify-write); its stage k+1 starts when all of its stage-k
+//! operations have finished. Groups run in parallel. Each group may carry an
+//! expected token: the XOR of the tokens its RESULT reads return must equal
+//! it (a plain read returns the page; a reconstruction XORs the survivors
+//! and the parity), which verify mode checks.
+
+use crate::device::OpKind;
+use crate::scheduler::{flags, Class};
+use crate::types::{Lpn, Ppn, Token};
+
+#[derive(Clone, Copy, Debug)]
+pub struct PlannedOp {
+    pub group: u32,
+    pub stage: u8,
+    pub kind: OpKind,
+    pub class: Class,
+    pub flags: u8,
+    pub ppn: Ppn,
+    pub owner: u32,
+    pub token: Token,
+    pub tag: u32,
+}
+
+#[derive(Clone, Copy, Debug)]
+pub struct GroupSpec {
+    pub lpn: Lpn,
+    /// Verify the group's result against the LPN's latest token.
+    pub check: bool,
+}
+
+#[derive(Clone, Debug, Default)]
+pub struct Plan {
+    pub ops: Vec<PlannedOp>,
+    pub groups: Vec<GroupSpec>,
+    /// Time on the request path before any flash operation (e.g. hashing).
+    pub delay_ns: u64,
+    /// Pages served from the controller's write buffer (no flash read).
+    pub buffered: u32,
+}
+
+impl Plan {
+    pub fn clear(&mut self) {
+        self.ops.clear();
+        self.groups.clear();
+        self.delay_ns = 0;
+        self.buffered = 0;
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.ops.is_empty()
+    }
+
+    /// Open a group; `check` asks verify mode to compare its result with the
+    /// latest token of `lpn`.
+    pub fn group(&mut self, lpn: Lpn, check: bool) -> u32 {
+        self.groups.push(GroupSpec { lpn, check });
+        (self.groups.len() - 1) as u32
+    }
+
+    fn push(&mut self, group: u32, stage: u8, kind: OpKind, class: Class, flags: u8, ppn: Ppn, owner: u32, token: Token, tag: u32) {
+        self.ops.push(PlannedOp { group, stage, kind, class, flags, ppn, owner, token, tag });
+    }
+
+    /// A read whose data is (part of) the group's result.
+    pub fn read(&mut self, group: u32, stage: u8, ppn: Ppn, class: Class, tag: u32) {
+        self.push(group, stage, OpKind::Read, class, flags::RESULT, ppn, 0, 0, tag);
+    }
+
+    /// A read whose data is not part of any result (e.g. a probe).
+    pub fn read_only(&mut self, group: u32, stage: u8, ppn: Ppn, class: Class, tag: u32) {
+        self.push(group, stage, OpKind::Read, class, 0, ppn, 0, 0, tag);
+    }
+
+    /// Program `token` into `ppn` (already allocated) for `owner`.
+    pub fn program(&mut self, group: u32, stage: u8, ppn: Ppn, owner: u32, token: Token, class: Class, tag: u32) {
+        self.push(group, stage, OpKind::Program, class, 0, ppn, owner, token, tag);
+    }
+
+    /// Program the XOR of the group's results so far with `token` (a copy of
+    /// data read earlier in the group when `token` is 0; a parity update
+    /// otherwise).
+    pub fn program_from_prev(&mut self, group: u32, stage: u8, ppn: Ppn, owner: u32, token: Token, class: Class, tag: u32) {
+        self.push(group, stage, OpKind::Program, class, flags::FROM_PREV, ppn, owner, token, tag);
+    }
+
+    /// Erase the block whose first page is `first_ppn`.
+    pub fn erase(&mut self, group: u32, stage: u8, first_ppn: Ppn, class: Class, tag: u32) {
+        self.push(group, stage, OpKind::Erase, class, 0, first_ppn, 0, 0, tag);
+    }
+}

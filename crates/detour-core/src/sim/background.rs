@@ -1,0 +1,132 @@
+//! Work no host request waits for directly: garbage collection, erases,
+//! the scheme's periodic tick and the background plans it submits.
+
+use super::txn::TxnKind;
+use super::Simulation;
+use crate::engine::Event;
+use crate::error::{Error, Result};
+use crate::ftl::Stream;
+use crate::scheduler::Class;
+use crate::types::{Ppn, NS_PER_US};
+
+impl Simulation {
+    /// Start every background plan the scheme submitted.
+    pub(super) fn start_background(&mut self) -> Result<()> {
+        while let Some(plan) = self.bg.pop() {
+            let t = self.txns.alloc(TxnKind::Background);
+            self.materialize(t, &plan, true)?;
+            let txn = self.txns.get_mut(t);
+            if txn.open_groups == 0 && !txn.scheduled {
+                txn.scheduled = true;
+                self.q.after(0, Event::TxnFinish(t))?;
+            }
+        }
+        Ok(())
+    }
+
+    /// Start GC on planes that fell below their threshold, and retry planes
+    /// where every candidate victim was pinned.
+    pub(super) fn start_wanted_gc(&mut self) -> Result<()> {
+        if self.ftl.gc_wanted.is_empty() && self.gc_blocked.is_empty() {
+            return Ok(());
+        }
+        let mut wanted = std::mem::take(&mut self.ftl.gc_wanted);
+        wanted.append(&mut self.gc_blocked);
+        for &plane in &wanted {
+            self.start_gc(plane)?;
+        }
+        wanted.clear();
+        self.ftl.gc_wanted = wanted;
+        Ok(())
+    }
+
+    fn start_gc(&mut self, plane: u32) -> Result<()> {
+        if !self.ftl.needs_gc(plane) {
+            return Ok(());
+        }
+        let Some(victim) = self.ftl.start_gc(plane) else {
+            if !self.gc_blocked.contains(&plane) {
+                self.gc_blocked.push(plane);
+            }
+            return Ok(());
+        };
+        let mut pages = std::mem::take(&mut self.scratch);
+        self.ftl.live_pages_of(victim, &mut pages);
+        let t = self.txns.alloc(TxnKind::GcMoves { block: victim });
+        let mut plan = std::mem::take(&mut self.plan);
+        plan.clear();
+        for &from in &pages {
+            let owner = self.ftl.owner(from);
+            let to = self.ftl.alloc(plane, Stream::Gc, owner).ok_or_else(|| {
+                Error::Sim(format!("GC on plane {plane} found no free page for its copies (reserve exhausted)"))
+            })?;
+            let g = plan.group(owner, false);
+            plan.read(g, 0, from, Class::Background, 0);
+            plan.program_from_prev(g, 1, to, owner, 0, Class::Background, from);
+        }
+        self.scratch = pages;
+        self.materialize(t, &plan, true)?;
+        self.plan = plan;
+        let txn = self.txns.get_mut(t);
+        if txn.open_groups == 0 {
+            txn.scheduled = true;
+            self.q.after(0, Event::TxnFinish(t))?;
+        }
+        Ok(())
+    }
+
+    /// A GC copy landed: if the data was still live, tell the scheme.
+    pub(super) fn finish_move(&mut self, from: Ppn, to: Ppn, owner: u32) {
+        if self.ftl.finish_move(from, to) {
+            self.with_ctx(|s, ctx| s.on_gc_move(from, to, owner, ctx));
+        }
+    }
+
+    pub(super) fn issue_erase(&mut self, block: u32) -> Result<()> {
+        let t = self.txns.alloc(TxnKind::Erase { block });
+        let mut plan = std::mem::take(&mut self.plan);
+        plan.clear();
+        let g = plan.group(0, false);
+        plan.erase(g, 0, self.geo.first_page(block), Class::Background, 0);
+        self.materialize(t, &plan, true)?;
+        self.plan = plan;
+        Ok(())
+    }
+
+    /// A block is free again: parked requests retry, GC continues if needed.
+    pub(super) fn erase_done(&mut self, block: u32) -> Result<()> {
+        self.ftl.erase_done(block);
+        let plane = self.geo.plane_of_block(block);
+        self.retry_parked()?;
+        self.start_gc(plane)?;
+        self.start_wanted_gc()
+    }
+
+    fn tick_interval(&self) -> Option<u64> {
+        let us = self.cfg.scheme.tick_us;
+        if us > 0.0 {
+            Some((us * NS_PER_US as f64).round().max(1.0) as u64)
+        } else {
+            self.scheme.tick_interval()
+        }
+    }
+
+    pub(super) fn schedule_first_tick(&mut self) -> Result<()> {
+        match self.tick_interval() {
+            Some(iv) if self.next_req.is_some() => self.q.after(iv, Event::Tick),
+            _ => Ok(()),
+        }
+    }
+
+    /// The scheme's periodic work; ticks stop once the workload is done.
+    pub(super) fn on_tick(&mut self) -> Result<()> {
+        self.with_ctx(|s, ctx| s.tick(ctx));
+        self.start_background()?;
+        self.start_wanted_gc()?;
+        let active = self.next_req.is_some() || self.outstanding > 0;
+        match self.tick_interval() {
+            Some(iv) if active => self.q.after(iv, Event::Tick),
+            _ => Ok(()),
+        }
+    }
+}

@@ -1,0 +1,243 @@
+//! Running plans: turning a plan into a transaction, launching each group's
+//! stages on the dies, and handling finished operations.
+
+use super::txn::{GroupState, TxnKind};
+use super::{Simulation, VerifyFailure};
+use crate::device::OpKind;
+use crate::engine::Event;
+use crate::error::Result;
+use crate::scheduler::{flags, FlashOp};
+use crate::schemes::{Ctx, OpDone, Plan, Scheme};
+
+impl Simulation {
+    /// Run `f` with the scheme and a planning context, then start any
+    /// background plans it submitted.
+    pub(super) fn with_ctx<R>(&mut self, f: impl FnOnce(&mut dyn Scheme, &mut Ctx) -> R) -> R {
+        let mut ctx = Ctx {
+            now: self.q.now(),
+            geo: &self.geo,
+            load: self.sched.view(),
+            ftl: &mut self.ftl,
+            rng: &mut self.rng,
+            background: &mut self.bg,
+        };
+        f(self.scheme.as_mut(), &mut ctx)
+    }
+
+    /// Append `plan` to transaction `t` and start it (after its delay, the
+    /// first time a host request is planned).
+    pub(super) fn materialize(&mut self, t: u32, plan: &Plan, first: bool) -> Result<()> {
+        let txn = self.txns.get_mut(t);
+        let base_group = txn.groups.len() as u32;
+        let base_op = txn.ops.len();
+        txn.buffered += plan.buffered;
+        for g in &plan.groups {
+            let expect = match (&self.oracle, g.check) {
+                (Some(o), true) => o.get(g.lpn),
+                _ => 0,
+            };
+            txn.groups.push(GroupState { lpn: g.lpn, check: g.check, expect, ..GroupState::default() });
+        }
+        txn.ops.extend(plan.ops.iter().map(|op| {
+            let mut op = *op;
+            op.group += base_group;
+            op
+        }));
+        txn.ops[base_op..].sort_by_key(|op| (op.group, op.stage));
+        let mut i = base_op;
+        while i < txn.ops.len() {
+            let g = txn.ops[i].group as usize;
+            let start = i;
+            while i < txn.ops.len() && txn.ops[i].group as usize == g {
+                if txn.ops[i].kind == OpKind::Read {
+                    self.ftl.pin(txn.ops[i].ppn);
+                }
+                i += 1;
+            }
+            txn.groups[g].next = start as u32;
+            txn.groups[g].end = i as u32;
+            txn.open_groups += 1;
+        }
+        // Groups the scheme opened without operations are done at once.
+        if first && plan.delay_ns > 0 {
+            txn.delay_ns = plan.delay_ns;
+            txn.scheduled = true;
+            return self.q.after(plan.delay_ns, Event::TxnStart(t));
+        }
+        if self.txns.get(t).scheduled {
+            return Ok(()); // still in its delay: TxnStart launches everything
+        }
+        for g in base_group as usize..self.txns.get(t).groups.len() {
+            self.launch_stage(t, g)?;
+        }
+        Ok(())
+    }
+
+    /// A transaction's delay is over: launch every group's first stage.
+    pub(super) fn launch_all(&mut self, t: u32) -> Result<()> {
+        self.txns.get_mut(t).scheduled = false;
+        for g in 0..self.txns.get(t).groups.len() {
+            self.launch_stage(t, g)?;
+        }
+        self.after_plan(t)
+    }
+
+    /// Submit the next stage of group `g` of transaction `t`.
+    fn launch_stage(&mut self, t: u32, g: usize) -> Result<()> {
+        let txn = self.txns.get_mut(t);
+        let grp = txn.groups[g];
+        if grp.next >= grp.end {
+            return Ok(());
+        }
+        let stage = txn.ops[grp.next as usize].stage;
+        let mut i = grp.next as usize;
+        let mut n = 0;
+        while i < grp.end as usize && txn.ops[i].stage == stage {
+            let p = txn.ops[i];
+            let token = if p.flags & flags::FROM_PREV != 0 { grp.acc ^ p.token } else { p.token };
+            let op = FlashOp {
+                kind: p.kind,
+                class: p.class,
+                flags: p.flags,
+                stage,
+                group: g as u32,
+                die: self.geo.die_of(p.ppn),
+                ppn: p.ppn,
+                owner: p.owner,
+                token,
+                tag: p.tag,
+                txn: t,
+                enqueued: 0,
+                bus_ns: 0,
+                array_ns: 0,
+                failed: false,
+            };
+            let id = self.sched.ops.insert(op);
+            self.sched.submit(id, &mut self.q)?;
+            i += 1;
+            n += 1;
+        }
+        let grp = &mut self.txns.get_mut(t).groups[g];
+        grp.next = i as u32;
+        grp.stage = stage;
+        grp.pending = n;
+        Ok(())
+    }
+
+    /// Handle every operation the scheduler finished.
+    pub(super) fn drain_done(&mut self) -> Result<()> {
+        while !self.sched.done.is_empty() {
+            std::mem::swap(&mut self.done, &mut self.sched.done);
+            for k in 0..self.done.len() {
+                let id = self.done[k];
+                self.complete_op(id)?;
+            }
+            self.done.clear();
+        }
+        Ok(())
+    }
+
+    fn complete_op(&mut self, id: u32) -> Result<()> {
+        let mut op = self.sched.ops.remove(id);
+        let t = op.txn;
+        let kind = self.txns.get(t).kind;
+        match op.kind {
+            OpKind::Read => {
+                op.token = if op.failed { 0 } else { self.ftl.token(op.ppn) };
+                if self.ftl.unpin(op.ppn) {
+                    self.issue_erase(self.geo.block_of(op.ppn))?;
+                }
+            }
+            OpKind::Program => {
+                let token = if op.failed { 0 } else { op.token };
+                if self.ftl.program_done(op.ppn, token) {
+                    self.issue_erase(self.geo.block_of(op.ppn))?;
+                }
+                if let TxnKind::GcMoves { .. } = kind {
+                    self.finish_move(op.tag, op.ppn, op.owner);
+                }
+            }
+            OpKind::Erase => self.erase_done(self.geo.block_of(op.ppn))?,
+        }
+        let g = op.group as usize;
+        let grp = &mut self.txns.get_mut(t).groups[g];
+        let lpn = grp.lpn;
+        if op.flags & flags::RESULT != 0 {
+            grp.acc ^= op.token;
+        }
+        grp.pending -= 1;
+        let stage_done = grp.pending == 0;
+        if stage_done {
+            grp.bus_ns += op.bus_ns as u64;
+            grp.array_ns += op.array_ns as u64;
+        }
+        if matches!(kind, TxnKind::Host { .. } | TxnKind::Background) {
+            let done = OpDone {
+                kind: op.kind,
+                class: op.class,
+                ppn: op.ppn,
+                owner: op.owner,
+                token: op.token,
+                tag: op.tag,
+                lpn,
+                host: matches!(kind, TxnKind::Host { .. }),
+                failed: op.failed,
+            };
+            self.with_ctx(|s, ctx| s.on_complete(&done, ctx));
+            self.start_background()?;
+        }
+        if stage_done {
+            self.stage_done(t, g)?;
+        }
+        Ok(())
+    }
+
+    fn stage_done(&mut self, t: u32, g: usize) -> Result<()> {
+        let grp = self.txns.get(t).groups[g];
+        if grp.next < grp.end {
+            return self.launch_stage(t, g);
+        }
+        if grp.check && self.oracle.is_some() && grp.acc != grp.expect {
+            self.n.verify_errors += 1;
+            if self.failures.len() < 16 {
+                let f = VerifyFailure { time_ns: self.q.now(), lpn: grp.lpn, expected: grp.expect, got: grp.acc };
+                self.failures.push(f);
+            }
+        }
+        let txn = self.txns.get_mut(t);
+        txn.open_groups -= 1;
+        txn.bus_ns = grp.bus_ns;
+        txn.array_ns = grp.array_ns;
+        if txn.open_groups == 0 && !txn.stalled && !txn.scheduled {
+            return self.finish_txn(t);
+        }
+        Ok(())
+    }
+
+    /// If `t` has nothing in flight and nothing left to plan, end it (after
+    /// the write-buffer read time when it was served from the buffer).
+    pub(super) fn after_plan(&mut self, t: u32) -> Result<()> {
+        let txn = self.txns.get_mut(t);
+        if txn.open_groups == 0 && !txn.stalled && !txn.scheduled {
+            txn.scheduled = true;
+            let wait = if txn.buffered > 0 { self.cfg.ftl.buffer_read_ns } else { 0 };
+            self.q.after(wait, Event::TxnFinish(t))?;
+        }
+        self.start_background()?;
+        self.start_wanted_gc()
+    }
+
+    pub(super) fn finish_txn(&mut self, t: u32) -> Result<()> {
+        match self.txns.get(t).kind {
+            TxnKind::Host { .. } => self.finish_host(t)?,
+            TxnKind::GcMoves { block } => {
+                if self.ftl.victim_moved(block) {
+                    self.issue_erase(block)?;
+                }
+            }
+            TxnKind::Erase { .. } | TxnKind::Background => {}
+        }
+        self.txns.release(t);
+        Ok(())
+    }
+}

@@ -1,0 +1,179 @@
+//! The host interface: open-loop arrivals at trace time (scaled), the
+//! optional queue-depth limit, splitting requests into pages, and planning
+//! them through the scheme (parking a request when a plane has no free page).
+
+use super::txn::{HostIo, TxnKind};
+use super::{Parked, Simulation};
+use crate::engine::Event;
+use crate::error::{Error, Result};
+use crate::types::{mix64, page_token, IoKind, Token};
+use crate::workload::Request;
+
+const UNIQUE_SALT: u64 = 0x5DEE_CE66_D1CE_4E5B;
+
+impl Simulation {
+    /// Read the next request and schedule its arrival.
+    pub(super) fn pull_next(&mut self, workload: &mut dyn Iterator<Item = Result<Request>>) -> Result<()> {
+        let Some(r) = workload.next() else { return Ok(()) };
+        let io = self.to_io(&r?)?;
+        self.next_req = Some(io);
+        self.q.schedule(io.arrival, Event::Arrival)
+    }
+
+    /// Split a request into its page range, checking its address and time.
+    fn to_io(&mut self, r: &Request) -> Result<HostIo> {
+        let err = |reason: String| Err(Error::trace(&self.source, r.line, reason));
+        if r.size == 0 {
+            return err("request of size 0".into());
+        }
+        let ps = self.geo.page_size as u64;
+        let logical = self.geo.logical_pages as u64;
+        let first = r.offset / ps;
+        let pages = (r.offset + r.size as u64).div_ceil(ps) - first;
+        if pages > logical || pages > u32::MAX as u64 / 2 {
+            return err(format!("request of {pages} pages exceeds the logical space ({logical} pages)"));
+        }
+        let mut lpn = first;
+        if first + pages > logical {
+            if self.cfg.host.address != "fold" {
+                return err(format!(
+                    "bytes {}..{} are beyond the logical space ({} bytes); set host.address = \"fold\" to fold them into it",
+                    r.offset,
+                    r.offset + r.size as u64,
+                    self.geo.logical_bytes()
+                ));
+            }
+            lpn = (first % logical).min(logical - pages);
+            self.n.folded += 1;
+        }
+        let scale = self.cfg.host.time_scale;
+        let arrival = if scale == 1.0 { r.time_ns } else { (r.time_ns as f64 * scale).round() as u64 };
+        if arrival < self.last_arrival {
+            return err(format!("arrival time {} ns is before the previous request's ({} ns)", arrival, self.last_arrival));
+        }
+        self.last_arrival = arrival;
+        Ok(HostIo {
+            req: 0,
+            arrival,
+            offset: r.offset,
+            size: r.size,
+            lpn: lpn as u32,
+            pages: pages as u32,
+            write: r.kind == IoKind::Write,
+            content: r.content,
+            seq: 0,
+        })
+    }
+
+    /// The pending request arrives: record it and admit it (or queue it at
+    /// the host when the queue-depth limit is reached).
+    pub(super) fn arrive(&mut self) -> Result<()> {
+        let Some(mut io) = self.next_req.take() else { return Ok(()) };
+        let warm = (self.cols.len() as u64) < self.cfg.host.warmup_requests;
+        io.req = self.cols.push_arrival(io.arrival, io.offset, io.size, io.write, warm);
+        if io.write {
+            io.seq = self.n.write_seq;
+            self.n.write_seq += io.pages as u64;
+            self.n.host_written += io.pages as u64;
+        } else {
+            self.n.host_read += io.pages as u64;
+        }
+        self.n.arrivals += 1;
+        let qd = self.cfg.host.queue_depth;
+        if qd > 0 && self.outstanding >= qd {
+            self.host_queue.push_back(io);
+            return Ok(());
+        }
+        self.admit(io)
+    }
+
+    pub(super) fn admit(&mut self, io: HostIo) -> Result<()> {
+        self.outstanding += 1;
+        let t = self.txns.alloc(TxnKind::Host { req: io.req });
+        self.txns.get_mut(t).io = io;
+        self.plan_host(t, 0, true)
+    }
+
+    /// The token of page `i` of a host write.
+    fn write_token(io: &HostIo, i: u32) -> Token {
+        if io.content != 0 {
+            page_token(io.content, i)
+        } else {
+            mix64((io.seq + i as u64) ^ UNIQUE_SALT) | 1
+        }
+    }
+
+    /// Plan pages `from..` of a host transaction and start what was planned.
+    pub(super) fn plan_host(&mut self, t: u32, from: u32, first: bool) -> Result<()> {
+        let io = self.txns.get(t).io;
+        let range = io.lpn + from..io.lpn + io.pages;
+        self.plan.clear();
+        let stalled = if io.write {
+            self.tokens.clear();
+            self.tokens.extend((from..io.pages).map(|i| Self::write_token(&io, i)));
+            let mut plan = std::mem::take(&mut self.plan);
+            let tokens = std::mem::take(&mut self.tokens);
+            let r = self.with_ctx(|s, ctx| s.plan_write(range.clone(), &tokens, ctx, &mut plan));
+            let done = r.err().map_or(io.pages - from, |s| s.done);
+            for (i, lpn) in (range.start..range.start + done).enumerate() {
+                self.mark_written(lpn, tokens[i]);
+            }
+            self.plan = plan;
+            self.tokens = tokens;
+            r.err().map(|s| from + s.done)
+        } else {
+            match self.place_unwritten(range.clone())? {
+                Some(_) => Some(from),
+                None => {
+                    let mut plan = std::mem::take(&mut self.plan);
+                    plan.clear();
+                    let r = self.with_ctx(|s, ctx| s.plan_read(range.clone(), ctx, &mut plan));
+                    self.n.buffered_reads += plan.buffered as u64;
+                    self.plan = plan;
+                    r.err().map(|s| from + s.done)
+                }
+            }
+        };
+        let mut plan = std::mem::take(&mut self.plan);
+        if stalled.is_some() && !io.write {
+            plan.clear(); // a read waits whole for its pages to be placed
+        }
+        self.materialize(t, &plan, first)?;
+        self.plan = plan;
+        self.txns.get_mut(t).stalled = stalled.is_some();
+        if let Some(at) = stalled {
+            self.n.stalls += 1;
+            self.parked.push_back(Parked { txn: t, from: at });
+        }
+        self.after_plan(t)
+    }
+
+    fn mark_written(&mut self, lpn: u32, token: Token) {
+        self.mark_placed(lpn);
+        if let Some(o) = self.oracle.as_mut() {
+            o.set(lpn, token);
+        }
+    }
+
+    /// After an erase: give parked requests another try, in arrival order.
+    pub(super) fn retry_parked(&mut self) -> Result<()> {
+        for _ in 0..self.parked.len() {
+            let Some(p) = self.parked.pop_front() else { break };
+            self.plan_host(p.txn, p.from, false)?;
+        }
+        Ok(())
+    }
+
+    /// A host request finished: record it and admit a queued one.
+    pub(super) fn finish_host(&mut self, t: u32) -> Result<()> {
+        let txn = self.txns.get(t);
+        let io = txn.io;
+        let latency = self.q.now() - io.arrival;
+        self.cols.complete(io.req, latency, txn.bus_ns, txn.array_ns, txn.delay_ns);
+        self.outstanding -= 1;
+        if let Some(next) = self.host_queue.pop_front() {
+            self.admit(next)?;
+        }
+        Ok(())
+    }
+}

@@ -1,0 +1,256 @@
+//! The simulation: the host interface, the scheme, the FTL and the scheduler
+//! joined by the event loop.
+//!
+//! A request arrives (open loop, at its trace time), is split into pages and
+//! planned by the scheme; the plan becomes a transaction whose operations go
+//! to the die queues; when all its groups finish the request completes.
+//! GC, erases and the scheme's background plans are transactions too.
+
+mod background;
+mod exec;
+mod host;
+mod instant;
+mod txn;
+
+use crate::config::Config;
+use crate::device::{Geometry, Timing};
+use crate::engine::{Event, EventQueue};
+use crate::error::{Error, Result};
+use crate::ftl::{Chunked, Ftl};
+use crate::metrics::{self, RequestColumns, Summary};
+use crate::scheduler::Scheduler;
+use crate::schemes::{Plan, Scheme, SchemeKind};
+use crate::types::{Time, Token};
+use crate::workload::Request;
+use rand::SeedableRng;
+use rand_chacha::ChaCha8Rng;
+use std::collections::VecDeque;
+use txn::{HostIo, Txns};
+
+/// Called every few thousand requests; returning false stops the run with
+/// [`Error::Interrupted`] (how Ctrl-C reaches the core).
+pub trait Progress {
+    fn update(&mut self, requests_arrived: u64, sim_time_ns: u64) -> bool;
+}
+
+/// No progress reporting.
+pub struct NoProgress;
+impl Progress for NoProgress {
+    fn update(&mut self, _: u64, _: u64) -> bool {
+        true
+    }
+}
+
+/// A read that returned the wrong data (first few kept for diagnosis).
+#[derive(Clone, Debug, serde::Serialize)]
+pub struct VerifyFailure {
+    pub time_ns: u64,
+    pub lpn: u32,
+    pub expected: Token,
+    pub got: Token,
+}
+
+/// Everything a run produces.
+#[derive(Debug)]
+pub struct RunResult {
+    pub summary: Summary,
+    pub requests: RequestColumns,
+    pub verify_failures: Vec<VerifyFailure>,
+}
+
+#[derive(Default)]
+struct Counters {
+    verify_errors: u64,
+    buffered_reads: u64,
+    placed_on_read: u64,
+    folded: u64,
+    stalls: u64,
+    host_read: u64,
+    host_written: u64,
+    events: u64,
+    arrivals: u64,
+    write_seq: u64,
+}
+
+/// A request (transaction) waiting for a free page, to resume at page `from`.
+#[derive(Clone, Copy, Debug)]
+struct Parked {
+    txn: u32,
+    from: u32,
+}
+
+pub struct Simulation {
+    cfg: Config,
+    geo: Geometry,
+    q: EventQueue,
+    sched: Scheduler,
+    ftl: Ftl,
+    scheme: Box<dyn Scheme>,
+    rng: ChaCha8Rng,
+    txns: Txns,
+    cols: RequestColumns,
+    /// Latest token per LPN (verify mode).
+    oracle: Option<Chunked<Token>>,
+    /// One bit per LPN: the page holds data (written or placed).
+    placed: Chunked<u64>,
+    next_req: Option<HostIo>,
+    last_arrival: Time,
+    host_queue: VecDeque<HostIo>,
+    outstanding: u32,
+    parked: VecDeque<Parked>,
+    gc_blocked: Vec<u32>,
+    plan: Plan,
+    bg: Vec<Plan>,
+    tokens: Vec<Token>,
+    scratch: Vec<u32>,
+    done: Vec<u32>,
+    n: Counters,
+    failures: Vec<VerifyFailure>,
+    source: String,
+}
+
+impl Simulation {
+    /// Build a device, FTL, scheduler and scheme from a validated config.
+    pub fn new(cfg: Config) -> Result<Simulation> {
+        cfg.validate()?;
+        let geo = Geometry::from_config(&cfg.device)?;
+        let timing = Timing::from_config(&cfg);
+        let scheme = SchemeKind::parse(&cfg.scheme.name)?.build(&cfg)?;
+        let verify = cfg.run.verify;
+        Ok(Simulation {
+            q: EventQueue::new(),
+            sched: Scheduler::new(&geo, &timing, &cfg.scheduler),
+            ftl: Ftl::new(&cfg, &geo, verify)?,
+            scheme,
+            rng: ChaCha8Rng::seed_from_u64(cfg.run.seed),
+            txns: Txns::default(),
+            cols: RequestColumns::default(),
+            oracle: verify.then(|| Chunked::new(geo.logical_pages as u64, 0)),
+            placed: Chunked::new((geo.logical_pages as u64).div_ceil(64), 0),
+            next_req: None,
+            last_arrival: 0,
+            host_queue: VecDeque::new(),
+            outstanding: 0,
+            parked: VecDeque::new(),
+            gc_blocked: Vec::new(),
+            plan: Plan::default(),
+            bg: Vec::new(),
+            tokens: Vec::new(),
+            scratch: Vec::new(),
+            done: Vec::new(),
+            n: Counters::default(),
+            failures: Vec::new(),
+            source: "<workload>".into(),
+            geo,
+            cfg,
+        })
+    }
+
+    pub fn geometry(&self) -> &Geometry {
+        &self.geo
+    }
+
+    pub fn config(&self) -> &Config {
+        &self.cfg
+    }
+
+    /// Run `workload` to completion. `source` names it in error messages.
+    pub fn run(
+        mut self,
+        workload: &mut dyn Iterator<Item = Result<Request>>,
+        source: &str,
+        progress: &mut dyn Progress,
+    ) -> Result<RunResult> {
+        self.source = source.to_string();
+        self.precondition()?;
+        self.pull_next(workload)?;
+        self.schedule_first_tick()?;
+        while let Some((now, ev)) = self.q.pop() {
+            self.n.events += 1;
+            match ev {
+                Event::Arrival => {
+                    self.arrive()?;
+                    self.pull_next(workload)?;
+                    if self.n.arrivals & 0x3FFF == 0 && !progress.update(self.n.arrivals, now) {
+                        return Err(Error::Interrupted { done: self.n.arrivals });
+                    }
+                }
+                Event::TxnStart(t) => self.launch_all(t)?,
+                Event::TxnFinish(t) => self.finish_txn(t)?,
+                Event::BusDone(ch) => self.sched.on_bus_done(ch, &mut self.q)?,
+                Event::ArrayDone { die, gen } => self.sched.on_array_done(die, gen, &mut self.q)?,
+                Event::SuspendDone { die, gen } => self.sched.on_suspend_done(die, gen, &mut self.q)?,
+                Event::Tick => self.on_tick()?,
+            }
+            self.drain_done()?;
+        }
+        progress.update(self.n.arrivals, self.q.now());
+        self.check_all_done()?;
+        Ok(self.finish())
+    }
+
+    fn check_all_done(&self) -> Result<()> {
+        let waiting = self.outstanding as usize + self.host_queue.len();
+        if waiting == 0 {
+            return Ok(());
+        }
+        Err(Error::Sim(format!(
+            "{waiting} requests could not complete: {} wait for a free page and GC finds no block to reclaim \
+             (the workload's live data does not fit the device's physical space)",
+            self.parked.len()
+        )))
+    }
+
+    fn finish(mut self) -> RunResult {
+        let mut s = Summary {
+            scheme: self.scheme.name().to_string(),
+            device: self.cfg.name.clone(),
+            seed: self.cfg.run.seed,
+            verify: self.cfg.run.verify,
+            verify_errors: self.n.verify_errors,
+            warmup_requests: self.cfg.host.warmup_requests.min(self.cols.len() as u64),
+            stalls: self.n.stalls,
+            events: self.n.events,
+            sim_time_s: self.q.now() as f64 / 1e9,
+            ..Summary::default()
+        };
+        metrics::latency_parts(&self.cols, &mut s);
+        let busy: Vec<u64> = self.sched.dies.iter().map(|d| d.busy_ns).collect();
+        metrics::die_parts(&self.sched.counts, &busy, s.throughput.duration_s, &mut s);
+        metrics::gc_parts(&self.ftl.stats, self.n.host_written, self.ftl.erase_spread(), &mut s);
+        s.pages = metrics::Pages {
+            host_read: self.n.host_read,
+            host_written: self.n.host_written,
+            buffered_reads: self.n.buffered_reads,
+            placed_on_read: self.n.placed_on_read,
+            folded: self.n.folded,
+        };
+        s.scheme_counters = self.scheme.counters().into_iter().map(|(k, v)| (k.to_string(), v)).collect();
+        if !self.cfg.run.record_requests {
+            self.cols.clear();
+        }
+        RunResult { summary: s, requests: self.cols, verify_failures: self.failures }
+    }
+
+    #[inline]
+    fn is_placed(&self, lpn: u32) -> bool {
+        self.placed.get(lpn >> 6) & (1 << (lpn & 63)) != 0
+    }
+
+    #[inline]
+    fn mark_placed(&mut self, lpn: u32) {
+        let w = self.placed.get(lpn >> 6);
+        self.placed.set(lpn >> 6, w | (1 << (lpn & 63)));
+    }
+}
+
+/// Run a config over a workload with no progress reporting.
+pub fn run(cfg: Config, workload: impl IntoIterator<Item = Result<Request>>) -> Result<RunResult> {
+    let mut it = workload.into_iter();
+    Simulation::new(cfg)?.run(&mut it, "<workload>", &mut NoProgress)
+}
+
+/// Run a config over in-memory requests.
+pub fn run_requests(cfg: Config, requests: &[Request]) -> Result<RunResult> {
+    run(cfg, requests.iter().map(|r| Ok(*r)))
+}

@@ -1,0 +1,141 @@
+//! Transactions: one host request's plan, or one piece of background work,
+//! while its operations are in flight. Groups advance stage by stage; a
+//! transaction ends when all its groups have.
+
+use crate::schemes::PlannedOp;
+use crate::types::{Lpn, Token};
+
+/// A host request as the host interface split it into pages.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct HostIo {
+    pub req: u32,
+    pub arrival: u64,
+    pub offset: u64,
+    pub size: u32,
+    pub lpn: Lpn,
+    pub pages: u32,
+    pub write: bool,
+    pub content: u64,
+    /// First unique-token sequence number (writes without content).
+    pub seq: u64,
+}
+
+/// What a transaction is for; decides what happens when it ends.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum TxnKind {
+    /// A host request (index into the request columns).
+    Host { req: u32 },
+    /// Moving the live pages out of a GC victim block.
+    GcMoves { block: u32 },
+    /// Erasing a block after GC.
+    Erase { block: u32 },
+    /// Work a scheme submitted (replication, migration, reclaim).
+    Background,
+}
+
+#[derive(Clone, Copy, Debug, Default)]
+pub struct GroupState {
+    pub lpn: Lpn,
+    pub check: bool,
+    pub expect: Token,
+    /// XOR of the tokens of the group's finished RESULT reads.
+    pub acc: Token,
+    pub stage: u8,
+    pub pending: u32,
+    /// Index in `Txn::ops` where the next stage starts.
+    pub next: u32,
+    pub end: u32,
+    /// Bus and array time along the group's critical path.
+    pub bus_ns: u64,
+    pub array_ns: u64,
+}
+
+#[derive(Debug)]
+pub struct Txn {
+    pub kind: TxnKind,
+    pub ops: Vec<PlannedOp>,
+    pub groups: Vec<GroupState>,
+    pub open_groups: u32,
+    /// Part of the request still waits for a free page (see `Stall`).
+    pub stalled: bool,
+    /// A TxnStart or TxnFinish event is pending.
+    pub scheduled: bool,
+    /// Pages served from the write buffer.
+    pub buffered: u32,
+    /// Breakdown of the group that finished last.
+    pub bus_ns: u64,
+    pub array_ns: u64,
+    pub delay_ns: u64,
+    pub io: HostIo,
+}
+
+impl Txn {
+    fn empty() -> Txn {
+        Txn {
+            kind: TxnKind::Background,
+            ops: Vec::new(),
+            groups: Vec::new(),
+            open_groups: 0,
+            stalled: false,
+            scheduled: false,
+            buffered: 0,
+            bus_ns: 0,
+            array_ns: 0,
+            delay_ns: 0,
+            io: HostIo::default(),
+        }
+    }
+}
+
+/// Arena of transactions; slots and their vectors are reused, so a warm
+/// simulation does not allocate per request.
+#[derive(Default)]
+pub struct Txns {
+    slots: Vec<Txn>,
+    free: Vec<u32>,
+    live: usize,
+}
+
+impl Txns {
+    pub fn alloc(&mut self, kind: TxnKind) -> u32 {
+        self.live += 1;
+        let id = match self.free.pop() {
+            Some(id) => id,
+            None => {
+                self.slots.push(Txn::empty());
+                (self.slots.len() - 1) as u32
+            }
+        };
+        let t = &mut self.slots[id as usize];
+        t.kind = kind;
+        t.ops.clear();
+        t.groups.clear();
+        t.open_groups = 0;
+        t.stalled = false;
+        t.scheduled = false;
+        t.buffered = 0;
+        t.bus_ns = 0;
+        t.array_ns = 0;
+        t.delay_ns = 0;
+        id
+    }
+
+    pub fn release(&mut self, id: u32) {
+        self.live -= 1;
+        self.free.push(id);
+    }
+
+    #[inline]
+    pub fn get(&self, id: u32) -> &Txn {
+        &self.slots[id as usize]
+    }
+
+    #[inline]
+    pub fn get_mut(&mut self, id: u32) -> &mut Txn {
+        &mut self.slots[id as usize]
+    }
+
+    pub fn live(&self) -> usize {
+        self.live
+    }
+}

@@ -1,0 +1,37 @@
+//! Helpers shared by the integration tests: small devices and request streams.
+#![allow(dead_code)]
+
+use detour_core::config::{Config, ConfigBuilder};
+use detour_core::workload::Request;
+use detour_core::IoKind;
+use rand::{Rng, SeedableRng};
+use rand_chacha::ChaCha8Rng;
+use rand_distr::{Distribution, Exp};
+
+/// A config from the `small` preset with `key=value` overrides.
+pub fn small(overrides: &[&str]) -> Config {
+    ConfigBuilder::from_preset("small").unwrap().set_all(overrides.iter().copied()).unwrap().build().unwrap()
+}
+
+pub fn req(time_ns: u64, page: u64, pages: u32, kind: IoKind) -> Request {
+    Request { time_ns, offset: page * 4096, size: pages * 4096, kind, content: 0, volume: 0, line: 0 }
+}
+
+/// Poisson arrivals at `rate` per second of single-page requests; a share
+/// `read_ratio` are reads over pages [0, span), the rest writes over
+/// [span, 2 span) so reads never hit a pending write.
+pub fn poisson(n: usize, rate: f64, read_ratio: f64, span: u64, seed: u64) -> Vec<Request> {
+    let mut rng = ChaCha8Rng::seed_from_u64(seed);
+    let exp = Exp::new(rate / 1e9).unwrap();
+    let mut t = 0.0f64;
+    (0..n)
+        .map(|i| {
+            t += exp.sample(&mut rng);
+            let read = rng.random::<f64>() < read_ratio;
+            let page = rng.random_range(0..span) + if read { 0 } else { span };
+            let mut r = req(t as u64, page, 1, if read { IoKind::Read } else { IoKind::Write });
+            r.line = i as u64 + 1;
+            r
+        })
+        .collect()
+}
