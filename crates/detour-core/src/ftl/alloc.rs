@@ -51,6 +51,7 @@ impl Ftl {
                 return None;
             }
             block = p.free.pop_front()?;
+            self.free_total -= 1;
             p.write_points[stream as usize] = block;
             if (p.free.len() as u32) < self.gc_free_blocks && !p.gc_active {
                 self.gc_wanted.push(plane);

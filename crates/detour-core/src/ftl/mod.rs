@@ -86,6 +86,7 @@ pub struct Ftl {
     plane_rr: Vec<u32>,
     /// Planes that fell below the GC threshold since the simulator last looked.
     pub gc_wanted: Vec<u32>,
+    free_total: u64,
     pub stats: FtlStats,
 }
 
@@ -118,6 +119,7 @@ impl Ftl {
             planes,
             plane_rr: vec![0; geo.dies() as usize],
             gc_wanted: Vec::new(),
+            free_total: geo.blocks() as u64,
             stats: FtlStats::default(),
         })
     }
@@ -221,7 +223,13 @@ impl Ftl {
         self.stats.erases += 1;
         let plane = self.geo.plane_of_block(block) as usize;
         self.planes[plane].free.push_back(block);
+        self.free_total += 1;
         self.planes[plane].gc_active = false;
+    }
+
+    /// Free blocks over all planes.
+    pub fn free_blocks_total(&self) -> u64 {
+        self.free_total
     }
 
     pub fn free_blocks(&self, plane: u32) -> u32 {

@@ -4,7 +4,10 @@ use super::{Plan, Stall};
 use crate::device::Geometry;
 use crate::ftl::{Ftl, Stream};
 use crate::scheduler::{Class, LoadView};
-use crate::types::{Lpn, Time, Token, NO_PAGE};
+use crate::device::OpKind;
+use crate::scheduler::flags;
+use crate::schemes::OpDone;
+use crate::types::{Lpn, Ppn, Time, Token, NO_PAGE};
 use rand_chacha::ChaCha8Rng;
 
 /// A scheme's window on the simulator while it plans.
@@ -33,9 +36,9 @@ impl Ctx<'_> {
         plan.read(g, 0, ppn, class, 0);
     }
 
-    /// Write `lpn` to a newly allocated page chosen by the configured
-    /// allocation policy, remap it and invalidate the old copy.
-    pub fn write_mapped(&mut self, lpn: Lpn, token: Token, plan: &mut Plan, done: u32) -> Result<(), Stall> {
+    /// Give `lpn` a newly allocated page on the plane the configured
+    /// allocation policy picks, remap it and invalidate the old copy.
+    pub fn remap_new(&mut self, lpn: Lpn, done: u32) -> Result<Ppn, Stall> {
         let plane = self.ftl.plane_for_write(lpn, &self.load);
         let ppn = self.ftl.alloc(plane, Stream::Host, lpn).ok_or(Stall { done })?;
         let old = self.ftl.map.get(lpn);
@@ -43,6 +46,12 @@ impl Ctx<'_> {
             self.ftl.invalidate(old);
         }
         self.ftl.map.set(lpn, ppn);
+        Ok(ppn)
+    }
+
+    /// Write `lpn` to a new page (see `remap_new`).
+    pub fn write_mapped(&mut self, lpn: Lpn, token: Token, plan: &mut Plan, done: u32) -> Result<(), Stall> {
+        let ppn = self.remap_new(lpn, done)?;
         let g = plan.group(lpn, false);
         plan.program(g, 0, ppn, lpn, token, Class::HostWrite, 0);
         Ok(())
@@ -53,5 +62,42 @@ impl Ctx<'_> {
         if lpn < self.geo.logical_pages && self.ftl.map.get(lpn) == from {
             self.ftl.map.set(lpn, to);
         }
+    }
+}
+
+/// Apply a plan's effects at once, stage by stage within each group (reads
+/// return what the pages hold now, programs land now), handing each
+/// completion to `on_complete` in order.
+pub fn apply_instantly(plan: &mut Plan, ctx: &mut Ctx, on_complete: &mut dyn FnMut(&OpDone, &mut Ctx)) {
+    if !plan.ops.is_sorted_by_key(|op| (op.group, op.stage)) {
+        plan.ops.sort_by_key(|op| (op.group, op.stage));
+    }
+    let (mut acc, mut group): (Token, u32) = (0, u32::MAX);
+    for op in &plan.ops {
+        if op.group != group {
+            group = op.group;
+            acc = 0;
+        }
+        let token = match op.kind {
+            OpKind::Read => {
+                let t = ctx.ftl.token(op.ppn);
+                if op.flags & flags::RESULT != 0 {
+                    acc ^= t;
+                }
+                t
+            }
+            OpKind::Program => {
+                let t = if op.flags & flags::FROM_PREV != 0 { acc ^ op.token } else { op.token };
+                ctx.ftl.program_done(op.ppn, t);
+                t
+            }
+            OpKind::Erase => {
+                ctx.ftl.erase_done(ctx.geo.block_of(op.ppn));
+                0
+            }
+        };
+        let lpn = plan.groups.get(op.group as usize).map_or(0, |g| g.lpn);
+        let done = OpDone { kind: op.kind, class: op.class, ppn: op.ppn, owner: op.owner, token, tag: op.tag, lpn, host: false, failed: false };
+        on_complete(&done, ctx);
     }
 }

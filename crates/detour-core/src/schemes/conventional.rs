@@ -37,6 +37,12 @@ impl Scheme for Conventional {
         Ok(())
     }
 
+    fn write_instantly(&mut self, lpn: Lpn, token: Token, ctx: &mut Ctx, _: &mut Plan) -> Result<(), Stall> {
+        let ppn = ctx.remap_new(lpn, 0)?;
+        ctx.ftl.program_done(ppn, token);
+        Ok(())
+    }
+
     fn on_gc_move(&mut self, from: Ppn, to: Ppn, owner: u32, ctx: &mut Ctx) {
         ctx.remap_moved(owner, from, to);
     }

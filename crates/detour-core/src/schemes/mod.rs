@@ -59,6 +59,17 @@ pub trait Scheme {
     /// stall, nothing of the unplanned pages may have been changed.
     fn plan_write(&mut self, lpns: Range<Lpn>, tokens: &[Token], ctx: &mut Ctx, plan: &mut Plan) -> Result<(), Stall>;
 
+    /// Write one page at once, with no simulated time: preconditioning, and
+    /// placing a never-written page on its first read. The default plans the
+    /// write and applies the plan's effects immediately (completions included),
+    /// so the layout is exactly the scheme's; override it only to go faster.
+    fn write_instantly(&mut self, lpn: Lpn, token: Token, ctx: &mut Ctx, scratch: &mut Plan) -> Result<(), Stall> {
+        scratch.clear();
+        self.plan_write(lpn..lpn + 1, &[token], ctx, scratch)?;
+        common::apply_instantly(scratch, ctx, &mut |op, ctx| self.on_complete(op, ctx));
+        Ok(())
+    }
+
     /// A flash operation of one of this scheme's plans finished.
     fn on_complete(&mut self, _op: &OpDone, _ctx: &mut Ctx) {}
 

@@ -5,10 +5,7 @@
 //! once instead of being timed.
 
 use super::Simulation;
-use crate::device::OpKind;
 use crate::error::{Error, Result};
-use crate::scheduler::flags;
-use crate::schemes::{OpDone, Plan};
 use crate::types::{mix64, page_token, Lpn, Token};
 use rand::Rng;
 use std::ops::Range;
@@ -28,23 +25,34 @@ impl Simulation {
             let t = initial_token(lpn);
             self.instant_write(lpn, t)?;
         }
-        let overwrites = if p.to_gc_threshold {
-            u64::MAX
+        let floor = self.geo.planes() as u64 * (self.gc_free_blocks() as u64 + 1);
+        let ppb = self.geo.pages_per_block as u64;
+        let mut overwrites = if p.to_gc_threshold {
+            self.ftl.free_blocks_total().saturating_sub(floor) * ppb
         } else {
             (p.invalid * self.geo.total_pages() as f64) as u64
         };
         if overwrites > 0 && valid == 0 {
             return Err(Error::config("ftl.precondition.invalid", "needs ftl.precondition.valid > 0 (stale pages come from overwrites)"));
         }
-        let floor = self.geo.planes() as u64 * (self.gc_free_blocks() as u64 + 1);
+        // Overwrite a uniformly random set of LPNs, visited in order (Knuth's
+        // selection sampling) so the tables are walked sequentially; more
+        // overwrites than valid pages take several passes.
+        let stop = |s: &Self| p.to_gc_threshold && s.ftl.free_blocks_total() <= floor;
         let mut k = 0u64;
-        while k < overwrites && (!p.to_gc_threshold || self.total_free_blocks() > floor) {
-            let lpn = self.rng.random_range(0..valid);
-            let t = mix64(k ^ 0xA076_1D64_78BD_642F) | 1;
-            self.instant_write(lpn, t)?;
-            k += 1;
-            if k > self.geo.total_pages() as u64 * 4 {
-                break;
+        while overwrites > 0 && !stop(self) {
+            let mut need = overwrites.min(valid as u64);
+            overwrites -= need;
+            for lpn in 0..valid {
+                if need == 0 || stop(self) {
+                    break;
+                }
+                if self.rng.random_range(0..(valid - lpn) as u64) < need {
+                    let t = mix64(k ^ 0xA076_1D64_78BD_642F) | 1;
+                    self.instant_write(lpn, t)?;
+                    need -= 1;
+                    k += 1;
+                }
             }
         }
         self.ftl.gc_wanted.clear();
@@ -56,23 +64,13 @@ impl Simulation {
         ((self.cfg.ftl.gc_threshold * self.geo.blocks_per_plane as f64).ceil() as u32).max(crate::ftl::GC_RESERVE + 1)
     }
 
-    fn total_free_blocks(&self) -> u64 {
-        (0..self.geo.planes()).map(|p| self.ftl.free_blocks(p) as u64).sum()
-    }
-
     fn instant_write(&mut self, lpn: Lpn, token: Token) -> Result<()> {
-        let mut plan = std::mem::take(&mut self.plan);
-        plan.clear();
-        let r = self.with_ctx(|s, ctx| s.plan_write(lpn..lpn + 1, &[token], ctx, &mut plan));
-        if r.is_err() {
-            self.plan = plan;
+        if self.write_now(lpn, token).is_err() {
             return Err(Error::config(
                 "ftl.precondition",
                 format!("the device filled up while preconditioning (at LPN {lpn}); lower valid or invalid"),
             ));
         }
-        self.apply_instantly(&mut plan);
-        self.plan = plan;
         self.mark_placed(lpn);
         if let Some(o) = self.oracle.as_mut() {
             o.set(lpn, token);
@@ -80,23 +78,33 @@ impl Simulation {
         Ok(())
     }
 
+    /// Write one page at once through the scheme's `write_instantly`.
+    fn write_now(&mut self, lpn: Lpn, token: Token) -> Result<(), crate::schemes::Stall> {
+        let mut scratch = std::mem::take(&mut self.scratch_plan);
+        let r = self.with_ctx(|s, ctx| s.write_instantly(lpn, token, ctx, &mut scratch));
+        self.scratch_plan = scratch;
+        // Background work a scheme asks for during setup is not simulated.
+        self.bg.clear();
+        r
+    }
+
     /// Place every never-written page of `lpns`. Some(lpn) if a plane had no
-    /// free page for it (the read waits for an erase).
+    /// free page for it (the read waits for an erase). Placement is setup, not
+    /// host work: it is left out of the program counts.
     pub(super) fn place_unwritten(&mut self, lpns: Range<Lpn>) -> Result<Option<Lpn>> {
         for lpn in lpns {
             if self.is_placed(lpn) {
                 continue;
             }
             let token = initial_token(lpn);
-            let mut plan = std::mem::take(&mut self.plan);
-            plan.clear();
-            let r = self.with_ctx(|s, ctx| s.plan_write(lpn..lpn + 1, &[token], ctx, &mut plan));
-            if r.is_err() {
-                self.plan = plan;
+            let before = self.ftl.stats.clone();
+            let stalled = self.write_now(lpn, token).is_err();
+            let after = &mut self.ftl.stats;
+            after.programs_host = before.programs_host;
+            after.programs_aux = before.programs_aux;
+            if stalled {
                 return Ok(Some(lpn));
             }
-            self.apply_instantly(&mut plan);
-            self.plan = plan;
             self.mark_placed(lpn);
             self.n.placed_on_read += 1;
             if let Some(o) = self.oracle.as_mut() {
@@ -104,44 +112,5 @@ impl Simulation {
             }
         }
         Ok(None)
-    }
-
-    /// Apply a plan's effects at once, stage by stage within each group.
-    fn apply_instantly(&mut self, plan: &mut Plan) {
-        if !plan.ops.is_sorted_by_key(|op| (op.group, op.stage)) {
-            plan.ops.sort_by_key(|op| (op.group, op.stage));
-        }
-        let mut acc: Token = 0;
-        let mut group = u32::MAX;
-        for i in 0..plan.ops.len() {
-            let op = plan.ops[i];
-            if op.group != group {
-                group = op.group;
-                acc = 0;
-            }
-            let token = match op.kind {
-                OpKind::Read => {
-                    let t = self.ftl.token(op.ppn);
-                    if op.flags & flags::RESULT != 0 {
-                        acc ^= t;
-                    }
-                    t
-                }
-                OpKind::Program => {
-                    let t = if op.flags & flags::FROM_PREV != 0 { acc ^ op.token } else { op.token };
-                    self.ftl.program_done(op.ppn, t);
-                    t
-                }
-                OpKind::Erase => {
-                    self.ftl.erase_done(self.geo.block_of(op.ppn));
-                    0
-                }
-            };
-            let lpn = plan.groups.get(op.group as usize).map_or(0, |g| g.lpn);
-            let done = OpDone { kind: op.kind, class: op.class, ppn: op.ppn, owner: op.owner, token, tag: op.tag, lpn, host: false, failed: false };
-            self.with_ctx(|s, ctx| s.on_complete(&done, ctx));
-        }
-        // Background work a scheme asks for during setup is not simulated.
-        self.bg.clear();
     }
 }

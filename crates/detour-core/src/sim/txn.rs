@@ -93,12 +93,10 @@ impl Txn {
 pub struct Txns {
     slots: Vec<Txn>,
     free: Vec<u32>,
-    live: usize,
 }
 
 impl Txns {
     pub fn alloc(&mut self, kind: TxnKind) -> u32 {
-        self.live += 1;
         let id = match self.free.pop() {
             Some(id) => id,
             None => {
@@ -121,7 +119,6 @@ impl Txns {
     }
 
     pub fn release(&mut self, id: u32) {
-        self.live -= 1;
         self.free.push(id);
     }
 
@@ -135,7 +132,4 @@ impl Txns {
         &mut self.slots[id as usize]
     }
 
-    pub fn live(&self) -> usize {
-        self.live
-    }
 }
