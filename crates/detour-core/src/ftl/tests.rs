@@ -1,0 +1,89 @@
+//! Unit tests of page and block bookkeeping, allocation and victim choice.
+
+use super::*;
+use crate::config::Config;
+
+fn ftl() -> Ftl {
+    let mut cfg = Config::preset("small").unwrap();
+    cfg.device.blocks_per_plane = 8;
+    cfg.device.pages_per_block = 4;
+    cfg.ftl.gc_threshold = 0.4;
+    let geo = Geometry::from_config(&cfg.device).unwrap();
+    Ftl::new(&cfg, &geo, true).unwrap()
+}
+
+#[test]
+fn page_life_cycle() {
+    let mut f = ftl();
+    let p = f.alloc(0, Stream::Host, 7).unwrap();
+    assert_eq!(f.page_state(p), PageState::Pending);
+    assert!(f.is_live(p) && !f.is_programmed(p));
+    assert_eq!(f.block(f.geo.block_of(p)).pins, 1, "a pending program pins its block");
+    f.program_done(p, 42);
+    assert!(f.is_programmed(p));
+    assert_eq!((f.owner(p), f.token(p)), (7, 42));
+    f.invalidate(p);
+    assert_eq!(f.page_state(p), PageState::Invalid);
+    assert_eq!(f.block(f.geo.block_of(p)).valid, 0);
+}
+
+#[test]
+fn invalidated_while_pending_stays_invalid() {
+    let mut f = ftl();
+    let p = f.alloc(0, Stream::Host, 1).unwrap();
+    f.invalidate(p);
+    f.program_done(p, 5);
+    assert_eq!(f.page_state(p), PageState::Invalid);
+}
+
+#[test]
+fn host_allocation_leaves_the_gc_reserve() {
+    let mut f = ftl();
+    let mut host = 0;
+    while f.alloc(0, Stream::Host, 0).is_some() {
+        host += 1;
+    }
+    // 8 blocks of 4 pages, 2 blocks kept for GC.
+    assert_eq!(host, (8 - GC_RESERVE) * 4);
+    assert!(f.alloc(0, Stream::Gc, 0).is_some());
+    assert!(!f.gc_wanted.is_empty(), "falling below the threshold asks for GC");
+}
+
+#[test]
+fn greedy_victim_is_the_full_unpinned_block_with_fewest_live_pages() {
+    let mut f = ftl();
+    let pages: Vec<u32> = (0..12).map(|i| f.alloc(0, Stream::Host, i).unwrap()).collect();
+    for &p in &pages {
+        f.program_done(p, 1);
+    }
+    // Blocks 0, 1, 2 are full; invalidate 1 page of block 0 and 3 of block 1.
+    f.invalidate(pages[0]);
+    for &p in &pages[4..7] {
+        f.invalidate(p);
+    }
+    f.pin(pages[7]);
+    assert_eq!(f.start_gc(0), Some(0), "block 1 is pinned, so block 0 is next best");
+    f.unpin(pages[7]);
+    let mut live = Vec::new();
+    f.live_pages_of(0, &mut live);
+    assert_eq!(live, pages[1..4].to_vec());
+}
+
+#[test]
+fn erase_frees_the_block_and_counts() {
+    let mut f = ftl();
+    let pages: Vec<u32> = (0..4).map(|i| f.alloc(0, Stream::Host, i).unwrap()).collect();
+    for &p in &pages {
+        f.program_done(p, 1);
+        f.invalidate(p);
+    }
+    let before = f.free_blocks(0);
+    let victim = f.start_gc(0).unwrap();
+    assert!(f.victim_moved(victim));
+    f.erase_issued(victim);
+    f.erase_done(victim);
+    assert_eq!(f.free_blocks(0), before + 1);
+    assert_eq!(f.block(victim).erases, 1);
+    assert_eq!(f.page_state(pages[0]), PageState::Free);
+    assert_eq!(f.token(pages[0]), 0);
+}
