@@ -9,6 +9,49 @@ use crate::config::DeviceConfig;
 use crate::error::{Error, Result};
 use crate::types::{Lpn, Ppn};
 
+/// Division by a fixed divisor: a shift when it is a power of two (every
+/// preset), a real division otherwise. Conversions between ids run for
+/// every flash operation, so this is on the hot path.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Divisor {
+    d: u32,
+    shift: u32,
+    pow2: bool,
+}
+
+impl Divisor {
+    pub fn new(d: u32) -> Divisor {
+        Divisor { d, shift: d.trailing_zeros(), pow2: d.is_power_of_two() }
+    }
+    #[inline(always)]
+    pub fn div(self, x: u32) -> u32 {
+        if self.pow2 {
+            x >> self.shift
+        } else {
+            x / self.d
+        }
+    }
+    #[inline(always)]
+    pub fn rem(self, x: u32) -> u32 {
+        if self.pow2 {
+            x & (self.d - 1)
+        } else {
+            x % self.d
+        }
+    }
+}
+
+/// Divisors of the geometry's conversions, precomputed.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct Divisors {
+    pages_per_block: Divisor,
+    pages_per_plane: Divisor,
+    blocks_per_plane: Divisor,
+    planes_per_die: Divisor,
+    dies_per_chip: Divisor,
+    dies_per_channel: Divisor,
+}
+
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Geometry {
     pub channels: u32,
@@ -20,6 +63,7 @@ pub struct Geometry {
     pub page_size: u32,
     /// Pages the host can address: total pages less over-provisioning.
     pub logical_pages: u32,
+    div: Divisors,
 }
 
 impl Geometry {
@@ -61,6 +105,14 @@ impl Geometry {
             pages_per_block: d.pages_per_block,
             page_size: d.page_size,
             logical_pages: logical as u32,
+            div: Divisors {
+                pages_per_block: Divisor::new(d.pages_per_block),
+                pages_per_plane: Divisor::new(d.pages_per_block * d.blocks_per_plane),
+                blocks_per_plane: Divisor::new(d.blocks_per_plane),
+                planes_per_die: Divisor::new(d.planes_per_die),
+                dies_per_chip: Divisor::new(d.dies_per_chip),
+                dies_per_channel: Divisor::new(d.dies_per_chip * d.chips_per_channel),
+            },
         })
     }
 
@@ -95,23 +147,28 @@ impl Geometry {
 
     #[inline]
     pub fn block_of(&self, ppn: Ppn) -> u32 {
-        ppn / self.pages_per_block
+        self.div.pages_per_block.div(ppn)
     }
     #[inline]
     pub fn page_in_block(&self, ppn: Ppn) -> u32 {
-        ppn % self.pages_per_block
+        self.div.pages_per_block.rem(ppn)
     }
     #[inline]
     pub fn plane_of_block(&self, block: u32) -> u32 {
-        block / self.blocks_per_plane
+        self.div.blocks_per_plane.div(block)
     }
     #[inline]
     pub fn plane_of(&self, ppn: Ppn) -> u32 {
-        ppn / self.pages_per_plane()
+        self.div.pages_per_plane.div(ppn)
     }
     #[inline]
     pub fn die_of_plane(&self, plane: u32) -> u32 {
-        plane / self.planes_per_die
+        self.div.planes_per_die.div(plane)
+    }
+    /// The plane's index within its die.
+    #[inline]
+    pub fn plane_in_die(&self, plane: u32) -> u32 {
+        self.div.planes_per_die.rem(plane)
     }
     #[inline]
     pub fn die_of(&self, ppn: Ppn) -> u32 {
@@ -119,11 +176,11 @@ impl Geometry {
     }
     #[inline]
     pub fn chip_of_die(&self, die: u32) -> u32 {
-        die / self.dies_per_chip
+        self.div.dies_per_chip.div(die)
     }
     #[inline]
     pub fn channel_of_die(&self, die: u32) -> u32 {
-        die / self.dies_per_channel()
+        self.div.dies_per_channel.div(die)
     }
     #[inline]
     pub fn first_page(&self, block: u32) -> Ppn {
@@ -179,9 +236,9 @@ impl AllocOrder {
         let mut coord = [0u32; 4];
         let mut rest = lpn;
         for &k in &self.0 {
-            let n = sizes[k as usize];
-            coord[k as usize] = rest % n;
-            rest /= n;
+            let n = Divisor::new(sizes[k as usize]);
+            coord[k as usize] = n.rem(rest);
+            rest = n.div(rest);
         }
         geo.die_id(coord[0], coord[1], coord[2]) * geo.planes_per_die + coord[3]
     }

@@ -206,7 +206,7 @@ impl Scheduler {
         let kind = self.dies[die].kind;
         let mut used = [false; MAX_PLANES];
         let first = self.ops.get(self.dies[die].batch[0]).ppn;
-        used[(self.geo.plane_of(first) % self.geo.planes_per_die) as usize] = true;
+        used[self.geo.plane_in_die(self.geo.plane_of(first)) as usize] = true;
         let mut i = 0;
         let scan = (planes * 2).min(self.queues[die][qi].len());
         let mut scanned = 0;
@@ -214,7 +214,7 @@ impl Scheduler {
             scanned += 1;
             let id = self.queues[die][qi][i];
             let op = self.ops.get(id);
-            let p = (self.geo.plane_of(op.ppn) % self.geo.planes_per_die) as usize;
+            let p = self.geo.plane_in_die(self.geo.plane_of(op.ppn)) as usize;
             if op.kind == kind && !used[p] {
                 used[p] = true;
                 self.queues[die][qi].remove(i);
