@@ -81,6 +81,7 @@ impl Error {
 #[macro_export]
 macro_rules! ensure_config {
     ($cond:expr, $key:expr, $($fmt:tt)+) => {
+        #[allow(clippy::neg_cmp_op_on_partial_ord)]
         if !$cond {
             return Err($crate::error::Error::config($key, format!($($fmt)+)));
         }

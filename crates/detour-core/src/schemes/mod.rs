@@ -112,7 +112,7 @@ impl SchemeKind {
 
     pub fn build(self, _cfg: &Config) -> Result<Box<dyn Scheme>> {
         Ok(match self {
-            SchemeKind::Conventional => Box::new(Conventional::default()),
+            SchemeKind::Conventional => Box::new(Conventional),
         })
     }
 }

@@ -61,6 +61,7 @@ impl Plan {
         (self.groups.len() - 1) as u32
     }
 
+    #[allow(clippy::too_many_arguments)] // one field each; callers use the named helpers below
     fn push(&mut self, group: u32, stage: u8, kind: OpKind, class: Class, flags: u8, ppn: Ppn, owner: u32, token: Token, tag: u32) {
         self.ops.push(PlannedOp { group, stage, kind, class, flags, ppn, owner, token, tag });
     }
@@ -76,6 +77,7 @@ impl Plan {
     }
 
     /// Program `token` into `ppn` (already allocated) for `owner`.
+    #[allow(clippy::too_many_arguments)]
     pub fn program(&mut self, group: u32, stage: u8, ppn: Ppn, owner: u32, token: Token, class: Class, tag: u32) {
         self.push(group, stage, OpKind::Program, class, 0, ppn, owner, token, tag);
     }
@@ -83,6 +85,7 @@ impl Plan {
     /// Program the XOR of the group's results so far with `token` (a copy of
     /// data read earlier in the group when `token` is 0; a parity update
     /// otherwise).
+    #[allow(clippy::too_many_arguments)]
     pub fn program_from_prev(&mut self, group: u32, stage: u8, ppn: Ppn, owner: u32, token: Token, class: Class, tag: u32) {
         self.push(group, stage, OpKind::Program, class, flags::FROM_PREV, ppn, owner, token, tag);
     }

@@ -15,13 +15,13 @@ impl Simulation {
     /// Read the next request and schedule its arrival.
     pub(super) fn pull_next(&mut self, workload: &mut dyn Iterator<Item = Result<Request>>) -> Result<()> {
         let Some(r) = workload.next() else { return Ok(()) };
-        let io = self.to_io(&r?)?;
+        let io = self.split_request(&r?)?;
         self.next_req = Some(io);
         self.q.schedule(io.arrival, Event::Arrival)
     }
 
     /// Split a request into its page range, checking its address and time.
-    fn to_io(&mut self, r: &Request) -> Result<HostIo> {
+    fn split_request(&mut self, r: &Request) -> Result<HostIo> {
         let err = |reason: String| Err(Error::trace(&self.source, r.line, reason));
         if r.size == 0 {
             return err("request of size 0".into());

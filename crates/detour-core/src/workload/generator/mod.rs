@@ -191,7 +191,7 @@ impl Generator {
         req.offset = a;
         req.size = pm.size;
         let tb = t + delay;
-        if self.limit_ns.map_or(true, |l| tb < l) {
+        if self.limit_ns.is_none_or(|l| tb < l) {
             self.pending.push(Reverse((tb as u64, self.pending_seq, b)));
             self.pending_seq += 1;
         }

@@ -85,7 +85,7 @@ impl<T: Copy + PartialEq> Pool<T> {
         if self.theta == 0.0 {
             return Some(rng.random_range(0..n));
         }
-        if self.zipf.as_ref().map_or(true, |z| z.0 != n) {
+        if self.zipf.as_ref().is_none_or(|z| z.0 != n) {
             self.zipf = Some((n, Zipf::new(n as f64, self.theta).expect("theta checked")));
         }
         let x: f64 = self.zipf.as_ref().expect("just built").1.sample(rng);

@@ -23,7 +23,7 @@ pub(super) fn detect(sample: &[(u64, String)]) -> Result<TraceFormat, String> {
     let mut tried = Vec::new();
     for format in TraceFormat::ALL {
         let (requests, errors, first_error) = score(format, sample);
-        if requests > 0 && best.map_or(true, |(e, _)| errors < e) {
+        if requests > 0 && best.is_none_or(|(e, _)| errors < e) {
             best = Some((errors, format));
         }
         let why = match first_error {
