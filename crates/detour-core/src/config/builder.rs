@@ -157,7 +157,7 @@ mod tests {
 
     #[test]
     fn unknown_key_is_named() {
-        let err = ConfigBuilder::new().merge_toml_str("[device]\nchanels = 4\n").unwrap_err();
+        let err = ConfigBuilder::new().merge_toml_str("[device]\nchanels = 4\n").unwrap().build().unwrap_err();
         let msg = err.to_string();
         assert!(msg.contains("device.chanels"), "{msg}");
     }

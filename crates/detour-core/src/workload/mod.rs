@@ -35,3 +35,8 @@ pub mod writer;
 // Synthetic workloads.
 pub mod generator;
 pub mod profiles;
+
+pub use formats::TraceFormat;
+pub use inspect::{inspect, SizeBucket, TraceStats};
+pub use reader::{open_trace, open_trace_reader, TraceOptions, TraceStream};
+pub use writer::write_trace;

@@ -21,11 +21,16 @@ pub fn req(time_ns: u64, page: u64, pages: u32, kind: IoKind) -> Request {
 /// `read_ratio` are reads over pages [0, span), the rest writes over
 /// [span, 2 span) so reads never hit a pending write.
 pub fn poisson(n: usize, rate: f64, read_ratio: f64, span: u64, seed: u64) -> Vec<Request> {
+    poisson_iter(n, rate, read_ratio, span, seed).collect()
+}
+
+/// The same stream as `poisson`, generated lazily.
+pub fn poisson_iter(n: usize, rate: f64, read_ratio: f64, span: u64, seed: u64) -> impl Iterator<Item = Request> {
     let mut rng = ChaCha8Rng::seed_from_u64(seed);
     let exp = Exp::new(rate / 1e9).unwrap();
     let mut t = 0.0f64;
     (0..n)
-        .map(|i| {
+        .map(move |i| {
             t += exp.sample(&mut rng);
             let read = rng.random::<f64>() < read_ratio;
             let page = rng.random_range(0..span) + if read { 0 } else { span };
@@ -33,5 +38,4 @@ pub fn poisson(n: usize, rate: f64, read_ratio: f64, span: u64, seed: u64) -> Ve
             r.line = i as u64 + 1;
             r
         })
-        .collect()
 }
