@@ -9,7 +9,7 @@
 //! - [`schemes`]: `schemes()`
 //! - [`sim`]: `run()` (GIL released during the run; Ctrl-C stops it cleanly)
 //! - [`metrics`]: summary JSON and per-request NumPy columns
-//! - [`workload`]: workload sources and trace utilities
+//! - [`workload`]: workload sources, `formats()`, `inspect_trace()`, `convert_trace()`
 //! - [`error`]: one Python exception class per core error kind
 //!
 //! The stubs in `python/detour/_detour.pyi` document every function.
@@ -33,5 +33,8 @@ fn _detour(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(config::presets, m)?)?;
     m.add_function(wrap_pyfunction!(schemes::schemes, m)?)?;
     m.add_function(wrap_pyfunction!(sim::run, m)?)?;
+    m.add_function(wrap_pyfunction!(workload::formats, m)?)?;
+    m.add_function(wrap_pyfunction!(workload::inspect_trace, m)?)?;
+    m.add_function(wrap_pyfunction!(workload::convert_trace, m)?)?;
     Ok(())
 }

@@ -3,13 +3,14 @@
 //! checks for Ctrl-C.
 
 use crate::error::to_py;
-use crate::workload::{requests_from_dict, Source};
+use crate::workload::{requests_from_dict, trace_options, Source};
 use crate::{config, metrics};
 use detour_core::sim::{Progress, Simulation};
 use detour_core::ErrorKind;
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
+use std::path::PathBuf;
 
 /// The core's progress hook, bridged to Python.
 struct PyProgress {
@@ -48,17 +49,30 @@ impl Progress for PyProgress {
 ///
 /// Returns `(summary_json, columns, verify_failures_json, workload_json)`.
 #[pyfunction]
-#[pyo3(signature = (config, *, requests=None, progress=None))]
+#[pyo3(signature = (
+    config, *, trace=None, format=None, skip_malformed=false, volume=None, clamp_backwards_time=false,
+    requests=None, progress=None
+))]
+#[allow(clippy::too_many_arguments)]
 pub fn run<'py>(
     py: Python<'py>,
     config: &str,
+    trace: Option<PathBuf>,
+    format: Option<&str>,
+    skip_malformed: bool,
+    volume: Option<u32>,
+    clamp_backwards_time: bool,
     requests: Option<Bound<'py, PyDict>>,
     progress: Option<Py<PyAny>>,
 ) -> PyResult<(String, Bound<'py, PyDict>, String, String)> {
     let cfg = config::parse(config)?;
-    let source = match requests {
-        Some(d) => Source::Requests(requests_from_dict(&d)?),
-        None => return Err(PyValueError::new_err("give a workload: requests")),
+    let source = match (trace, requests) {
+        (Some(path), None) => {
+            let opts = trace_options(format, skip_malformed, volume, clamp_backwards_time, false)?;
+            Source::Trace { path, opts }
+        }
+        (None, Some(d)) => Source::Requests(requests_from_dict(&d)?),
+        _ => return Err(PyValueError::new_err("give exactly one workload: trace or requests")),
     };
     let mut prog = PyProgress { callback: progress, error: None };
     let outcome = py.allow_threads(|| {

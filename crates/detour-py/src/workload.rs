@@ -1,27 +1,34 @@
 //! Workloads: where a run's requests come from (a trace file, a synthetic
-//! profile, or arrays handed over from Python), and trace utilities.
+//! profile, or arrays handed over from Python), and the trace utilities
+//! (`formats`, `inspect_trace`, `convert_trace`).
 
-use detour_core::workload::Request;
-use detour_core::IoKind;
+use crate::error::{to_py, ToPyResult};
+use crate::metrics::to_json;
+use detour_core::workload::{self as core_workload, Request, TraceFormat, TraceOptions, TraceStream};
+use detour_core::{Error, IoKind};
 use numpy::{Element, PyArray1, PyArrayMethods};
 use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
+use std::path::PathBuf;
 
 /// A workload, fully resolved while the GIL is held, to be opened without it.
 pub enum Source {
+    Trace { path: PathBuf, opts: TraceOptions },
     Requests(Vec<Request>),
 }
 
 /// An opened workload: a request stream plus what it counted.
 pub enum Opened {
-    Requests(std::vec::IntoIter<Request>),
+    Trace(TraceStream),
+    Requests { it: std::vec::IntoIter<Request>, n: usize },
 }
 
 impl Source {
     pub fn open(self) -> detour_core::Result<Opened> {
         Ok(match self {
-            Source::Requests(v) => Opened::Requests(v.into_iter()),
+            Source::Trace { path, opts } => Opened::Trace(core_workload::open_trace(&path, &opts)?),
+            Source::Requests(v) => Opened::Requests { n: v.len(), it: v.into_iter() },
         })
     }
 }
@@ -30,30 +37,138 @@ impl Opened {
     /// The name errors and `summary.workload.source` use.
     pub fn name(&self) -> String {
         match self {
-            Opened::Requests(_) => "<requests>".into(),
+            Opened::Trace(t) => t.path().display().to_string(),
+            Opened::Requests { .. } => "<requests>".into(),
         }
     }
 
     /// `summary.workload`: source, format and the reader's counters.
     pub fn info(&self) -> serde_json::Value {
         match self {
-            Opened::Requests(_) => serde_json::json!({
+            Opened::Trace(t) => stream_info(t),
+            Opened::Requests { n, .. } => serde_json::json!({
                 "source": self.name(),
+                "kind": "requests",
                 "format": null,
+                "requests": n,
                 "skipped_malformed": 0,
                 "clamped": 0,
                 "filtered_out": 0,
+                "ignored": 0,
             }),
         }
     }
+}
+
+fn stream_info(t: &TraceStream) -> serde_json::Value {
+    serde_json::json!({
+        "source": t.path().display().to_string(),
+        "kind": "trace",
+        "format": t.format().name(),
+        "requests": t.requests(),
+        "skipped_malformed": t.skipped_malformed(),
+        "clamped": t.clamped(),
+        "filtered_out": t.filtered_out(),
+        "ignored": t.ignored(),
+    })
 }
 
 impl Iterator for Opened {
     type Item = detour_core::Result<Request>;
     fn next(&mut self) -> Option<Self::Item> {
         match self {
-            Opened::Requests(it) => it.next().map(Ok),
+            Opened::Trace(t) => t.next(),
+            Opened::Requests { it, .. } => it.next().map(Ok),
         }
+    }
+}
+
+/// Reader options from the Python keyword arguments.
+pub fn trace_options(
+    format: Option<&str>,
+    skip_malformed: bool,
+    volume: Option<u32>,
+    clamp_backwards_time: bool,
+    keep_absolute_time: bool,
+) -> PyResult<TraceOptions> {
+    let format = format.map(|f| f.parse::<TraceFormat>()).transpose().py()?;
+    Ok(TraceOptions { format, volume, skip_malformed, keep_absolute_time, clamp_backwards_time })
+}
+
+/// Names of every trace format, in auto-detection priority order.
+#[pyfunction]
+pub fn formats() -> Vec<&'static str> {
+    TraceFormat::ALL.iter().map(|f| f.name()).collect()
+}
+
+/// Read a whole trace and return its statistics as JSON.
+#[pyfunction]
+#[pyo3(signature = (path, *, format=None, skip_malformed=false, volume=None, clamp_backwards_time=false))]
+pub fn inspect_trace(
+    py: Python<'_>,
+    path: PathBuf,
+    format: Option<&str>,
+    skip_malformed: bool,
+    volume: Option<u32>,
+    clamp_backwards_time: bool,
+) -> PyResult<String> {
+    let opts = trace_options(format, skip_malformed, volume, clamp_backwards_time, false)?;
+    let stats = py.allow_threads(|| core_workload::inspect(core_workload::open_trace(&path, &opts)?)).py()?;
+    to_json(&stats)
+}
+
+/// Stop a stream with `Error::Interrupted` when Ctrl-C is pressed (checked
+/// every 65,536 requests), remembering the Python exception to re-raise.
+struct Interruptible<I> {
+    inner: I,
+    n: u64,
+    error: Option<PyErr>,
+}
+
+impl<I: Iterator<Item = detour_core::Result<Request>>> Iterator for Interruptible<I> {
+    type Item = detour_core::Result<Request>;
+    fn next(&mut self) -> Option<Self::Item> {
+        self.n += 1;
+        if self.n & 0xFFFF == 0 {
+            if let Err(e) = Python::with_gil(|py| py.check_signals()) {
+                self.error = Some(e);
+                return Some(Err(Error::Interrupted { done: self.n - 1 }));
+            }
+        }
+        self.inner.next()
+    }
+}
+
+/// Convert `src` to format `to`, written to `dst` (replaced if it exists).
+/// Returns `(requests_written, workload_json)`.
+#[pyfunction]
+#[pyo3(signature = (src, dst, to, *, format=None, skip_malformed=false, volume=None, clamp_backwards_time=false, keep_absolute_time=false))]
+#[allow(clippy::too_many_arguments)]
+pub fn convert_trace(
+    py: Python<'_>,
+    src: PathBuf,
+    dst: PathBuf,
+    to: &str,
+    format: Option<&str>,
+    skip_malformed: bool,
+    volume: Option<u32>,
+    clamp_backwards_time: bool,
+    keep_absolute_time: bool,
+) -> PyResult<(u64, String)> {
+    let to: TraceFormat = to.parse().py()?;
+    let opts = trace_options(format, skip_malformed, volume, clamp_backwards_time, keep_absolute_time)?;
+    let mut error = None;
+    let outcome = py.allow_threads(|| {
+        let stream = core_workload::open_trace(&src, &opts)?;
+        let out = std::fs::File::create(&dst).map_err(|e| Error::io(dst.display().to_string(), e))?;
+        let mut it = Interruptible { inner: stream, n: 0, error: None };
+        let written = core_workload::write_trace(to, &mut it, out);
+        error = it.error.take();
+        Ok::<_, Error>((written?, stream_info(&it.inner)))
+    });
+    match outcome {
+        Ok((n, info)) => Ok((n, to_json(&info)?)),
+        Err(e) => Err(error.unwrap_or_else(|| to_py(e))),
     }
 }
 
