@@ -39,6 +39,11 @@ pub struct Scheduler {
     /// Operations finished since the simulator last drained this.
     pub done: Vec<u32>,
     pub counts: Vec<DieCounts>,
+    /// Idle dies that got work this instant; dispatched together by
+    /// `kick`, so operations submitted at the same time can share a
+    /// multi-plane batch.
+    pending: Vec<u32>,
+    flagged: Vec<bool>,
 }
 
 impl Scheduler {
@@ -54,6 +59,8 @@ impl Scheduler {
             ops: OpSlab::default(),
             done: Vec::with_capacity(64),
             counts: vec![DieCounts::default(); dies],
+            pending: Vec::new(),
+            flagged: vec![false; dies],
         }
     }
 
@@ -72,7 +79,8 @@ impl Scheduler {
         }
     }
 
-    /// Queue an operation on its die and start it if the die can.
+    /// Queue an operation on its die. An idle die starts at the next
+    /// `kick` (same simulated instant); a busy one may be suspended for a read.
     pub fn submit(&mut self, id: u32, q: &mut EventQueue) -> Result<()> {
         let now = q.now();
         let op = self.ops.get_mut(id);
@@ -88,7 +96,10 @@ impl Scheduler {
         self.dies[die].occ += 1;
         let d = &self.dies[die];
         if d.phase == Phase::Idle {
-            self.dispatch(die, q)?;
+            if !self.flagged[die] {
+                self.flagged[die] = true;
+                self.pending.push(die as u32);
+            }
         } else if class == Class::HostRead && kind == OpKind::Read && self.can_suspend(die) {
             self.suspend(die, q)?;
         }
@@ -119,6 +130,24 @@ impl Scheduler {
         self.counts[die].suspensions += 1;
         let gen = d.gen;
         q.after(self.timing.suspend, Event::SuspendDone { die: die as u32, gen })
+    }
+
+    /// Start every idle die that got work since the last kick, in the order
+    /// the work arrived. True if any die was started.
+    pub fn kick(&mut self, q: &mut EventQueue) -> Result<bool> {
+        if self.pending.is_empty() {
+            return Ok(false);
+        }
+        let pending = std::mem::take(&mut self.pending);
+        for &die in &pending {
+            self.flagged[die as usize] = false;
+            if self.dies[die as usize].phase == Phase::Idle {
+                self.dispatch(die as usize, q)?;
+            }
+        }
+        self.pending = pending;
+        self.pending.clear();
+        Ok(true)
     }
 
     pub fn on_suspend_done(&mut self, die: u32, gen: u32, q: &mut EventQueue) -> Result<()> {

@@ -126,7 +126,11 @@ impl Simulation {
 
     /// Handle every operation the scheduler finished.
     pub(super) fn drain_done(&mut self) -> Result<()> {
-        while !self.sched.done.is_empty() {
+        loop {
+            self.sched.kick(&mut self.q)?;
+            if self.sched.done.is_empty() {
+                return Ok(());
+            }
             std::mem::swap(&mut self.done, &mut self.sched.done);
             for k in 0..self.done.len() {
                 let id = self.done[k];
@@ -134,7 +138,6 @@ impl Simulation {
             }
             self.done.clear();
         }
-        Ok(())
     }
 
     fn complete_op(&mut self, id: u32) -> Result<()> {

@@ -112,10 +112,16 @@ pub struct Simulation {
 impl Simulation {
     /// Build a device, FTL, scheduler and scheme from a validated config.
     pub fn new(cfg: Config) -> Result<Simulation> {
+        let scheme = SchemeKind::parse(&cfg.scheme.name)?.build(&cfg)?;
+        Self::with_scheme(cfg, scheme)
+    }
+
+    /// Build with a scheme object that is not (yet) one of [`SchemeKind`]:
+    /// for trying a scheme out of tree, and for tests that break one on purpose.
+    pub fn with_scheme(cfg: Config, scheme: Box<dyn Scheme>) -> Result<Simulation> {
         cfg.validate()?;
         let geo = Geometry::from_config(&cfg.device)?;
         let timing = Timing::from_config(&cfg);
-        let scheme = SchemeKind::parse(&cfg.scheme.name)?.build(&cfg)?;
         let verify = cfg.run.verify;
         Ok(Simulation {
             q: EventQueue::new(),
@@ -182,7 +188,12 @@ impl Simulation {
                 Event::SuspendDone { die, gen } => self.sched.on_suspend_done(die, gen, &mut self.q)?,
                 Event::Tick => self.on_tick()?,
             }
-            self.drain_done()?;
+            // Dies start, and finished operations are handed on, once every
+            // event of this instant has run: work arriving at the same time
+            // can then share a multi-plane batch.
+            if self.q.peek_time().is_none_or(|t| t > now) {
+                self.drain_done()?;
+            }
         }
         progress.update(self.n.arrivals, self.q.now());
         self.check_all_done()?;

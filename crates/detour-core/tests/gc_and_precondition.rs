@@ -1,0 +1,105 @@
+//! Garbage collection under pressure, preconditioning, and a full device.
+
+mod common;
+use common::*;
+use detour_core::config::Config;
+use detour_core::{sim, IoKind};
+use rand::{Rng, SeedableRng};
+use rand_chacha::ChaCha8Rng;
+
+/// 1 channel, 1 chip, 1 die, 2 planes of 32 blocks of 32 pages (2048 pages),
+/// so a few thousand writes force GC.
+fn tiny(extra: &[&str]) -> Config {
+    let mut o = vec![
+        "device.channels=1",
+        "device.chips_per_channel=1",
+        "device.dies_per_chip=1",
+        "device.planes_per_die=2",
+        "device.blocks_per_plane=32",
+        "device.pages_per_block=32",
+        "device.overprovisioning=0.25",
+        "ftl.gc_threshold=0.1",
+        "run.verify=true",
+    ];
+    o.extend_from_slice(extra);
+    small(&o)
+}
+
+fn random_mix(n: usize, pages: u64, read_ratio: f64, gap_ns: u64, seed: u64) -> Vec<detour_core::Request> {
+    let mut rng = ChaCha8Rng::seed_from_u64(seed);
+    (0..n)
+        .map(|i| {
+            let kind = if rng.random::<f64>() < read_ratio { IoKind::Read } else { IoKind::Write };
+            let p = rng.random_range(0..pages);
+            let mut r = req(i as u64 * gap_ns, p, 1, kind);
+            r.line = i as u64 + 1;
+            r
+        })
+        .collect()
+}
+
+#[test]
+fn gc_pressure_loses_no_request_and_no_data() {
+    let cfg = tiny(&[]);
+    let logical = 2048 * 3 / 4;
+    let reqs = random_mix(30_000, logical, 0.3, 20_000, 1);
+    let r = sim::run_requests(cfg, &reqs).unwrap();
+    let s = &r.summary;
+    assert_eq!(s.requests, 30_000, "every request completes");
+    assert_eq!(s.verify_errors, 0, "{:?}", r.verify_failures);
+    assert!(s.gc.runs > 100, "GC ran {} times", s.gc.runs);
+    assert!(s.gc.moves > 0);
+    assert!(s.gc.write_amplification > 1.0);
+    assert!(s.gc.erase_count_max > 0);
+    assert!(s.stalls > 0, "the write rate outruns GC, so some writes wait for an erase");
+}
+
+#[test]
+fn gc_is_deterministic() {
+    let reqs = random_mix(10_000, 1500, 0.3, 30_000, 2);
+    let a = sim::run_requests(tiny(&[]), &reqs).unwrap();
+    let b = sim::run_requests(tiny(&[]), &reqs).unwrap();
+    assert_eq!(serde_json::to_string(&a.summary).unwrap(), serde_json::to_string(&b.summary).unwrap());
+}
+
+#[test]
+fn preconditioning_makes_gc_active_from_the_first_requests() {
+    let cfg = tiny(&["ftl.precondition.valid=0.5", "ftl.precondition.to_gc_threshold=true"]);
+    // 200 writes: far fewer than the free space of a fresh device.
+    let reqs = random_mix(200, 700, 0.0, 200_000, 3);
+    let r = sim::run_requests(cfg, &reqs).unwrap();
+    assert!(r.summary.gc.runs > 0, "GC should start within the first writes");
+    let fresh = sim::run_requests(tiny(&[]), &reqs).unwrap();
+    assert_eq!(fresh.summary.gc.runs, 0);
+    // Preconditioning itself is not counted in the results.
+    assert_eq!(r.summary.pages.host_written, 200);
+}
+
+#[test]
+fn preconditioned_data_reads_back_correctly() {
+    let cfg = tiny(&["ftl.precondition.valid=0.6", "ftl.precondition.invalid=0.2"]);
+    let reqs = random_mix(5_000, 900, 0.8, 50_000, 4);
+    let r = sim::run_requests(cfg, &reqs).unwrap();
+    assert_eq!(r.summary.verify_errors, 0);
+    assert_eq!(r.summary.requests, 5_000);
+    // LPNs below 60% of the logical space were written by preconditioning,
+    // so only reads above it are placed on first read.
+    assert!(r.summary.pages.placed_on_read < 900);
+}
+
+#[test]
+fn impossible_preconditioning_names_the_key() {
+    let err = Config::from_toml_str("[ftl.precondition]\nvalid = 1.0\ninvalid = 0.5\n").unwrap_err();
+    assert!(err.to_string().contains("ftl.precondition.invalid"), "{err}");
+}
+
+#[test]
+fn a_device_with_no_room_reports_instead_of_hanging() {
+    // No over-provisioning and every page live: GC can never reclaim a page.
+    let cfg = tiny(&["device.overprovisioning=0.0", "ftl.gc_threshold=0.0"]);
+    let logical = 2048u64;
+    let mut reqs: Vec<_> = (0..logical).map(|p| req(p * 1000, p, 1, IoKind::Write)).collect();
+    reqs.extend((0..200).map(|i| req(logical * 1000 + i * 1000, i, 1, IoKind::Write)));
+    let err = sim::run_requests(cfg, &reqs).unwrap_err();
+    assert!(err.to_string().contains("could not complete"), "{err}");
+}

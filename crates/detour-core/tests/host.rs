@@ -1,0 +1,78 @@
+//! The host interface: queue depth, time scaling, warm-up, addresses.
+
+mod common;
+use common::*;
+use detour_core::{sim, IoKind};
+
+const READ: u64 = 100 + 50_000 + 12_300;
+
+#[test]
+fn queue_depth_one_serialises_requests() {
+    let reqs = [req(0, 0, 1, IoKind::Read), req(0, 1, 1, IoKind::Read)];
+    let open = sim::run_requests(small(&[]), &reqs).unwrap();
+    let qd1 = sim::run_requests(small(&["host.queue_depth=1"]), &reqs).unwrap();
+    // Open loop: different channels, both take one read.
+    assert_eq!(open.requests.latency_ns, vec![READ, READ]);
+    // QD 1: the second waits at the host; its response time counts from arrival.
+    assert_eq!(qd1.requests.latency_ns, vec![READ, 2 * READ]);
+}
+
+#[test]
+fn time_scale_compresses_arrivals() {
+    let reqs = [req(0, 0, 1, IoKind::Read), req(1_000_000, 1, 1, IoKind::Read)];
+    let r = sim::run_requests(small(&["host.time_scale=0.5"]), &reqs).unwrap();
+    assert_eq!(r.requests.arrival_ns, vec![0, 500_000]);
+}
+
+#[test]
+fn warmup_requests_are_left_out_of_the_statistics() {
+    let reqs: Vec<_> = (0..10).map(|i| req(i * 1_000_000, i, 1, IoKind::Read)).collect();
+    let r = sim::run_requests(small(&["host.warmup_requests=4"]), &reqs).unwrap();
+    assert_eq!(r.summary.requests, 6);
+    assert_eq!(r.summary.warmup_requests, 4);
+    assert_eq!(r.requests.len(), 10);
+    assert!(r.requests.warmup[..4].iter().all(|&w| w));
+}
+
+#[test]
+fn address_beyond_the_device_is_an_error_or_folded_on_request() {
+    let cfg = small(&[]);
+    let logical = detour_core::device::Geometry::from_config(&cfg.device).unwrap().logical_pages as u64;
+    let mut r = req(0, logical + 5, 1, IoKind::Read);
+    r.line = 42;
+    let err = sim::run_requests(cfg, &[r]).unwrap_err();
+    let msg = err.to_string();
+    assert!(msg.contains(":42:") && msg.contains("beyond the logical space"), "{msg}");
+    let folded = sim::run_requests(small(&["host.address=fold"]), &[r]).unwrap();
+    assert_eq!(folded.summary.pages.folded, 1);
+    assert_eq!(folded.summary.requests, 1);
+}
+
+#[test]
+fn time_going_backwards_is_an_error_naming_the_line() {
+    let mut b = req(500, 1, 1, IoKind::Read);
+    b.line = 2;
+    let err = sim::run_requests(small(&[]), &[req(1000, 0, 1, IoKind::Read), b]).unwrap_err();
+    assert!(err.to_string().contains(":2:"), "{err}");
+}
+
+#[test]
+fn unaligned_request_covers_every_page_it_touches() {
+    let mut r = req(0, 0, 1, IoKind::Read);
+    r.offset = 4096 - 512;
+    r.size = 1024; // straddles pages 0 and 1
+    let s = sim::run_requests(small(&[]), &[r]).unwrap().summary;
+    assert_eq!(s.pages.host_read, 2);
+}
+
+#[test]
+fn dynamic_allocation_sends_writes_to_idle_dies() {
+    // 16 writes of the same page arriving together: static CWDP puts them all
+    // on one die; dynamic allocation spreads them over the least-loaded dies.
+    let reqs: Vec<_> = (0..16).map(|_| req(0, 0, 1, IoKind::Write)).collect();
+    let stat = sim::run_requests(small(&["ftl.allocation=static"]), &reqs).unwrap();
+    let dynm = sim::run_requests(small(&["ftl.allocation=dynamic"]), &reqs).unwrap();
+    assert_eq!(stat.summary.dies.programs.iter().filter(|&&p| p > 0).count(), 1);
+    assert_eq!(dynm.summary.dies.programs.iter().filter(|&&p| p > 0).count(), 16);
+    assert!(dynm.summary.latency_us.write.mean < stat.summary.latency_us.write.mean / 4.0);
+}
