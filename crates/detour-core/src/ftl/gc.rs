@@ -30,7 +30,13 @@ impl Ftl {
         }
         let (victim, _) = best?;
         self.blocks[victim as usize].state = BlockState::Victim;
-        self.planes[plane as usize].gc_active = true;
+        let p = &mut self.planes[plane as usize];
+        p.gc_active = true;
+        // A full block can still be a stream's write point; once erased it
+        // must not be written through that stale reference.
+        for wp in p.write_points.iter_mut().filter(|wp| **wp == victim) {
+            *wp = crate::types::NO_PAGE;
+        }
         self.stats.gc_runs += 1;
         Some(victim)
     }
@@ -67,5 +73,12 @@ impl Ftl {
         let b = &mut self.blocks[block as usize];
         b.erase_ready = true;
         b.pins == 0
+    }
+}
+
+impl Ftl {
+    /// The victim's erase has been issued: later unpins must not issue another.
+    pub fn erase_issued(&mut self, block: u32) {
+        self.blocks[block as usize].erase_ready = false;
     }
 }

@@ -215,7 +215,9 @@ impl Ftl {
         }
         let b = &mut self.blocks[block as usize];
         debug_assert_eq!(b.valid, 0, "erasing block {block} with live pages");
-        *b = BlockInfo { valid: 0, erases: b.erases + 1, next: 0, pins: 0, state: BlockState::Free, erase_ready: false };
+        // Pins survive: a read a (buggy) scheme planned onto the block after
+        // the erase was issued still holds one, and finds no data.
+        *b = BlockInfo { valid: 0, erases: b.erases + 1, next: 0, pins: b.pins, state: BlockState::Free, erase_ready: false };
         self.stats.erases += 1;
         let plane = self.geo.plane_of_block(block) as usize;
         self.planes[plane].free.push_back(block);

@@ -83,6 +83,7 @@ impl Simulation {
     }
 
     pub(super) fn issue_erase(&mut self, block: u32) -> Result<()> {
+        self.ftl.erase_issued(block);
         let t = self.txns.alloc(TxnKind::Erase { block });
         let mut plan = std::mem::take(&mut self.plan);
         plan.clear();

@@ -1,0 +1,352 @@
+//! Mechanics of the generator on small hand-made specs (statistics of the
+//! named profiles are in tests/gen_*.rs).
+
+use super::*;
+use crate::error::Error;
+
+fn run(spec: &SyntheticSpec) -> Vec<Request> {
+    Generator::new(spec).unwrap().collect()
+}
+
+fn small() -> SyntheticSpec {
+    SyntheticSpec {
+        requests: 20_000,
+        footprint_bytes: 64 * MIB,
+        ..SyntheticSpec::default()
+    }
+}
+
+#[test]
+fn same_seed_same_sequence_other_seed_differs() {
+    let mut spec = small();
+    spec.zipf_theta = 0.9;
+    spec.sequential = 0.3;
+    spec.size = SizeDist::Weighted(vec![(4096, 1.0), (65536, 1.0)]);
+    let a = run(&spec);
+    assert_eq!(a, run(&spec));
+    spec.seed = 2;
+    let b = run(&spec);
+    assert_eq!(a.len(), b.len());
+    assert_ne!(a, b);
+}
+
+#[test]
+fn lines_times_and_write_contents() {
+    let reqs = run(&small());
+    assert_eq!(reqs.len(), 20_000);
+    assert_eq!(reqs[0].time_ns, 0);
+    for (i, r) in reqs.iter().enumerate() {
+        assert_eq!(r.line, i as u64 + 1);
+        assert_eq!(r.volume, 0);
+        assert_eq!(r.content == 0, r.kind == IoKind::Read, "line {}", r.line);
+    }
+    assert!(reqs.windows(2).all(|w| w[0].time_ns <= w[1].time_ns));
+}
+
+#[test]
+fn duration_limits_the_stream() {
+    let spec = SyntheticSpec {
+        requests: 0,
+        duration_s: 2.0,
+        arrival: Arrival::Constant { rate_per_s: 1000.0 },
+        ..small()
+    };
+    let reqs = run(&spec);
+    assert_eq!(reqs.len(), 2000);
+    assert_eq!(reqs[1].time_ns, 1_000_000);
+}
+
+#[test]
+fn full_sequentiality_is_contiguous() {
+    let spec = SyntheticSpec {
+        sequential: 1.0,
+        size: SizeDist::Fixed(8192),
+        ..small()
+    };
+    let reqs = run(&spec);
+    let wraps = reqs
+        .windows(2)
+        .filter(|w| w[1].offset != w[0].offset + 8192)
+        .count();
+    // Only when the stream runs off the end of the footprint and restarts at
+    // a random page (half the footprint away from the end on average).
+    let passes = reqs.len() * 8192 / spec.footprint_bytes as usize;
+    assert!(wraps <= 3 * passes + 2, "{wraps} jumps");
+}
+
+#[test]
+fn page_classes_are_respected() {
+    let spec = SyntheticSpec {
+        classes: Some(ClassSpec {
+            read_only: 0.5,
+            write_only: 0.3,
+            chunk_bytes: None,
+        }),
+        size: SizeDist::Weighted(vec![(4096, 1.0), (16384, 1.0)]),
+        sequential: 0.3,
+        zipf_theta: 0.8,
+        ..small()
+    };
+    let g = Generator::new(&spec).unwrap();
+    let reqs: Vec<Request> = Generator::new(&spec).unwrap().collect();
+    let mut seen = std::collections::HashMap::new();
+    for r in &reqs {
+        for p in 0..(r.size as u64).div_ceil(4096) {
+            let class = g
+                .page_class(r.offset + p * 4096)
+                .expect("inside the footprint");
+            *seen.entry(class).or_insert(0) += 1;
+            match (class, r.kind) {
+                (PageClass::ReadOnly, IoKind::Write) => panic!("write to a read-only page: {r:?}"),
+                (PageClass::WriteOnly, IoKind::Read) => panic!("read of a write-only page: {r:?}"),
+                _ => {}
+            }
+        }
+    }
+    assert_eq!(seen.len(), 3, "all three classes used: {seen:?}");
+}
+
+#[test]
+fn content_model_hits_its_unique_shares() {
+    let spec = SyntheticSpec {
+        read_ratio: 0.5,
+        content: Some(ContentSpec {
+            write_unique: 0.3,
+            read_unique: 0.4,
+            drift_per_day: 0.2,
+            day_s: 1.0,
+            ..ContentSpec::default()
+        }),
+        ..small()
+    };
+    let s = content_stats(run(&spec));
+    assert!((s.write_unique_share() - 0.3).abs() < 0.02, "{s:?}");
+    assert!((s.read_unique_share() - 0.4).abs() < 0.02, "{s:?}");
+}
+
+#[test]
+fn pairs_share_a_die_and_arrive_within_the_gap() {
+    let spec = SyntheticSpec {
+        read_ratio: 0.9,
+        pairs: Some(PairSpec {
+            count: 50,
+            read_share: 0.5,
+            gap_us: 20.0,
+            ..PairSpec::default()
+        }),
+        // Large enough that ordinary reads almost never hit a pair page.
+        footprint_bytes: 64 * GIB,
+        ..small()
+    };
+    let g = Generator::new(&spec).unwrap();
+    let pairs = g.pairs().to_vec();
+    for &(a, b) in &pairs {
+        assert_eq!((a / 4096) % 16, (b / 4096) % 16);
+        assert_ne!(a, b);
+    }
+    let reqs: Vec<Request> = g.collect();
+    let firsts: std::collections::HashSet<u64> = pairs.iter().map(|p| p.0).collect();
+    let seconds: std::collections::HashMap<u64, u64> = pairs.iter().map(|p| (p.1, p.0)).collect();
+    let (mut matched, mut lone) = (0, 0);
+    for (i, r) in reqs
+        .iter()
+        .enumerate()
+        .filter(|(_, r)| r.kind == IoKind::Read)
+    {
+        if let Some(&a) = seconds.get(&r.offset) {
+            let mut back = reqs[..i]
+                .iter()
+                .rev()
+                .take_while(|q| r.time_ns - q.time_ns <= 20_000);
+            if back.any(|q| q.offset == a) {
+                matched += 1;
+            } else {
+                lone += 1;
+            }
+        }
+    }
+    assert!(
+        lone <= 2,
+        "{lone} second halves without their first within the gap"
+    );
+    let reads = reqs.iter().filter(|r| r.kind == IoKind::Read).count();
+    let pair_reads = reqs
+        .iter()
+        .filter(|r| firsts.contains(&r.offset) || seconds.contains_key(&r.offset))
+        .count();
+    assert!(matched > 0);
+    assert!(
+        (pair_reads as f64 / reads as f64 - 0.5).abs() < 0.02,
+        "{pair_reads} of {reads}"
+    );
+}
+
+fn rejected(spec: SyntheticSpec) -> String {
+    match spec.validate() {
+        Err(Error::Config { key, reason }) => {
+            assert!(!reason.is_empty());
+            key
+        }
+        other => panic!("expected a config error, got {other:?}"),
+    }
+}
+
+#[test]
+fn validate_names_the_bad_key() {
+    let d = SyntheticSpec::default;
+    let cases: Vec<(SyntheticSpec, &str)> = vec![
+        (SyntheticSpec { requests: 0, ..d() }, "requests"),
+        (
+            SyntheticSpec {
+                duration_s: -1.0,
+                ..d()
+            },
+            "duration_s",
+        ),
+        (
+            SyntheticSpec {
+                duration_s: f64::NAN,
+                ..d()
+            },
+            "duration_s",
+        ),
+        (
+            SyntheticSpec {
+                read_ratio: 1.5,
+                ..d()
+            },
+            "read_ratio",
+        ),
+        (
+            SyntheticSpec {
+                read_ratio: f64::NAN,
+                ..d()
+            },
+            "read_ratio",
+        ),
+        (
+            SyntheticSpec {
+                arrival: Arrival::Poisson { rate_per_s: 0.0 },
+                ..d()
+            },
+            "arrival.rate_per_s",
+        ),
+        (
+            SyntheticSpec {
+                alignment: 3000,
+                ..d()
+            },
+            "alignment",
+        ),
+        (
+            SyntheticSpec {
+                footprint_bytes: 5000,
+                ..d()
+            },
+            "footprint_bytes",
+        ),
+        (
+            SyntheticSpec {
+                size: SizeDist::Fixed(0),
+                ..d()
+            },
+            "size",
+        ),
+        (
+            SyntheticSpec {
+                size: SizeDist::Weighted(vec![(4096, -1.0)]),
+                ..d()
+            },
+            "size",
+        ),
+        (
+            SyntheticSpec {
+                zipf_theta: -0.1,
+                ..d()
+            },
+            "zipf_theta",
+        ),
+        (
+            SyntheticSpec {
+                sequential: 2.0,
+                ..d()
+            },
+            "sequential",
+        ),
+        (SyntheticSpec { streams: 0, ..d() }, "streams"),
+        (
+            SyntheticSpec {
+                seed: u64::MAX,
+                ..d()
+            },
+            "seed",
+        ),
+        (
+            SyntheticSpec {
+                classes: Some(ClassSpec {
+                    read_only: 0.7,
+                    write_only: 0.7,
+                    chunk_bytes: None,
+                }),
+                ..d()
+            },
+            "classes.write_only",
+        ),
+        (
+            SyntheticSpec {
+                content: Some(ContentSpec {
+                    read_unique: 1.2,
+                    ..ContentSpec::default()
+                }),
+                ..d()
+            },
+            "content.read_unique",
+        ),
+        (
+            SyntheticSpec {
+                content: Some(ContentSpec {
+                    day_s: 0.0,
+                    ..ContentSpec::default()
+                }),
+                ..d()
+            },
+            "content.day_s",
+        ),
+        (
+            SyntheticSpec {
+                content: Some(ContentSpec::default()),
+                size: SizeDist::Fixed(8192),
+                ..d()
+            },
+            "size",
+        ),
+        (
+            SyntheticSpec {
+                pairs: Some(PairSpec {
+                    stride: 0,
+                    ..PairSpec::default()
+                }),
+                ..d()
+            },
+            "pairs.stride",
+        ),
+        (
+            SyntheticSpec {
+                pairs: Some(PairSpec {
+                    gap_us: 0.0,
+                    ..PairSpec::default()
+                }),
+                ..d()
+            },
+            "pairs.gap_us",
+        ),
+    ];
+    for (spec, key) in cases {
+        assert_eq!(rejected(spec), key);
+    }
+    assert!(Generator::new(&SyntheticSpec {
+        read_ratio: -1.0,
+        ..d()
+    })
+    .is_err());
+}
