@@ -67,13 +67,18 @@ def run(
     skip_malformed: bool = False,
     volume: Optional[int] = None,
     clamp_backwards_time: bool = False,
+    profile: Optional[str] = None,
+    profile_toml: Optional[str] = None,
+    profile_overrides: Sequence[str] = ...,
     requests: Optional[Mapping[str, npt.NDArray[np.generic]]] = None,
     progress: Optional[Callable[[int, int], object]] = None,
 ) -> Tuple[str, Dict[str, npt.NDArray[np.generic]], str, str]:
     """Run one simulation with the GIL released.
 
     `config`: a complete TOML document (from `config`). Workload: exactly one
-    of `trace` (a file; `format` None detects it) or `requests`, a dict of
+    of `trace` (a file; `format` None detects it), `profile` / `profile_toml`
+    (a synthetic workload, see `profile_spec`, with `profile_overrides`) or
+    `requests`, a dict of
     equal-length 1-D arrays `time_ns` (uint64), `offset` (uint64, bytes),
     `size` (uint32, bytes), `is_write` (bool) and optionally `content`
     (uint64) and `volume` (uint32).
@@ -111,3 +116,28 @@ def convert_trace(
 ) -> Tuple[int, str]:
     """Convert trace `src` to format `to` written to `dst` (replaced).
     Returns `(requests_written, workload_json)`."""
+
+def profiles() -> List[Tuple[str, str]]:
+    """(name, description) of every synthetic workload profile."""
+
+def profile_spec(
+    profile: Optional[str] = None,
+    *,
+    spec_toml: Optional[str] = None,
+    overrides: Sequence[str] = ...,
+) -> str:
+    """The synthetic spec of a named `profile`, or of `spec_toml` (a TOML
+    spec that may start with `profile = "name"`), with `"key=value"`
+    overrides applied (dotted keys such as `arrival.rate_per_s`), validated,
+    as a TOML document. Raises ConfigError naming a bad key."""
+
+def generate(
+    path: str,
+    to: str,
+    profile: Optional[str] = None,
+    *,
+    spec_toml: Optional[str] = None,
+    overrides: Sequence[str] = ...,
+) -> int:
+    """Write the synthetic workload (as `profile_spec` resolves it) to `path`
+    as trace format `to`; return the number of requests written."""

@@ -183,6 +183,45 @@ def _atomic_write(dest: Path, write: Callable[[str], Any]) -> None:
         raise
 
 
+def _profile_source(profile: PathLike):
+    """(name, None) for a profile name, (None, text) for a TOML spec file."""
+    s = os.fspath(profile)
+    if s.endswith(".toml") or os.sep in s or os.path.isfile(s):
+        try:
+            return None, Path(s).read_text()
+        except OSError as e:
+            raise _detour.DetourIOError(e.errno, e.strerror, s) from None
+    return s, None
+
+
+def _profile_requests(profile: PathLike, overrides: Overrides) -> Optional[int]:
+    """The request count a profile will generate (None if time-limited or unknown)."""
+    try:
+        return _spec_dict(profile, overrides).get("requests") or None
+    except Exception:  # the run itself reports a bad profile
+        return None
+
+
+def _spec_dict(profile: PathLike, overrides: Overrides) -> dict:
+    name, text = _profile_source(profile)
+    spec = _detour.profile_spec(name, spec_toml=text, overrides=_override_list(overrides))
+    try:
+        import tomllib  # Python 3.11+
+    except ImportError:  # pragma: no cover
+        return {"requests": _toml_int(spec, "requests")}
+    return tomllib.loads(spec)
+
+
+def _toml_int(text: str, key: str) -> Optional[int]:
+    for line in text.splitlines():
+        k, _, v = line.partition("=")
+        if k.strip() == key:
+            return int(v.strip())
+        if line.startswith("["):
+            break
+    return None
+
+
 def _requests_arrays(requests: Any) -> dict:
     """Accept a mapping of array-likes (or a pandas DataFrame / pyarrow Table)."""
     if hasattr(requests, "to_pydict") and not isinstance(requests, Mapping):  # pyarrow.Table
@@ -211,7 +250,7 @@ def run(
     skip_malformed: bool = False,
     volume: Optional[int] = None,
     clamp_backwards_time: bool = False,
-    profile: Optional[str] = None,
+    profile: Optional[PathLike] = None,
     profile_overrides: Overrides = None,
     requests: Any = None,
     toml: Optional[str] = None,
@@ -229,8 +268,10 @@ def run(
       unless given (`detour.formats()`); `skip_malformed` skips and counts
       bad lines, `volume` keeps one device/LUN, `clamp_backwards_time` lets
       an unsorted trace through;
-    - `profile`: a synthetic workload profile (`detour.profiles()`) with
-      `profile_overrides` (`["key=value", ...]` or a mapping);
+    - `profile`: a synthetic workload profile (`detour.profiles()`) or a
+      TOML spec file (which may start `profile = "name"`), with
+      `profile_overrides` (`["key=value", ...]` or a mapping, dotted keys
+      such as `arrival.rate_per_s`);
     - `requests`: a mapping (or DataFrame) of equal-length columns
       `time_ns`, `offset`, `size` (bytes), `is_write`, and optionally
       `content`, `volume`.
@@ -256,6 +297,8 @@ def run(
             total = count_lines(trace)
         elif requests is not None:
             total = len(next(iter(dict(requests).values()), ()))
+        else:
+            total = _profile_requests(profile, profile_overrides)
         bar = ProgressBar(total)
         callback = bar
 
@@ -271,9 +314,11 @@ def run(
                 progress=callback,
             )
         elif profile is not None:
+            name, spec_toml = _profile_source(profile)
             summary_json, columns, failures_json, workload_json = _detour.run(
                 cfg,
-                profile=profile,
+                profile=name,
+                profile_toml=spec_toml,
                 profile_overrides=_override_list(profile_overrides),
                 progress=callback,
             )

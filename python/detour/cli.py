@@ -70,7 +70,7 @@ def build_parser() -> argparse.ArgumentParser:
     _add_device(p, "small")
     src = p.add_mutually_exclusive_group(required=True)
     src.add_argument("--trace", "-t", metavar="FILE", help="a trace file (plain, .gz or .zst)")
-    src.add_argument("--profile", "-p", metavar="NAME", help="a synthetic workload profile (see `detour profiles`)")
+    src.add_argument("--profile", "-p", metavar="NAME|TOML", help="a synthetic workload profile (see `detour profiles`) or a spec file")
     _add_reader(p)
     p.add_argument(
         "--profile-set",
@@ -90,6 +90,10 @@ def build_parser() -> argparse.ArgumentParser:
 
     sub.add_parser("presets", help="list the device presets")
     sub.add_parser("schemes", help="list the schemes")
+    p = sub.add_parser("profiles", help="list the synthetic workload profiles, or show one's spec")
+    p.add_argument("--show", metavar="NAME|TOML", help="print this profile's resolved spec as TOML")
+    p.add_argument("--profile-set", dest="profile_overrides", action="append", default=[], metavar="KEY=VALUE",
+                   help="override one key of the shown spec (repeatable)")
 
     t = sub.add_parser("traces", help="inspect and convert traces")
     tsub = t.add_subparsers(dest="traces_command", metavar="SUBCOMMAND")
@@ -105,6 +109,12 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--to", required=True, metavar="FORMAT", help="output format")
     _add_reader(p)
     p.add_argument("--keep-absolute-time", action="store_true", help="keep the trace's own time origin")
+    p = tsub.add_parser("generate", help="write a synthetic workload as a trace")
+    p.add_argument("output")
+    p.add_argument("--profile", "-p", required=True, metavar="NAME|TOML", help="a profile (see `detour profiles`) or a spec file")
+    p.add_argument("--profile-set", dest="profile_overrides", action="append", default=[], metavar="KEY=VALUE",
+                   help="override one key of the profile, e.g. requests=10000 (repeatable)")
+    p.add_argument("--to", default="mqsim", metavar="FORMAT", help="output format (default: mqsim)")
 
     p = sub.add_parser("demo", help="run the bundled workload under every scheme, print a table, plot it")
     p.add_argument("--out", "-o", default="detour-demo", metavar="DIR", help="output directory (default: detour-demo)")
@@ -163,6 +173,17 @@ def cmd_schemes(a: argparse.Namespace) -> None:
     print(report.table(["scheme", "description"], schemes()))
 
 
+def cmd_profiles(a: argparse.Namespace) -> None:
+    from . import traces
+
+    if a.show:
+        sys.stdout.write(traces.profile_spec(a.show, a.profile_overrides))
+    elif a.profile_overrides:
+        raise CliError("--profile-set needs --show")
+    else:
+        print(report.table(["profile", "description"], traces.profiles()))
+
+
 def _reader_kwargs(a: argparse.Namespace) -> dict:
     return dict(
         format=a.format,
@@ -204,6 +225,9 @@ def cmd_traces(a: argparse.Namespace) -> None:
             a.input, a.output, a.to, keep_absolute_time=a.keep_absolute_time, **_reader_kwargs(a)
         )
         print(f"wrote {info['written']:,} requests as {a.to} to {a.output} (read as {info['format']})")
+    elif a.traces_command == "generate":
+        n = traces.generate(a.profile, a.output, to=a.to, overrides=a.profile_overrides)
+        print(f"wrote {n:,} requests of {a.profile} as {a.to} to {a.output}")
 
 
 def cmd_demo(a: argparse.Namespace) -> None:
@@ -239,6 +263,7 @@ COMMANDS = {
     "config": cmd_config,
     "presets": cmd_presets,
     "schemes": cmd_schemes,
+    "profiles": cmd_profiles,
     "traces": cmd_traces,
     "demo": cmd_demo,
     "bench": cmd_bench,

@@ -1,5 +1,6 @@
 """Trace utilities: the formats Detour reads and writes, statistics of a
-trace, and conversion between formats."""
+trace, conversion between formats, and synthetic workloads (profiles,
+generate)."""
 
 from __future__ import annotations
 
@@ -9,7 +10,7 @@ from pathlib import Path
 from typing import Optional
 
 from . import _detour
-from .api import PathLike, _atomic_write
+from .api import Overrides, PathLike, _atomic_write, _override_list, _profile_source
 
 
 def formats() -> list:
@@ -71,3 +72,33 @@ def convert_trace(
         dst.parent.mkdir(parents=True)
     _atomic_write(dst, write)
     return info
+
+
+def profiles() -> list:
+    """`[(name, description), ...]` of the synthetic workload profiles."""
+    return list(_detour.profiles())
+
+
+def profile_spec(profile: PathLike, overrides: Overrides = None) -> str:
+    """The resolved synthetic spec of `profile` (a name or a TOML spec file)
+    with `overrides`, as TOML: a starting point for a spec file."""
+    name, text = _profile_source(profile)
+    return _detour.profile_spec(name, spec_toml=text, overrides=_override_list(overrides))
+
+
+def generate(profile: PathLike, path: PathLike, to: str = "mqsim", overrides: Overrides = None) -> int:
+    """Write the synthetic workload `profile` (a name or a TOML spec file)
+    with `overrides` to `path` as trace format `to` (atomically). Returns
+    the number of requests written."""
+    name, text = _profile_source(profile)
+    sets = _override_list(overrides)
+    written = []
+
+    def write(tmp: str) -> None:
+        written.append(_detour.generate(tmp, to, name, spec_toml=text, overrides=sets))
+
+    dst = Path(path)
+    if dst.parent and not dst.parent.exists():
+        dst.parent.mkdir(parents=True)
+    _atomic_write(dst, write)
+    return written[0]

@@ -68,3 +68,49 @@ def test_skip_malformed_and_volume(tmp_path):
 def test_real_samples_inspect(name):
     st = detour.inspect_trace(SHARED_TRACES / name, clamp_backwards_time=True)
     assert st["requests"] > 0
+
+
+def test_profiles_and_spec(tmp_path):
+    names = [n for n, _ in detour.profiles()]
+    assert "bench-like" in names and "mail" in names
+    spec = detour.profile_spec("bench-like", ["requests=500", "arrival.rate_per_s=1000.0"])
+    assert "requests = 500" in spec and "rate_per_s = 1000.0" in spec
+    f = tmp_path / "spec.toml"
+    f.write_text('profile = "hadoop"\nrequests = 300\n')
+    assert "requests = 300" in detour.profile_spec(f)
+    with pytest.raises(detour.ConfigError, match="nope"):
+        detour.profile_spec("nope")
+    with pytest.raises(detour.ConfigError):
+        detour.profile_spec("bench-like", ["no-equals-sign"])
+
+
+def test_generate_and_run_profile(tmp_path):
+    out = tmp_path / "g.trace"
+    n = detour.generate("bench-like", out, to="mqsim", overrides={"requests": 400, "footprint_bytes": 1 << 28})
+    assert n == 400
+    st = detour.inspect_trace(out)
+    assert st["requests"] == 400 and st["format"] == "mqsim"
+    a = detour.run("small", profile="bench-like", profile_overrides={"requests": 400, "footprint_bytes": 1 << 28})
+    b = detour.run("small", trace=out)
+    assert a.summary["requests"] == 400
+    w = a.summary["workload"]
+    assert w["kind"] == "profile" and w["source"] == "profile:bench-like" and w["spec"]["requests"] == 400
+    # the generated trace and the in-process generator give the same simulation
+    assert a.summary["latency_us"] == b.summary["latency_us"]
+
+
+def test_profile_commands(cli, tmp_path):
+    p = cli("profiles")
+    assert p.returncode == 0 and "bench-like" in p.stdout
+    p = cli("profiles", "--show", "mail", "--profile-set", "requests=10")
+    assert p.returncode == 0 and "requests = 10" in p.stdout
+    out = tmp_path / "g.trace"
+    p = cli("traces", "generate", out, "--profile", "bench-like", "--profile-set", "requests=200",
+            "--profile-set", "footprint_bytes=268435456")
+    assert p.returncode == 0, p.stderr
+    assert detour.inspect_trace(out)["requests"] == 200
+    p = cli("run", "--profile", "bench-like", "--profile-set", "requests=200",
+            "--profile-set", "footprint_bytes=268435456", "--out", tmp_path / "o", "-q")
+    assert p.returncode == 0, p.stderr
+    p = cli("run", "--profile", "bench-like", "--profile-set", "arrival.rat=1", "--out", tmp_path / "o2")
+    assert p.returncode == 2 and "rat" in p.stderr

@@ -5,12 +5,13 @@
 //! arrays on the way out, core errors to Python exceptions. There is no
 //! simulation logic here. Modules mirror the core's:
 //!
-//! - [`config`]: `config()`, `config_json()`, `presets()`
-//! - [`schemes`]: `schemes()`
-//! - [`sim`]: `run()` (GIL released during the run; Ctrl-C stops it cleanly)
-//! - [`metrics`]: summary JSON and per-request NumPy columns
-//! - [`workload`]: workload sources, `formats()`, `inspect_trace()`, `convert_trace()`
-//! - [`error`]: one Python exception class per core error kind
+//! - `config`: `config()`, `config_json()`, `presets()`
+//! - `schemes`: `schemes()`
+//! - `sim`: `run()` (GIL released during the run; Ctrl-C stops it cleanly)
+//! - `metrics`: summary JSON and per-request NumPy columns
+//! - `workload`: workload sources, `formats()`, `inspect_trace()`,
+//!   `convert_trace()`, `profiles()`, `profile_spec()`, `generate()`
+//! - `error`: one Python exception class per core error kind
 //!
 //! The stubs in `python/detour/_detour.pyi` document every function.
 
@@ -36,5 +37,8 @@ fn _detour(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(workload::formats, m)?)?;
     m.add_function(wrap_pyfunction!(workload::inspect_trace, m)?)?;
     m.add_function(wrap_pyfunction!(workload::convert_trace, m)?)?;
+    m.add_function(wrap_pyfunction!(workload::profiles, m)?)?;
+    m.add_function(wrap_pyfunction!(workload::profile_spec, m)?)?;
+    m.add_function(wrap_pyfunction!(workload::generate, m)?)?;
     Ok(())
 }

@@ -3,7 +3,7 @@
 //! checks for Ctrl-C.
 
 use crate::error::to_py;
-use crate::workload::{requests_from_dict, trace_options, Source};
+use crate::workload::{requests_from_dict, resolve_spec, trace_options, Source};
 use crate::{config, metrics};
 use detour_core::sim::{Progress, Simulation};
 use detour_core::ErrorKind;
@@ -42,16 +42,16 @@ impl Progress for PyProgress {
 ///
 /// `config` is a complete TOML document (what `config()` returns). The
 /// workload is exactly one of `trace` (a file, with `format`,
-/// `skip_malformed` and `volume` for the reader), `profile` (a synthetic
-/// profile name, with `profile_overrides`) or `requests` (a dict of arrays,
-/// see the stubs). `progress(requests_arrived, sim_time_ns)` is called every
+/// `skip_malformed`, `volume` and `clamp_backwards_time` for the reader),
+/// `profile` or `profile_toml` (a synthetic profile by name, or a TOML spec,
+/// with `profile_overrides`) or `requests` (a dict of arrays, see the stubs). `progress(requests_arrived, sim_time_ns)` is called every
 /// few thousand requests and at the end.
 ///
 /// Returns `(summary_json, columns, verify_failures_json, workload_json)`.
 #[pyfunction]
 #[pyo3(signature = (
     config, *, trace=None, format=None, skip_malformed=false, volume=None, clamp_backwards_time=false,
-    requests=None, progress=None
+    profile=None, profile_toml=None, profile_overrides=Vec::new(), requests=None, progress=None
 ))]
 #[allow(clippy::too_many_arguments)]
 pub fn run<'py>(
@@ -62,17 +62,25 @@ pub fn run<'py>(
     skip_malformed: bool,
     volume: Option<u32>,
     clamp_backwards_time: bool,
+    profile: Option<&str>,
+    profile_toml: Option<&str>,
+    profile_overrides: Vec<String>,
     requests: Option<Bound<'py, PyDict>>,
     progress: Option<Py<PyAny>>,
 ) -> PyResult<(String, Bound<'py, PyDict>, String, String)> {
     let cfg = config::parse(config)?;
-    let source = match (trace, requests) {
-        (Some(path), None) => {
+    let synthetic = profile.is_some() || profile_toml.is_some();
+    let source = match (trace, synthetic, requests) {
+        (Some(path), false, None) => {
             let opts = trace_options(format, skip_malformed, volume, clamp_backwards_time, false)?;
             Source::Trace { path, opts }
         }
-        (None, Some(d)) => Source::Requests(requests_from_dict(&d)?),
-        _ => return Err(PyValueError::new_err("give exactly one workload: trace or requests")),
+        (None, true, None) => {
+            let (name, spec) = resolve_spec(profile, profile_toml, &profile_overrides)?;
+            Source::Profile { name, spec: Box::new(spec) }
+        }
+        (None, false, Some(d)) => Source::Requests(requests_from_dict(&d)?),
+        _ => return Err(PyValueError::new_err("give exactly one workload: trace, profile (or profile_toml) or requests")),
     };
     let mut prog = PyProgress { callback: progress, error: None };
     let outcome = py.allow_threads(|| {

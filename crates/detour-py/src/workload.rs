@@ -4,7 +4,9 @@
 
 use crate::error::{to_py, ToPyResult};
 use crate::metrics::to_json;
-use detour_core::workload::{self as core_workload, Request, TraceFormat, TraceOptions, TraceStream};
+use detour_core::workload::generator::{Generator, SyntheticSpec};
+use detour_core::workload::profiles::{apply_overrides, profile_names};
+use detour_core::workload::{self as core_workload, profiles as core_profiles, Request, TraceFormat, TraceOptions, TraceStream};
 use detour_core::{Error, IoKind};
 use numpy::{Element, PyArray1, PyArrayMethods};
 use pyo3::exceptions::{PyTypeError, PyValueError};
@@ -15,12 +17,14 @@ use std::path::PathBuf;
 /// A workload, fully resolved while the GIL is held, to be opened without it.
 pub enum Source {
     Trace { path: PathBuf, opts: TraceOptions },
+    Profile { name: String, spec: Box<SyntheticSpec> },
     Requests(Vec<Request>),
 }
 
 /// An opened workload: a request stream plus what it counted.
 pub enum Opened {
     Trace(TraceStream),
+    Profile { name: String, gen: Box<Generator>, n: u64 },
     Requests { it: std::vec::IntoIter<Request>, n: usize },
 }
 
@@ -28,6 +32,7 @@ impl Source {
     pub fn open(self) -> detour_core::Result<Opened> {
         Ok(match self {
             Source::Trace { path, opts } => Opened::Trace(core_workload::open_trace(&path, &opts)?),
+            Source::Profile { name, spec } => Opened::Profile { name, gen: Box::new(Generator::new(&spec)?), n: 0 },
             Source::Requests(v) => Opened::Requests { n: v.len(), it: v.into_iter() },
         })
     }
@@ -38,6 +43,7 @@ impl Opened {
     pub fn name(&self) -> String {
         match self {
             Opened::Trace(t) => t.path().display().to_string(),
+            Opened::Profile { name, .. } => format!("profile:{name}"),
             Opened::Requests { .. } => "<requests>".into(),
         }
     }
@@ -46,6 +52,17 @@ impl Opened {
     pub fn info(&self) -> serde_json::Value {
         match self {
             Opened::Trace(t) => stream_info(t),
+            Opened::Profile { gen, n, .. } => serde_json::json!({
+                "source": self.name(),
+                "kind": "profile",
+                "format": null,
+                "requests": n,
+                "skipped_malformed": 0,
+                "clamped": 0,
+                "filtered_out": 0,
+                "ignored": 0,
+                "spec": serde_json::to_value(gen.spec()).unwrap_or(serde_json::Value::Null),
+            }),
             Opened::Requests { n, .. } => serde_json::json!({
                 "source": self.name(),
                 "kind": "requests",
@@ -78,6 +95,11 @@ impl Iterator for Opened {
     fn next(&mut self) -> Option<Self::Item> {
         match self {
             Opened::Trace(t) => t.next(),
+            Opened::Profile { gen, n, .. } => {
+                let r = gen.next()?;
+                *n += 1;
+                Some(Ok(r))
+            }
             Opened::Requests { it, .. } => it.next().map(Ok),
         }
     }
@@ -170,6 +192,74 @@ pub fn convert_trace(
         Ok((n, info)) => Ok((n, to_json(&info)?)),
         Err(e) => Err(error.unwrap_or_else(|| to_py(e))),
     }
+}
+
+/// A synthetic spec: the named profile, or a TOML spec (which may start
+/// with `profile = "name"`), then `"key=value"` overrides.
+pub fn resolve_spec(profile: Option<&str>, spec_toml: Option<&str>, overrides: &[String]) -> PyResult<(String, SyntheticSpec)> {
+    let (name, spec) = match (profile, spec_toml) {
+        (Some(name), None) => (name.to_string(), core_profiles::profile(name).py()?),
+        (None, Some(text)) => {
+            let name = text
+                .parse::<toml::Table>()
+                .ok()
+                .and_then(|t| t.get("profile").and_then(|v| v.as_str().map(str::to_string)))
+                .unwrap_or_else(|| "custom".into());
+            (name, SyntheticSpec::from_toml(text).py()?)
+        }
+        _ => return Err(PyValueError::new_err("give exactly one of profile and spec_toml")),
+    };
+    if overrides.is_empty() {
+        return Ok((name, spec));
+    }
+    let mut pairs = Vec::with_capacity(overrides.len());
+    for o in overrides {
+        let (k, v) = o
+            .split_once('=')
+            .ok_or_else(|| to_py(Error::config(o.as_str(), "a profile override must look like key=value")))?;
+        pairs.push((k.trim(), v.trim()));
+    }
+    Ok((name, apply_overrides(&spec, &pairs).py()?))
+}
+
+/// `(name, description)` of every synthetic workload profile.
+#[pyfunction]
+pub fn profiles() -> Vec<(&'static str, &'static str)> {
+    profile_names().to_vec()
+}
+
+/// The resolved synthetic spec as a TOML document (what `spec_toml` accepts).
+#[pyfunction]
+#[pyo3(signature = (profile=None, *, spec_toml=None, overrides=Vec::new()))]
+pub fn profile_spec(profile: Option<&str>, spec_toml: Option<&str>, overrides: Vec<String>) -> PyResult<String> {
+    let (_, spec) = resolve_spec(profile, spec_toml, &overrides)?;
+    toml::to_string(&spec).map_err(|e| PyValueError::new_err(format!("cannot write the spec as TOML: {e}")))
+}
+
+/// Write a synthetic workload to `path` as trace format `to`. Returns the
+/// number of requests written.
+#[pyfunction]
+#[pyo3(signature = (path, to, profile=None, *, spec_toml=None, overrides=Vec::new()))]
+pub fn generate(
+    py: Python<'_>,
+    path: PathBuf,
+    to: &str,
+    profile: Option<&str>,
+    spec_toml: Option<&str>,
+    overrides: Vec<String>,
+) -> PyResult<u64> {
+    let to: TraceFormat = to.parse().py()?;
+    let (_, spec) = resolve_spec(profile, spec_toml, &overrides)?;
+    let mut error = None;
+    let outcome = py.allow_threads(|| {
+        let gen = Generator::new(&spec)?;
+        let out = std::fs::File::create(&path).map_err(|e| Error::io(path.display().to_string(), e))?;
+        let mut it = Interruptible { inner: gen.map(Ok), n: 0, error: None };
+        let written = core_workload::write_trace(to, &mut it, out);
+        error = it.error.take();
+        written
+    });
+    outcome.map_err(|e| error.unwrap_or_else(|| to_py(e)))
 }
 
 fn column<'py, T: Element + Copy>(d: &Bound<'py, PyDict>, key: &str, n: Option<usize>) -> PyResult<Option<Vec<T>>> {
