@@ -107,8 +107,9 @@ class Result:
     """One run's results.
 
     - `summary`: the summary as a dict (see docs/results.md), including
-      `config` (the resolved configuration) and `workload` (where the
-      requests came from and what the reader skipped or clamped).
+      `config` (the resolved configuration), `workload` (where the requests
+      came from and what the reader skipped or clamped), `verify_failures`
+      and `detour_version`.
     - `columns`: per-request NumPy arrays, one row per request in arrival
       order (`COLUMNS`).
     - `verify_failures`: the first reads that returned wrong data.
@@ -330,7 +331,10 @@ def run(
         if bar is not None:
             bar.close()
 
+    failures = json.loads(failures_json)
     summary = json.loads(summary_json)
+    summary["verify_failures"] = failures
     summary["config"] = json.loads(_detour.config_json(cfg))
     summary["workload"] = json.loads(workload_json)
-    return Result(summary=summary, columns=dict(columns), verify_failures=json.loads(failures_json), config_toml=cfg)
+    summary["detour_version"] = _detour.__version__
+    return Result(summary=summary, columns=dict(columns), verify_failures=failures, config_toml=cfg)
