@@ -4,19 +4,17 @@
 
 use super::{OpKind, MAX_PLANES};
 use crate::types::Time;
-use std::collections::VecDeque;
 
 /// Where a die is in executing its current batch.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Phase {
     /// Nothing running (a suspended program may be parked).
     Idle,
-    /// Waiting for its channel to move commands or data.
-    WaitBus,
-    /// Moving commands/data on the channel.
-    Bus,
-    /// The array operation (tR, tPROG, tBERS) is running.
+    /// Moving commands and data in, then running the array operation (tR,
+    /// tPROG, tBERS) from `array_start` to `array_end`.
     Array,
+    /// Moving a read's data out (or waiting for the channel to do so).
+    Transfer,
     /// A program/erase is being suspended for a read.
     Suspending,
 }
@@ -40,8 +38,8 @@ pub struct DieState {
     pub batch: [u32; MAX_PLANES],
     pub n: u8,
     pub array_end: Time,
-    /// Length of the bus phase the die is waiting for.
-    pub pending_bus: Time,
+    /// When the array operation starts (after its command/data-in transfer).
+    pub array_start: Time,
     /// Bumped on suspension so the cancelled ArrayDone is ignored.
     pub gen: u32,
     /// Suspensions the running program/erase has had.
@@ -64,7 +62,7 @@ impl Default for DieState {
             batch: [0; MAX_PLANES],
             n: 0,
             array_end: 0,
-            pending_bus: 0,
+            array_start: 0,
             gen: 0,
             suspends: 0,
             suspended: None,
@@ -91,9 +89,8 @@ impl DieState {
 
 #[derive(Clone, Debug, Default)]
 pub struct ChannelState {
-    pub busy: bool,
-    pub owner: u32,
-    /// Dies waiting for this channel, first come first served.
-    pub waiting: VecDeque<u32>,
+    /// The channel carries transfers until this time; a die asking for it
+    /// gets it then (first come, first served).
+    pub busy_until: Time,
     pub busy_ns: Time,
 }

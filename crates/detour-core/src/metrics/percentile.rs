@@ -31,13 +31,36 @@ pub fn nearest_rank(sorted: &[u64], p: f64) -> u64 {
     sorted[rank.clamp(1, n) - 1]
 }
 
+/// Merge two ascending slices into one ascending vector.
+pub fn merge_sorted(a: &[u64], b: &[u64]) -> Vec<u64> {
+    let mut out = Vec::with_capacity(a.len() + b.len());
+    let (mut i, mut j) = (0, 0);
+    while i < a.len() && j < b.len() {
+        if a[i] <= b[j] {
+            out.push(a[i]);
+            i += 1;
+        } else {
+            out.push(b[j]);
+            j += 1;
+        }
+    }
+    out.extend_from_slice(&a[i..]);
+    out.extend_from_slice(&b[j..]);
+    out
+}
+
 impl LatencyStats {
     /// Statistics of latencies given in ns; sorts `ns` in place.
     pub fn from_ns(ns: &mut [u64]) -> LatencyStats {
+        ns.sort_unstable();
+        Self::from_sorted(ns)
+    }
+
+    /// Statistics of latencies in ns already in ascending order.
+    pub fn from_sorted(ns: &[u64]) -> LatencyStats {
         if ns.is_empty() {
             return LatencyStats::default();
         }
-        ns.sort_unstable();
         let us = |v: u64| v as f64 / 1000.0;
         let sum: u128 = ns.iter().map(|&v| v as u128).sum();
         let pct = |p: f64| us(nearest_rank(ns, p));

@@ -100,16 +100,17 @@ impl Scheduler {
                 self.flagged[die] = true;
                 self.pending.push(die as u32);
             }
-        } else if class == Class::HostRead && kind == OpKind::Read && self.can_suspend(die) {
+        } else if class == Class::HostRead && kind == OpKind::Read && self.can_suspend(die, now) {
             self.suspend(die, q)?;
         }
         Ok(())
     }
 
-    fn can_suspend(&self, die: usize) -> bool {
+    fn can_suspend(&self, die: usize, now: Time) -> bool {
         let d = &self.dies[die];
         self.cfg.suspension
             && d.phase == Phase::Array
+            && d.array_start <= now
             && d.kind != OpKind::Read
             && d.suspended.is_none()
             && d.suspends < self.cfg.max_suspends
@@ -239,51 +240,31 @@ impl Scheduler {
         q.schedule(end, Event::ArrayDone { die: die as u32, gen })
     }
 
+    /// Ask for the die's channel for `dur` ns. Arbitration is first come,
+    /// first served: the die gets the bus when the transfers asked for
+    /// before it are done, so its grant time is known at once and waiting
+    /// needs no event of its own. The wait counts as queueing time.
     fn request_bus(&mut self, die: usize, dur: Time, q: &mut EventQueue) -> Result<()> {
         for i in 0..self.dies[die].n as usize {
             let id = self.dies[die].batch[i];
             let op = self.ops.get_mut(id);
             op.bus_ns = op.bus_ns.saturating_add(dur.min(u32::MAX as u64) as u32);
         }
-        if dur == 0 {
-            return self.after_bus(die, q);
-        }
         let ch = self.geo.channel_of_die(die as u32) as usize;
-        self.dies[die].phase = Phase::WaitBus;
-        self.dies[die].pending_bus = dur;
-        if !self.channels[ch].busy {
-            self.grant(ch, die, q)?;
-        } else {
-            self.channels[ch].waiting.push_back(die as u32);
-        }
-        Ok(())
-    }
-
-    fn grant(&mut self, ch: usize, die: usize, q: &mut EventQueue) -> Result<()> {
-        let dur = self.dies[die].pending_bus;
-        self.dies[die].phase = Phase::Bus;
         let c = &mut self.channels[ch];
-        c.busy = true;
-        c.owner = die as u32;
+        let start = c.busy_until.max(q.now());
+        c.busy_until = start + dur;
         c.busy_ns += dur;
-        q.after(dur, Event::BusDone(ch as u32))
+        self.bus_granted(die, start + dur, q)
     }
 
-    pub fn on_bus_done(&mut self, ch: u32, q: &mut EventQueue) -> Result<()> {
-        let c = &mut self.channels[ch as usize];
-        let die = c.owner as usize;
-        c.busy = false;
-        if let Some(next) = c.waiting.pop_front() {
-            self.grant(ch as usize, next as usize, q)?;
-        }
-        self.after_bus(die, q)
-    }
-
-    /// A bus phase ended: start the array, or finish a read's data-out.
-    fn after_bus(&mut self, die: usize, q: &mut EventQueue) -> Result<()> {
+    /// The die holds the bus until `end`: schedule what follows. A read's
+    /// data-out ends the batch; otherwise the array operation starts at `end`.
+    fn bus_granted(&mut self, die: usize, end: Time, q: &mut EventQueue) -> Result<()> {
         let d = &mut self.dies[die];
         if d.data_out {
-            return self.finish_batch(die, q);
+            d.phase = Phase::Transfer;
+            return q.schedule(end, Event::TransferDone(die as u32));
         }
         let t = match d.kind {
             OpKind::Read => self.timing.read,
@@ -291,13 +272,19 @@ impl Scheduler {
             OpKind::Erase => self.timing.erase,
         };
         d.phase = Phase::Array;
-        d.array_end = q.now() + t;
-        let (gen, end, n) = (d.gen, d.array_end, d.n as usize);
+        d.array_start = end;
+        d.array_end = end + t;
+        let (gen, at, n) = (d.gen, d.array_end, d.n as usize);
         for i in 0..n {
             let id = self.dies[die].batch[i];
             self.ops.get_mut(id).array_ns = t.min(u32::MAX as u64) as u32;
         }
-        q.schedule(end, Event::ArrayDone { die: die as u32, gen })
+        q.schedule(at, Event::ArrayDone { die: die as u32, gen })
+    }
+
+    /// A read's data-out finished.
+    pub fn on_transfer_done(&mut self, die: u32, q: &mut EventQueue) -> Result<()> {
+        self.finish_batch(die as usize, q)
     }
 
     pub fn on_array_done(&mut self, die: u32, gen: u32, q: &mut EventQueue) -> Result<()> {

@@ -43,7 +43,9 @@ impl Simulation {
             op.group += base_group;
             op
         }));
-        txn.ops[base_op..].sort_by_key(|op| (op.group, op.stage));
+        if !txn.ops[base_op..].is_sorted_by_key(|op| (op.group, op.stage)) {
+            txn.ops[base_op..].sort_by_key(|op| (op.group, op.stage));
+        }
         let mut i = base_op;
         while i < txn.ops.len() {
             let g = txn.ops[i].group as usize;

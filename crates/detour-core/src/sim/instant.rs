@@ -108,7 +108,9 @@ impl Simulation {
 
     /// Apply a plan's effects at once, stage by stage within each group.
     fn apply_instantly(&mut self, plan: &mut Plan) {
-        plan.ops.sort_by_key(|op| (op.group, op.stage));
+        if !plan.ops.is_sorted_by_key(|op| (op.group, op.stage)) {
+            plan.ops.sort_by_key(|op| (op.group, op.stage));
+        }
         let mut acc: Token = 0;
         let mut group = u32::MAX;
         for i in 0..plan.ops.len() {

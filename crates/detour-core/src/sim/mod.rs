@@ -183,7 +183,7 @@ impl Simulation {
                 }
                 Event::TxnStart(t) => self.launch_all(t)?,
                 Event::TxnFinish(t) => self.finish_txn(t)?,
-                Event::BusDone(ch) => self.sched.on_bus_done(ch, &mut self.q)?,
+                Event::TransferDone(die) => self.sched.on_transfer_done(die, &mut self.q)?,
                 Event::ArrayDone { die, gen } => self.sched.on_array_done(die, gen, &mut self.q)?,
                 Event::SuspendDone { die, gen } => self.sched.on_suspend_done(die, gen, &mut self.q)?,
                 Event::Tick => self.on_tick()?,
@@ -191,7 +191,7 @@ impl Simulation {
             // Dies start, and finished operations are handed on, once every
             // event of this instant has run: work arriving at the same time
             // can then share a multi-plane batch.
-            if self.q.peek_time().is_none_or(|t| t > now) {
+            if !self.q.more_now() {
                 self.drain_done()?;
             }
         }

@@ -173,8 +173,31 @@ pub(crate) const SECTOR: u64 = 512;
 
 /// Split a CSV line on commas, trimming blanks around each field (no format
 /// we read quotes its fields).
-pub(crate) fn csv_fields(line: &str) -> Vec<&str> {
-    line.split(',').map(str::trim).collect()
+pub(crate) fn csv_fields(line: &str) -> Fields<'_> {
+    let mut f = Fields { items: [""; MAX_FIELDS], len: 0 };
+    for field in line.split(',') {
+        if f.len < MAX_FIELDS {
+            f.items[f.len] = field.trim();
+        }
+        f.len += 1;
+    }
+    f
+}
+
+const MAX_FIELDS: usize = 16;
+
+/// The fields of one CSV line without a heap allocation (at most
+/// `MAX_FIELDS` are kept; no format has more).
+pub(crate) struct Fields<'a> {
+    items: [&'a str; MAX_FIELDS],
+    len: usize,
+}
+
+impl<'a> std::ops::Deref for Fields<'a> {
+    type Target = [&'a str];
+    fn deref(&self) -> &[&'a str] {
+        &self.items[..self.len.min(MAX_FIELDS)]
+    }
 }
 
 /// Demand exactly (or at least, when `at_least`) `n` fields.

@@ -28,13 +28,17 @@ pub fn parse_line(line: &str) -> ParseResult {
 }
 
 /// The five blank-separated fields of the MQSim/SSDSim/DiskSim layout.
-pub(super) fn five_fields<'a>(line: &'a str, what: &str) -> Result<Vec<&'a str>, String> {
-    let f: Vec<&str> = line.split_ascii_whitespace().collect();
-    if f.len() != 5 {
-        return Err(format!(
-            "expected 5 blank-separated fields ({what}), found {}",
-            f.len()
-        ));
+pub(super) fn five_fields<'a>(line: &'a str, what: &str) -> Result<[&'a str; 5], String> {
+    let mut f = [""; 5];
+    let mut n = 0;
+    for (i, field) in line.split_ascii_whitespace().enumerate() {
+        if i < 5 {
+            f[i] = field;
+        }
+        n += 1;
+    }
+    if n != 5 {
+        return Err(format!("expected 5 blank-separated fields ({what}), found {n}"));
     }
     Ok(f)
 }

@@ -1,0 +1,52 @@
+//! This example demonstrates the standard speed benchmark: replay a trace on
+//! a preset (bench-matched by default) and print requests per second and
+//! peak memory, the two figures ../shared/bench/README.md compares.
+//!
+//! ```text
+//! cargo run --release --example bench -- TRACE [PRESET] [key=value ...]
+//! ```
+//!
+//! Requests/s counts the whole run: parsing the trace, preconditioning (if
+//! asked for) and simulation. Peak memory is the process's peak resident set.
+
+use detour_core::config::ConfigBuilder;
+use detour_core::sim::{NoProgress, Simulation};
+use detour_core::workload::{open_trace, TraceOptions};
+use std::time::Instant;
+
+fn peak_rss_mib() -> f64 {
+    let status = std::fs::read_to_string("/proc/self/status").unwrap_or_default();
+    status
+        .lines()
+        .find(|l| l.starts_with("VmHWM:"))
+        .and_then(|l| l.split_whitespace().nth(1))
+        .and_then(|kb| kb.parse::<f64>().ok())
+        .map_or(f64::NAN, |kb| kb / 1024.0)
+}
+
+fn main() -> Result<(), Box<dyn std::error::Error>> {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let Some(trace) = args.first() else {
+        eprintln!("usage: bench TRACE [PRESET] [key=value ...]");
+        std::process::exit(2);
+    };
+    let preset = args.get(1).filter(|a| !a.contains('=')).map_or("bench-matched", |s| s.as_str());
+    let overrides = args.iter().skip(1).filter(|a| a.contains('=')).map(|s| s.as_str());
+    let cfg = ConfigBuilder::from_preset(preset)?.set_all(overrides)?.set("run.record_requests", "true")?.build()?;
+    let start = Instant::now();
+    let mut stream = open_trace(std::path::Path::new(trace), &TraceOptions::default())?;
+    let result = Simulation::new(cfg)?.run(&mut stream, trace, &mut NoProgress)?;
+    let wall = start.elapsed().as_secs_f64();
+    let s = &result.summary;
+    println!("trace            {trace}");
+    println!("preset           {preset}");
+    println!("requests         {}", s.requests);
+    println!("wall_s           {wall:.3}");
+    println!("requests_per_s   {:.0}", s.requests as f64 / wall);
+    println!("peak_memory_mib  {:.1}", peak_rss_mib());
+    println!("events           {}", s.events);
+    println!("gc_runs          {}", s.gc.runs);
+    println!("read_mean_us     {:.1}  p50 {:.1}  p99 {:.1}  p99.9 {:.1}", s.latency_us.read.mean, s.latency_us.read.p50, s.latency_us.read.p99, s.latency_us.read.p999);
+    println!("write_mean_us    {:.1}  p50 {:.1}  p99 {:.1}", s.latency_us.write.mean, s.latency_us.write.p50, s.latency_us.write.p99);
+    Ok(())
+}
