@@ -1,0 +1,56 @@
+# Detour: `make demo` and `make test` set everything up on a fresh machine
+# (python3 with venv and pip, cargo); `make bench` runs the speed benchmark.
+
+PYTHON  ?= python3
+VENV    ?= .venv
+PY      := $(VENV)/bin/python
+PIP     := $(PY) -m pip
+SHARED  ?= ../shared
+BENCH   := target/bench
+# Runtime and test dependencies of the package (kept in step with pyproject.toml).
+PY_DEPS := "maturin>=1.5,<2" "numpy>=1.22" "pyarrow>=10" "matplotlib>=3.6" "tqdm>=4.60" pytest
+
+.PHONY: demo test test-rust test-python develop bench venv clean
+
+# The virtual environment with maturin and the package's dependencies.
+$(VENV)/.deps-installed: pyproject.toml Makefile
+	test -x $(PY) || $(PYTHON) -m venv $(VENV)
+	$(PIP) install --quiet --upgrade pip
+	$(PIP) install --quiet $(PY_DEPS)
+	touch $@
+
+venv: $(VENV)/.deps-installed
+
+# Build the Rust extension (release) and install the package in the venv, editable.
+develop: $(VENV)/.deps-installed
+	VIRTUAL_ENV=$(abspath $(VENV)) PATH="$(abspath $(VENV))/bin:$$PATH" \
+		$(VENV)/bin/maturin develop --release --quiet
+
+demo: develop
+	$(VENV)/bin/detour demo --out out/demo
+
+test-rust:
+	cargo test
+
+test-python: develop
+	$(PY) -m pytest python/tests -q
+
+test: test-rust test-python
+
+# The standard benchmark ($(SHARED)/bench/README.md): one million requests on
+# the matched device, fresh, then preconditioned to half full at the GC threshold.
+$(BENCH)/t1m.trace: | $(VENV)/.deps-installed
+	@test -f $(SHARED)/bench/gen_trace.py || { echo "make bench needs $(SHARED)/bench/gen_trace.py (set SHARED=...)"; exit 2; }
+	mkdir -p $(BENCH)
+	$(PY) $(SHARED)/bench/gen_trace.py $(BENCH)/t1m.trace.tmp -n 1000000 --seed 43
+	mv $(BENCH)/t1m.trace.tmp.summary.txt $(BENCH)/t1m.trace.summary.txt
+	mv $(BENCH)/t1m.trace.tmp $@
+
+bench: develop $(BENCH)/t1m.trace
+	$(VENV)/bin/detour bench --trace $(BENCH)/t1m.trace --device bench-matched
+	$(VENV)/bin/detour bench --trace $(BENCH)/t1m.trace --device bench-matched \
+		--set ftl.precondition.valid=0.5 --set ftl.precondition.to_gc_threshold=true
+
+clean:
+	cargo clean
+	rm -rf $(VENV) out/demo python/detour/_detour*.so

@@ -1,0 +1,34 @@
+//! Results: the summary as JSON, per-request columns as NumPy arrays.
+
+use detour_core::metrics::{RequestColumns, Summary};
+use numpy::PyArray1;
+use pyo3::exceptions::PyValueError;
+use pyo3::prelude::*;
+use pyo3::types::PyDict;
+
+/// Names of the per-request columns, in the order `columns()` returns them.
+pub const COLUMNS: &[&str] =
+    &["arrival_ns", "latency_ns", "offset", "size", "is_write", "bus_ns", "array_ns", "delay_ns", "warmup"];
+
+/// Hand each column's buffer to NumPy (no copy).
+pub fn columns<'py>(py: Python<'py>, c: RequestColumns) -> PyResult<Bound<'py, PyDict>> {
+    let d = PyDict::new(py);
+    d.set_item("arrival_ns", PyArray1::from_vec(py, c.arrival_ns))?;
+    d.set_item("latency_ns", PyArray1::from_vec(py, c.latency_ns))?;
+    d.set_item("offset", PyArray1::from_vec(py, c.offset))?;
+    d.set_item("size", PyArray1::from_vec(py, c.size))?;
+    d.set_item("is_write", PyArray1::from_vec(py, c.is_write))?;
+    d.set_item("bus_ns", PyArray1::from_vec(py, c.bus_ns))?;
+    d.set_item("array_ns", PyArray1::from_vec(py, c.array_ns))?;
+    d.set_item("delay_ns", PyArray1::from_vec(py, c.delay_ns))?;
+    d.set_item("warmup", PyArray1::from_vec(py, c.warmup))?;
+    Ok(d)
+}
+
+pub fn summary_json(s: &Summary) -> PyResult<String> {
+    to_json(s)
+}
+
+pub fn to_json<T: serde::Serialize + ?Sized>(v: &T) -> PyResult<String> {
+    serde_json::to_string(v).map_err(|e| PyValueError::new_err(format!("cannot serialise to JSON: {e}")))
+}

@@ -1,0 +1,106 @@
+//! Running a simulation: the GIL is released for the whole run and taken
+//! back only in the progress hook, which calls the Python callback and
+//! checks for Ctrl-C.
+
+use crate::error::to_py;
+use crate::workload::{requests_from_dict, resolve_spec, trace_options, Source};
+use crate::{config, metrics};
+use detour_core::sim::{Progress, Simulation};
+use detour_core::ErrorKind;
+use pyo3::exceptions::PyValueError;
+use pyo3::prelude::*;
+use pyo3::types::PyDict;
+use std::path::PathBuf;
+
+/// The core's progress hook, bridged to Python.
+struct PyProgress {
+    callback: Option<Py<PyAny>>,
+    /// The exception that stopped the run (KeyboardInterrupt, or one the
+    /// callback raised), re-raised once the core has returned.
+    error: Option<PyErr>,
+}
+
+impl Progress for PyProgress {
+    fn update(&mut self, requests_arrived: u64, sim_time_ns: u64) -> bool {
+        Python::with_gil(|py| {
+            if let Err(e) = py.check_signals() {
+                self.error = Some(e);
+                return false;
+            }
+            if let Some(cb) = &self.callback {
+                if let Err(e) = cb.call1(py, (requests_arrived, sim_time_ns)) {
+                    self.error = Some(e);
+                    return false;
+                }
+            }
+            true
+        })
+    }
+}
+
+/// Run one simulation.
+///
+/// `config` is a complete TOML document (what `config()` returns). The
+/// workload is exactly one of `trace` (a file, with `format`,
+/// `skip_malformed`, `volume` and `clamp_backwards_time` for the reader),
+/// `profile` or `profile_toml` (a synthetic profile by name, or a TOML spec,
+/// with `profile_overrides`) or `requests` (a dict of arrays, see the stubs). `progress(requests_arrived, sim_time_ns)` is called every
+/// few thousand requests and at the end.
+///
+/// Returns `(summary_json, columns, verify_failures_json, workload_json)`.
+#[pyfunction]
+#[pyo3(signature = (
+    config, *, trace=None, format=None, skip_malformed=false, volume=None, clamp_backwards_time=false,
+    profile=None, profile_toml=None, profile_overrides=Vec::new(), requests=None, progress=None
+))]
+#[allow(clippy::too_many_arguments)]
+pub fn run<'py>(
+    py: Python<'py>,
+    config: &str,
+    trace: Option<PathBuf>,
+    format: Option<&str>,
+    skip_malformed: bool,
+    volume: Option<u32>,
+    clamp_backwards_time: bool,
+    profile: Option<&str>,
+    profile_toml: Option<&str>,
+    profile_overrides: Vec<String>,
+    requests: Option<Bound<'py, PyDict>>,
+    progress: Option<Py<PyAny>>,
+) -> PyResult<(String, Bound<'py, PyDict>, String, String)> {
+    let cfg = config::parse(config)?;
+    let synthetic = profile.is_some() || profile_toml.is_some();
+    let source = match (trace, synthetic, requests) {
+        (Some(path), false, None) => {
+            let opts = trace_options(format, skip_malformed, volume, clamp_backwards_time, false)?;
+            Source::Trace { path, opts }
+        }
+        (None, true, None) => {
+            let (name, spec) = resolve_spec(profile, profile_toml, &profile_overrides)?;
+            Source::Profile { name, spec: Box::new(spec) }
+        }
+        (None, false, Some(d)) => Source::Requests(requests_from_dict(&d)?),
+        _ => return Err(PyValueError::new_err("give exactly one workload: trace, profile (or profile_toml) or requests")),
+    };
+    let mut prog = PyProgress { callback: progress, error: None };
+    let outcome = py.allow_threads(|| {
+        let mut src = source.open()?;
+        let sim = Simulation::new(cfg)?;
+        let name = src.name();
+        let result = sim.run(&mut src, &name, &mut prog)?;
+        Ok::<_, detour_core::Error>((result, src.info()))
+    });
+    let (result, info) = match outcome {
+        Ok(v) => v,
+        Err(e) if e.kind() == ErrorKind::Interrupted && prog.error.is_some() => {
+            return Err(prog.error.take().unwrap_or_else(|| to_py(e)))
+        }
+        Err(e) => return Err(to_py(e)),
+    };
+    Ok((
+        metrics::summary_json(&result.summary)?,
+        metrics::columns(py, result.requests)?,
+        metrics::to_json(&result.verify_failures)?,
+        metrics::to_json(&info)?,
+    ))
+}

@@ -1,0 +1,313 @@
+//! Workloads: where a run's requests come from (a trace file, a synthetic
+//! profile, or arrays handed over from Python), and the trace utilities
+//! (`formats`, `inspect_trace`, `convert_trace`).
+
+use crate::error::{to_py, ToPyResult};
+use crate::metrics::to_json;
+use detour_core::workload::generator::{Generator, SyntheticSpec};
+use detour_core::workload::profiles::{apply_overrides, profile_names};
+use detour_core::workload::{self as core_workload, profiles as core_profiles, Request, TraceFormat, TraceOptions, TraceStream};
+use detour_core::{Error, IoKind};
+use numpy::{Element, PyArray1, PyArrayMethods};
+use pyo3::exceptions::{PyTypeError, PyValueError};
+use pyo3::prelude::*;
+use pyo3::types::PyDict;
+use std::path::PathBuf;
+
+/// A workload, fully resolved while the GIL is held, to be opened without it.
+pub enum Source {
+    Trace { path: PathBuf, opts: TraceOptions },
+    Profile { name: String, spec: Box<SyntheticSpec> },
+    Requests(Vec<Request>),
+}
+
+/// An opened workload: a request stream plus what it counted.
+pub enum Opened {
+    Trace(TraceStream),
+    Profile { name: String, gen: Box<Generator>, n: u64 },
+    Requests { it: std::vec::IntoIter<Request>, n: usize },
+}
+
+impl Source {
+    pub fn open(self) -> detour_core::Result<Opened> {
+        Ok(match self {
+            Source::Trace { path, opts } => Opened::Trace(core_workload::open_trace(&path, &opts)?),
+            Source::Profile { name, spec } => Opened::Profile { name, gen: Box::new(Generator::new(&spec)?), n: 0 },
+            Source::Requests(v) => Opened::Requests { n: v.len(), it: v.into_iter() },
+        })
+    }
+}
+
+impl Opened {
+    /// The name errors and `summary.workload.source` use.
+    pub fn name(&self) -> String {
+        match self {
+            Opened::Trace(t) => t.path().display().to_string(),
+            Opened::Profile { name, .. } => format!("profile:{name}"),
+            Opened::Requests { .. } => "<requests>".into(),
+        }
+    }
+
+    /// `summary.workload`: source, format and the reader's counters.
+    pub fn info(&self) -> serde_json::Value {
+        match self {
+            Opened::Trace(t) => stream_info(t),
+            Opened::Profile { gen, n, .. } => serde_json::json!({
+                "source": self.name(),
+                "kind": "profile",
+                "format": null,
+                "requests": n,
+                "skipped_malformed": 0,
+                "clamped": 0,
+                "filtered_out": 0,
+                "ignored": 0,
+                "spec": serde_json::to_value(gen.spec()).unwrap_or(serde_json::Value::Null),
+            }),
+            Opened::Requests { n, .. } => serde_json::json!({
+                "source": self.name(),
+                "kind": "requests",
+                "format": null,
+                "requests": n,
+                "skipped_malformed": 0,
+                "clamped": 0,
+                "filtered_out": 0,
+                "ignored": 0,
+            }),
+        }
+    }
+}
+
+fn stream_info(t: &TraceStream) -> serde_json::Value {
+    serde_json::json!({
+        "source": t.path().display().to_string(),
+        "kind": "trace",
+        "format": t.format().name(),
+        "requests": t.requests(),
+        "skipped_malformed": t.skipped_malformed(),
+        "clamped": t.clamped(),
+        "filtered_out": t.filtered_out(),
+        "ignored": t.ignored(),
+    })
+}
+
+impl Iterator for Opened {
+    type Item = detour_core::Result<Request>;
+    fn next(&mut self) -> Option<Self::Item> {
+        match self {
+            Opened::Trace(t) => t.next(),
+            Opened::Profile { gen, n, .. } => {
+                let r = gen.next()?;
+                *n += 1;
+                Some(Ok(r))
+            }
+            Opened::Requests { it, .. } => it.next().map(Ok),
+        }
+    }
+}
+
+/// Reader options from the Python keyword arguments.
+pub fn trace_options(
+    format: Option<&str>,
+    skip_malformed: bool,
+    volume: Option<u32>,
+    clamp_backwards_time: bool,
+    keep_absolute_time: bool,
+) -> PyResult<TraceOptions> {
+    let format = format.map(|f| f.parse::<TraceFormat>()).transpose().py()?;
+    Ok(TraceOptions { format, volume, skip_malformed, keep_absolute_time, clamp_backwards_time })
+}
+
+/// Names of every trace format, in auto-detection priority order.
+#[pyfunction]
+pub fn formats() -> Vec<&'static str> {
+    TraceFormat::ALL.iter().map(|f| f.name()).collect()
+}
+
+/// Read a whole trace and return its statistics as JSON.
+#[pyfunction]
+#[pyo3(signature = (path, *, format=None, skip_malformed=false, volume=None, clamp_backwards_time=false))]
+pub fn inspect_trace(
+    py: Python<'_>,
+    path: PathBuf,
+    format: Option<&str>,
+    skip_malformed: bool,
+    volume: Option<u32>,
+    clamp_backwards_time: bool,
+) -> PyResult<String> {
+    let opts = trace_options(format, skip_malformed, volume, clamp_backwards_time, false)?;
+    let stats = py.allow_threads(|| core_workload::inspect(core_workload::open_trace(&path, &opts)?)).py()?;
+    to_json(&stats)
+}
+
+/// Stop a stream with `Error::Interrupted` when Ctrl-C is pressed (checked
+/// every 65,536 requests), remembering the Python exception to re-raise.
+struct Interruptible<I> {
+    inner: I,
+    n: u64,
+    error: Option<PyErr>,
+}
+
+impl<I: Iterator<Item = detour_core::Result<Request>>> Iterator for Interruptible<I> {
+    type Item = detour_core::Result<Request>;
+    fn next(&mut self) -> Option<Self::Item> {
+        self.n += 1;
+        if self.n & 0xFFFF == 0 {
+            if let Err(e) = Python::with_gil(|py| py.check_signals()) {
+                self.error = Some(e);
+                return Some(Err(Error::Interrupted { done: self.n - 1 }));
+            }
+        }
+        self.inner.next()
+    }
+}
+
+/// Convert `src` to format `to`, written to `dst` (replaced if it exists).
+/// Returns `(requests_written, workload_json)`.
+#[pyfunction]
+#[pyo3(signature = (src, dst, to, *, format=None, skip_malformed=false, volume=None, clamp_backwards_time=false, keep_absolute_time=false))]
+#[allow(clippy::too_many_arguments)]
+pub fn convert_trace(
+    py: Python<'_>,
+    src: PathBuf,
+    dst: PathBuf,
+    to: &str,
+    format: Option<&str>,
+    skip_malformed: bool,
+    volume: Option<u32>,
+    clamp_backwards_time: bool,
+    keep_absolute_time: bool,
+) -> PyResult<(u64, String)> {
+    let to: TraceFormat = to.parse().py()?;
+    let opts = trace_options(format, skip_malformed, volume, clamp_backwards_time, keep_absolute_time)?;
+    let mut error = None;
+    let outcome = py.allow_threads(|| {
+        let stream = core_workload::open_trace(&src, &opts)?;
+        let out = std::fs::File::create(&dst).map_err(|e| Error::io(dst.display().to_string(), e))?;
+        let mut it = Interruptible { inner: stream, n: 0, error: None };
+        let written = core_workload::write_trace(to, &mut it, out);
+        error = it.error.take();
+        Ok::<_, Error>((written?, stream_info(&it.inner)))
+    });
+    match outcome {
+        Ok((n, info)) => Ok((n, to_json(&info)?)),
+        Err(e) => Err(error.unwrap_or_else(|| to_py(e))),
+    }
+}
+
+/// A synthetic spec: the named profile, or a TOML spec (which may start
+/// with `profile = "name"`), then `"key=value"` overrides.
+pub fn resolve_spec(profile: Option<&str>, spec_toml: Option<&str>, overrides: &[String]) -> PyResult<(String, SyntheticSpec)> {
+    let (name, spec) = match (profile, spec_toml) {
+        (Some(name), None) => (name.to_string(), core_profiles::profile(name).py()?),
+        (None, Some(text)) => {
+            let name = text
+                .parse::<toml::Table>()
+                .ok()
+                .and_then(|t| t.get("profile").and_then(|v| v.as_str().map(str::to_string)))
+                .unwrap_or_else(|| "custom".into());
+            (name, SyntheticSpec::from_toml(text).py()?)
+        }
+        _ => return Err(PyValueError::new_err("give exactly one of profile and spec_toml")),
+    };
+    if overrides.is_empty() {
+        return Ok((name, spec));
+    }
+    let mut pairs = Vec::with_capacity(overrides.len());
+    for o in overrides {
+        let (k, v) = o
+            .split_once('=')
+            .ok_or_else(|| to_py(Error::config(o.as_str(), "a profile override must look like key=value")))?;
+        pairs.push((k.trim(), v.trim()));
+    }
+    Ok((name, apply_overrides(&spec, &pairs).py()?))
+}
+
+/// `(name, description)` of every synthetic workload profile.
+#[pyfunction]
+pub fn profiles() -> Vec<(&'static str, &'static str)> {
+    profile_names().to_vec()
+}
+
+/// The resolved synthetic spec as a TOML document (what `spec_toml` accepts).
+#[pyfunction]
+#[pyo3(signature = (profile=None, *, spec_toml=None, overrides=Vec::new()))]
+pub fn profile_spec(profile: Option<&str>, spec_toml: Option<&str>, overrides: Vec<String>) -> PyResult<String> {
+    let (_, spec) = resolve_spec(profile, spec_toml, &overrides)?;
+    toml::to_string(&spec).map_err(|e| PyValueError::new_err(format!("cannot write the spec as TOML: {e}")))
+}
+
+/// Write a synthetic workload to `path` as trace format `to`. Returns the
+/// number of requests written.
+#[pyfunction]
+#[pyo3(signature = (path, to, profile=None, *, spec_toml=None, overrides=Vec::new()))]
+pub fn generate(
+    py: Python<'_>,
+    path: PathBuf,
+    to: &str,
+    profile: Option<&str>,
+    spec_toml: Option<&str>,
+    overrides: Vec<String>,
+) -> PyResult<u64> {
+    let to: TraceFormat = to.parse().py()?;
+    let (_, spec) = resolve_spec(profile, spec_toml, &overrides)?;
+    let mut error = None;
+    let outcome = py.allow_threads(|| {
+        let gen = Generator::new(&spec)?;
+        let out = std::fs::File::create(&path).map_err(|e| Error::io(path.display().to_string(), e))?;
+        let mut it = Interruptible { inner: gen.map(Ok), n: 0, error: None };
+        let written = core_workload::write_trace(to, &mut it, out);
+        error = it.error.take();
+        written
+    });
+    outcome.map_err(|e| error.unwrap_or_else(|| to_py(e)))
+}
+
+fn column<'py, T: Element + Copy>(d: &Bound<'py, PyDict>, key: &str, n: Option<usize>) -> PyResult<Option<Vec<T>>> {
+    let Some(obj) = d.get_item(key)? else { return Ok(None) };
+    let arr = obj.downcast::<PyArray1<T>>().map_err(|_| {
+        PyTypeError::new_err(format!(
+            "requests[{key:?}] must be a 1-D numpy array of {}",
+            std::any::type_name::<T>()
+        ))
+    })?;
+    let v: Vec<T> = arr.readonly().as_array().iter().copied().collect();
+    if let Some(n) = n {
+        if v.len() != n {
+            return Err(PyValueError::new_err(format!("requests[{key:?}] has {} rows, time_ns has {n}", v.len())));
+        }
+    }
+    Ok(Some(v))
+}
+
+/// Requests from a dict of equal-length 1-D arrays: `time_ns` (uint64),
+/// `offset` (uint64, bytes), `size` (uint32, bytes), `is_write` (bool), and
+/// optionally `content` (uint64) and `volume` (uint32).
+pub fn requests_from_dict(d: &Bound<'_, PyDict>) -> PyResult<Vec<Request>> {
+    for key in d.keys() {
+        let k: String = key.extract()?;
+        if !["time_ns", "offset", "size", "is_write", "content", "volume"].contains(&k.as_str()) {
+            return Err(PyValueError::new_err(format!(
+                "requests has an unknown column {k:?}; expected time_ns, offset, size, is_write, content, volume"
+            )));
+        }
+    }
+    let missing = |k: &str| PyValueError::new_err(format!("requests needs a {k:?} column"));
+    let time: Vec<u64> = column(d, "time_ns", None)?.ok_or_else(|| missing("time_ns"))?;
+    let n = Some(time.len());
+    let offset: Vec<u64> = column(d, "offset", n)?.ok_or_else(|| missing("offset"))?;
+    let size: Vec<u32> = column(d, "size", n)?.ok_or_else(|| missing("size"))?;
+    let write: Vec<bool> = column(d, "is_write", n)?.ok_or_else(|| missing("is_write"))?;
+    let content: Option<Vec<u64>> = column(d, "content", n)?;
+    let volume: Option<Vec<u32>> = column(d, "volume", n)?;
+    Ok((0..time.len())
+        .map(|i| Request {
+            time_ns: time[i],
+            offset: offset[i],
+            size: size[i],
+            kind: if write[i] { IoKind::Write } else { IoKind::Read },
+            content: content.as_ref().map_or(0, |c| c[i]),
+            volume: volume.as_ref().map_or(0, |v| v[i]),
+            line: i as u64 + 1,
+        })
+        .collect())
+}

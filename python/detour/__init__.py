@@ -1,0 +1,53 @@
+"""Detour: a trace-driven NAND-flash SSD simulator.
+
+The simulator is a Rust library (`detour-core`); this package drives it::
+
+    import detour
+    r = detour.run("small", trace="my.trace", scheme="conventional")
+    print(r.summary["latency_us"]["read"]["p99"])
+    r.write("out")                      # summary.json, requests.parquet, config.toml
+
+- `run`, `Result`, `config`, `presets`, `schemes`: simulate (`detour.api`)
+- `formats`, `inspect_trace`, `convert_trace`: traces (`detour.traces`)
+- `profiles`, `profile_spec`, `generate`: synthetic workloads (`detour.traces`)
+- exceptions: `DetourError` and its subclasses `TraceError`, `ConfigError`,
+  `GeometryError`, `SimulationError`, `DetourIOError` (also an `OSError`);
+  Ctrl-C during a run raises `KeyboardInterrupt`.
+
+The command line is `detour` (`detour --help`); results are documented in
+docs/results.md.
+"""
+
+from ._detour import (
+    ConfigError,
+    DetourError,
+    DetourIOError,
+    GeometryError,
+    SimulationError,
+    TraceError,
+    __version__,
+)
+from .api import COLUMNS, Result, config, presets, run, schemes
+from .traces import convert_trace, formats, generate, inspect_trace, profile_spec, profiles
+
+__all__ = [
+    "COLUMNS",
+    "ConfigError",
+    "DetourError",
+    "DetourIOError",
+    "GeometryError",
+    "Result",
+    "SimulationError",
+    "TraceError",
+    "__version__",
+    "config",
+    "convert_trace",
+    "formats",
+    "generate",
+    "inspect_trace",
+    "profile_spec",
+    "profiles",
+    "presets",
+    "run",
+    "schemes",
+]

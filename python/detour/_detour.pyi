@@ -1,0 +1,143 @@
+"""Type stubs of the Rust extension `detour._detour` (crates/detour-py).
+
+The extension only converts: TOML text and NumPy arrays in, JSON text and
+NumPy arrays out. Use the friendlier wrappers in `detour` (`detour.run`,
+`detour.config`, ...) unless you need the raw calls.
+"""
+
+from typing import Callable, Dict, List, Mapping, Optional, Sequence, Tuple
+
+import numpy as np
+import numpy.typing as npt
+
+__version__: str
+
+#: Per-request column names, in the order `run` returns them.
+COLUMNS: List[str]
+
+class DetourError(Exception):
+    """Base class of every error Detour raises."""
+
+class TraceError(DetourError):
+    """A trace line could not be parsed (the message names file and line), or
+    an address is outside the device's logical space."""
+
+class ConfigError(DetourError):
+    """A configuration key is unknown, of the wrong type or out of range (the
+    message names the dotted key)."""
+
+class GeometryError(DetourError):
+    """The device geometry cannot be built."""
+
+class SimulationError(DetourError):
+    """The simulation cannot go on (for example the live data does not fit)."""
+
+class DetourIOError(DetourError, OSError):
+    """A file could not be opened, read or written. `errno`, `strerror` and
+    `filename` are set when the operating system gave an error number."""
+
+def config(
+    preset: Optional[str] = None,
+    file: Optional[str] = None,
+    toml: Optional[str] = None,
+    overrides: Sequence[str] = ...,
+) -> str:
+    """Resolve a configuration from layers (preset or built-in defaults, then
+    `file`, then `toml` text, then `"key=value"` overrides), validate it and
+    return it as a complete TOML document. Raises ConfigError, GeometryError
+    or DetourIOError."""
+
+def config_json(config_toml: str) -> str:
+    """A complete configuration document (as `config` returns) as JSON."""
+
+def presets() -> List[Tuple[str, str]]:
+    """(name, description) of every device preset."""
+
+def schemes() -> List[Tuple[str, str]]:
+    """(name, description) of every scheme."""
+
+def formats() -> List[str]:
+    """Trace format names, in auto-detection priority order."""
+
+def run(
+    config: str,
+    *,
+    trace: Optional[str] = None,
+    format: Optional[str] = None,
+    skip_malformed: bool = False,
+    volume: Optional[int] = None,
+    clamp_backwards_time: bool = False,
+    profile: Optional[str] = None,
+    profile_toml: Optional[str] = None,
+    profile_overrides: Sequence[str] = ...,
+    requests: Optional[Mapping[str, npt.NDArray[np.generic]]] = None,
+    progress: Optional[Callable[[int, int], object]] = None,
+) -> Tuple[str, Dict[str, npt.NDArray[np.generic]], str, str]:
+    """Run one simulation with the GIL released.
+
+    `config`: a complete TOML document (from `config`). Workload: exactly one
+    of `trace` (a file; `format` None detects it), `profile` / `profile_toml`
+    (a synthetic workload, see `profile_spec`, with `profile_overrides`) or
+    `requests`, a dict of
+    equal-length 1-D arrays `time_ns` (uint64), `offset` (uint64, bytes),
+    `size` (uint32, bytes), `is_write` (bool) and optionally `content`
+    (uint64) and `volume` (uint32).
+
+    `progress(requests_arrived, sim_time_ns)` is called every 16,384
+    arrivals and at the end; if it raises, the run stops and the exception
+    propagates. Ctrl-C stops the run and raises KeyboardInterrupt.
+
+    Returns `(summary_json, columns, verify_failures_json, workload_json)`:
+    columns maps each name of COLUMNS to a NumPy array (uint64 arrival_ns,
+    latency_ns, offset; uint32 size, bus_ns, array_ns, delay_ns; bool
+    is_write, warmup), one row per request in arrival order.
+    """
+
+def inspect_trace(
+    path: str,
+    *,
+    format: Optional[str] = None,
+    skip_malformed: bool = False,
+    volume: Optional[int] = None,
+    clamp_backwards_time: bool = False,
+) -> str:
+    """Read a whole trace; return its statistics as JSON."""
+
+def convert_trace(
+    src: str,
+    dst: str,
+    to: str,
+    *,
+    format: Optional[str] = None,
+    skip_malformed: bool = False,
+    volume: Optional[int] = None,
+    clamp_backwards_time: bool = False,
+    keep_absolute_time: bool = False,
+) -> Tuple[int, str]:
+    """Convert trace `src` to format `to` written to `dst` (replaced).
+    Returns `(requests_written, workload_json)`."""
+
+def profiles() -> List[Tuple[str, str]]:
+    """(name, description) of every synthetic workload profile."""
+
+def profile_spec(
+    profile: Optional[str] = None,
+    *,
+    spec_toml: Optional[str] = None,
+    overrides: Sequence[str] = ...,
+) -> str:
+    """The synthetic spec of a named `profile`, or of `spec_toml` (a TOML
+    spec that may start with `profile = "name"`), with `"key=value"`
+    overrides applied (dotted keys such as `arrival.rate_per_s`), validated,
+    as a TOML document. Raises ConfigError naming a bad key."""
+
+def generate(
+    path: str,
+    to: str,
+    profile: Optional[str] = None,
+    *,
+    spec_toml: Optional[str] = None,
+    overrides: Sequence[str] = ...,
+) -> int:
+    """Write the synthetic workload (as `profile_spec` resolves it) to `path`
+    as trace format `to`; return the number of requests written."""

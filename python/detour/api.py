@@ -1,0 +1,340 @@
+"""The Python API: resolve a configuration, run a simulation, keep its results.
+
+    >>> import detour
+    >>> r = detour.run("small", trace="my.trace", overrides=["run.verify=true"])
+    >>> r.summary["latency_us"]["read"]["p99"]
+    >>> r.to_pandas().latency_ns.describe()
+    >>> r.write("out/")          # out/summary.json, out/requests.parquet
+
+Everything here converts and arranges; the simulation is in the Rust core.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import tempfile
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Callable, Iterable, Mapping, Optional, Union
+
+import numpy as np
+
+from . import _detour
+
+PathLike = Union[str, "os.PathLike[str]"]
+Overrides = Union[Iterable[str], Mapping[str, Any], None]
+ProgressArg = Union[bool, Callable[[int, int], Any], None]
+
+#: Per-request columns as the core produces them, in order.
+COLUMNS = tuple(_detour.COLUMNS)
+
+#: NumPy dtypes of the `requests=` input columns (see `run`).
+REQUEST_DTYPES = {
+    "time_ns": np.uint64,
+    "offset": np.uint64,
+    "size": np.uint32,
+    "is_write": np.bool_,
+    "content": np.uint64,
+    "volume": np.uint32,
+}
+
+
+def _toml_value(v: Any) -> str:
+    if isinstance(v, bool):
+        return "true" if v else "false"
+    if isinstance(v, (int, float)):
+        return repr(v)
+    if isinstance(v, str):
+        return json.dumps(v)  # a TOML basic string
+    raise TypeError(f"override value {v!r} must be a bool, number or string")
+
+
+def _override_list(overrides: Overrides) -> list:
+    if overrides is None:
+        return []
+    if isinstance(overrides, str):
+        return [overrides]
+    if isinstance(overrides, Mapping):
+        return [f"{k}={_toml_value(v)}" for k, v in overrides.items()]
+    return [str(o) for o in overrides]
+
+
+def is_device_file(device: PathLike) -> bool:
+    """True when `device` names a TOML file rather than a preset."""
+    s = os.fspath(device)
+    return s.endswith(".toml") or os.sep in s or os.path.isfile(s)
+
+
+def config(
+    device: PathLike = "small",
+    *,
+    toml: Optional[str] = None,
+    overrides: Overrides = None,
+    scheme: Optional[str] = None,
+    verify: Optional[bool] = None,
+) -> str:
+    """Resolve and validate a configuration; return it as a complete TOML document.
+
+    `device` is a preset name (`detour.presets()`) or a path to a TOML file
+    (which may start from a preset with a top-level `preset = "name"`).
+    Then `toml` text, then `overrides` (`["key=value", ...]` or a mapping),
+    then `scheme` (`scheme.name`) and `verify` (`run.verify`) are applied.
+    Raises `ConfigError` naming the offending key.
+    """
+    sets = _override_list(overrides)
+    if scheme is not None:
+        sets.append(f"scheme.name={_toml_value(scheme)}")
+    if verify is not None:
+        sets.append(f"run.verify={_toml_value(bool(verify))}")
+    if is_device_file(device):
+        return _detour.config(file=os.fspath(device), toml=toml, overrides=sets)
+    return _detour.config(preset=os.fspath(device), toml=toml, overrides=sets)
+
+
+def presets() -> list:
+    """`[(name, description), ...]` of the built-in devices."""
+    return list(_detour.presets())
+
+
+def schemes() -> list:
+    """`[(name, description), ...]` of every scheme."""
+    return list(_detour.schemes())
+
+
+@dataclass
+class Result:
+    """One run's results.
+
+    - `summary`: the summary as a dict (see docs/results.md), including
+      `config` (the resolved configuration), `workload` (where the requests
+      came from and what the reader skipped or clamped), `verify_failures`
+      and `detour_version`.
+    - `columns`: per-request NumPy arrays, one row per request in arrival
+      order (`COLUMNS`).
+    - `verify_failures`: the first reads that returned wrong data.
+    - `config_toml`: the resolved configuration as TOML (to rerun exactly).
+    """
+
+    summary: dict
+    columns: dict
+    verify_failures: list = field(default_factory=list)
+    config_toml: str = ""
+
+    def __len__(self) -> int:
+        return len(self.columns["arrival_ns"]) if self.columns else 0
+
+    def latency(self, kind: str = "all", stat: str = "mean") -> float:
+        """A latency statistic in µs, e.g. `r.latency("read", "p99")`."""
+        return float(self.summary["latency_us"][kind][stat])
+
+    def queue_ns(self) -> np.ndarray:
+        """Queueing time per request: latency - delay - bus - array (>= 0)."""
+        c = self.columns
+        parts = c["bus_ns"].astype(np.int64) + c["array_ns"] + c["delay_ns"]
+        return np.maximum(c["latency_ns"].astype(np.int64) - parts, 0).astype(np.uint64)
+
+    def to_arrow(self):
+        """The per-request columns as a `pyarrow.Table` (plus derived `queue_ns`)."""
+        import pyarrow as pa
+
+        arrays = {name: self.columns[name] for name in COLUMNS}
+        arrays["queue_ns"] = self.queue_ns()
+        table = pa.table(arrays)
+        meta = {b"detour.summary": json.dumps(self.summary).encode()}
+        return table.replace_schema_metadata(meta)
+
+    def to_pandas(self):
+        """The per-request columns as a `pandas.DataFrame` (needs pandas)."""
+        try:
+            import pandas  # noqa: F401
+        except ImportError as e:  # pragma: no cover - depends on the environment
+            raise ImportError("to_pandas() needs pandas: pip install pandas") from e
+        return self.to_arrow().to_pandas()
+
+    def write(self, out_dir: PathLike) -> Path:
+        """Write `summary.json`, `requests.parquet` and `config.toml` into
+        `out_dir` (created if needed). Each file is written to a temporary
+        name in the same directory and renamed, so a reader never sees a
+        half-written file. Returns the directory."""
+        import pyarrow.parquet as pq
+
+        out = Path(out_dir)
+        out.mkdir(parents=True, exist_ok=True)
+        _atomic_write(out / "requests.parquet", lambda p: pq.write_table(self.to_arrow(), p, compression="zstd"))
+        _atomic_write(out / "config.toml", lambda p: Path(p).write_text(self.config_toml))
+        text = json.dumps(self.summary, indent=2, allow_nan=False) + "\n"
+        _atomic_write(out / "summary.json", lambda p: Path(p).write_text(text))
+        return out
+
+
+def _atomic_write(dest: Path, write: Callable[[str], Any]) -> None:
+    fd, tmp = tempfile.mkstemp(dir=dest.parent, prefix=f".{dest.name}.", suffix=".tmp")
+    os.close(fd)
+    try:
+        write(tmp)
+        with open(tmp, "rb+") as f:
+            os.fsync(f.fileno())
+        os.replace(tmp, dest)
+    except BaseException:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+        raise
+
+
+def _profile_source(profile: PathLike):
+    """(name, None) for a profile name, (None, text) for a TOML spec file."""
+    s = os.fspath(profile)
+    if s.endswith(".toml") or os.sep in s or os.path.isfile(s):
+        try:
+            return None, Path(s).read_text()
+        except OSError as e:
+            raise _detour.DetourIOError(e.errno, e.strerror, s) from None
+    return s, None
+
+
+def _profile_requests(profile: PathLike, overrides: Overrides) -> Optional[int]:
+    """The request count a profile will generate (None if time-limited or unknown)."""
+    try:
+        return _spec_dict(profile, overrides).get("requests") or None
+    except Exception:  # the run itself reports a bad profile
+        return None
+
+
+def _spec_dict(profile: PathLike, overrides: Overrides) -> dict:
+    name, text = _profile_source(profile)
+    spec = _detour.profile_spec(name, spec_toml=text, overrides=_override_list(overrides))
+    try:
+        import tomllib  # Python 3.11+
+    except ImportError:  # pragma: no cover
+        return {"requests": _toml_int(spec, "requests")}
+    return tomllib.loads(spec)
+
+
+def _toml_int(text: str, key: str) -> Optional[int]:
+    for line in text.splitlines():
+        k, _, v = line.partition("=")
+        if k.strip() == key:
+            return int(v.strip())
+        if line.startswith("["):
+            break
+    return None
+
+
+def _requests_arrays(requests: Any) -> dict:
+    """Accept a mapping of array-likes (or a pandas DataFrame / pyarrow Table)."""
+    if hasattr(requests, "to_pydict") and not isinstance(requests, Mapping):  # pyarrow.Table
+        requests = {name: requests.column(name).to_numpy() for name in requests.column_names}
+    elif hasattr(requests, "columns") and hasattr(requests, "to_numpy"):  # pandas.DataFrame
+        requests = {name: requests[name].to_numpy() for name in requests.columns}
+    out = {}
+    for name, values in dict(requests).items():
+        dtype = REQUEST_DTYPES.get(name)
+        if dtype is None:
+            raise ValueError(f"requests has an unknown column {name!r}; expected {', '.join(REQUEST_DTYPES)}")
+        arr = np.asarray(values)
+        if arr.dtype != dtype:
+            if dtype is not np.bool_ and arr.size and (np.issubdtype(arr.dtype, np.number) and (arr < 0).any()):
+                raise ValueError(f"requests[{name!r}] has negative values")
+            arr = arr.astype(dtype)
+        out[name] = np.ascontiguousarray(arr)
+    return out
+
+
+def run(
+    device: PathLike = "small",
+    *,
+    trace: Optional[PathLike] = None,
+    format: Optional[str] = None,
+    skip_malformed: bool = False,
+    volume: Optional[int] = None,
+    clamp_backwards_time: bool = False,
+    profile: Optional[PathLike] = None,
+    profile_overrides: Overrides = None,
+    requests: Any = None,
+    toml: Optional[str] = None,
+    overrides: Overrides = None,
+    scheme: Optional[str] = None,
+    verify: Optional[bool] = None,
+    progress: ProgressArg = None,
+) -> Result:
+    """Simulate one workload on one device and return its `Result`.
+
+    Device: `device`, `toml`, `overrides`, `scheme`, `verify` as in `config()`.
+
+    Workload, exactly one of:
+    - `trace`: a trace file (plain, gzip or zstd), its `format` detected
+      unless given (`detour.formats()`); `skip_malformed` skips and counts
+      bad lines, `volume` keeps one device/LUN, `clamp_backwards_time` lets
+      an unsorted trace through;
+    - `profile`: a synthetic workload profile (`detour.profiles()`) or a
+      TOML spec file (which may start `profile = "name"`), with
+      `profile_overrides` (`["key=value", ...]` or a mapping, dotted keys
+      such as `arrival.rate_per_s`);
+    - `requests`: a mapping (or DataFrame) of equal-length columns
+      `time_ns`, `offset`, `size` (bytes), `is_write`, and optionally
+      `content`, `volume`.
+
+    `progress`: None (quiet), True (a tqdm bar with an ETA, shown when the
+    run lasts over a second) or a callable `f(requests_arrived, sim_time_ns)`.
+    Ctrl-C stops the run cleanly and raises KeyboardInterrupt.
+    """
+    given = [x is not None for x in (trace, profile, requests)]
+    if sum(given) != 1:
+        raise ValueError("give exactly one workload: trace=, profile= or requests=")
+    cfg = config(device, toml=toml, overrides=overrides, scheme=scheme, verify=verify)
+
+    bar = None
+    callback = progress if callable(progress) else None
+    if progress is True:
+        from .progress import ProgressBar
+
+        total = None
+        if trace is not None:
+            from .progress import count_lines
+
+            total = count_lines(trace)
+        elif requests is not None:
+            total = len(next(iter(dict(requests).values()), ()))
+        else:
+            total = _profile_requests(profile, profile_overrides)
+        bar = ProgressBar(total)
+        callback = bar
+
+    try:
+        if trace is not None:
+            summary_json, columns, failures_json, workload_json = _detour.run(
+                cfg,
+                trace=os.fspath(trace),
+                format=format,
+                skip_malformed=skip_malformed,
+                volume=volume,
+                clamp_backwards_time=clamp_backwards_time,
+                progress=callback,
+            )
+        elif profile is not None:
+            name, spec_toml = _profile_source(profile)
+            summary_json, columns, failures_json, workload_json = _detour.run(
+                cfg,
+                profile=name,
+                profile_toml=spec_toml,
+                profile_overrides=_override_list(profile_overrides),
+                progress=callback,
+            )
+        else:
+            summary_json, columns, failures_json, workload_json = _detour.run(
+                cfg, requests=_requests_arrays(requests), progress=callback
+            )
+    finally:
+        if bar is not None:
+            bar.close()
+
+    failures = json.loads(failures_json)
+    summary = json.loads(summary_json)
+    summary["verify_failures"] = failures
+    summary["config"] = json.loads(_detour.config_json(cfg))
+    summary["workload"] = json.loads(workload_json)
+    summary["detour_version"] = _detour.__version__
+    return Result(summary=summary, columns=dict(columns), verify_failures=failures, config_toml=cfg)

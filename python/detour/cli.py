@@ -1,0 +1,302 @@
+"""The `detour` command line. Every subcommand is documented in docs/cli.md.
+
+Errors print `detour: error: <message>` and exit with status 2 (never a
+traceback; set DETOUR_DEBUG=1 to see one); Ctrl-C exits with 130.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+import time
+from pathlib import Path
+from typing import Optional, Sequence
+
+from . import __version__, report
+from ._detour import DetourError
+
+EXIT_ERROR = 2
+EXIT_INTERRUPTED = 130
+
+
+class CliError(Exception):
+    """A usage problem found after argument parsing."""
+
+
+def _add_device(p: argparse.ArgumentParser, default: str) -> None:
+    p.add_argument(
+        "--device",
+        "-d",
+        default=default,
+        metavar="PRESET|TOML",
+        help=f"a device preset (see `detour presets`) or a TOML config file (default: {default})",
+    )
+    p.add_argument(
+        "--set",
+        "-s",
+        dest="overrides",
+        action="append",
+        default=[],
+        metavar="KEY=VALUE",
+        help="override one config key, e.g. --set ftl.gc_threshold=0.1 (repeatable)",
+    )
+    p.add_argument("--scheme", help="the scheme (see `detour schemes`); same as --set scheme.name=S")
+
+
+def _add_reader(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--format", "-f", help="trace format (default: detected; see `detour traces formats`)")
+    p.add_argument("--skip-malformed", action="store_true", help="skip and count malformed lines instead of stopping")
+    p.add_argument("--volume", type=int, metavar="N", help="keep only requests of this device / volume / LUN")
+    p.add_argument(
+        "--clamp-backwards-time",
+        action="store_true",
+        help="give a request that arrives before the previous one the previous time (unsorted traces)",
+    )
+
+
+def build_parser() -> argparse.ArgumentParser:
+    ap = argparse.ArgumentParser(
+        prog="detour",
+        description="Detour: a trace-driven NAND-flash SSD simulator.",
+        epilog="Results are documented in docs/results.md; every command in docs/cli.md.",
+    )
+    ap.add_argument("--version", action="version", version=f"detour {__version__}")
+    sub = ap.add_subparsers(dest="command", metavar="COMMAND")
+    sub.required = True
+
+    p = sub.add_parser("run", help="simulate one trace or synthetic profile on one device")
+    _add_device(p, "small")
+    src = p.add_mutually_exclusive_group(required=True)
+    src.add_argument("--trace", "-t", metavar="FILE", help="a trace file (plain, .gz or .zst)")
+    src.add_argument("--profile", "-p", metavar="NAME|TOML", help="a synthetic workload profile (see `detour profiles`) or a spec file")
+    _add_reader(p)
+    p.add_argument(
+        "--profile-set",
+        dest="profile_overrides",
+        action="append",
+        default=[],
+        metavar="KEY=VALUE",
+        help="override one key of the synthetic profile (repeatable)",
+    )
+    p.add_argument("--verify", action="store_true", help="check every read returns the latest data (run.verify)")
+    p.add_argument("--out", "-o", required=True, metavar="DIR", help="write summary.json, requests.parquet, config.toml here")
+    p.add_argument("--no-progress", action="store_true", help="no progress bar")
+    p.add_argument("--quiet", "-q", action="store_true", help="print nothing but errors")
+
+    p = sub.add_parser("config", help="print the resolved configuration as TOML")
+    _add_device(p, "small")
+
+    sub.add_parser("presets", help="list the device presets")
+    sub.add_parser("schemes", help="list the schemes")
+    p = sub.add_parser("profiles", help="list the synthetic workload profiles, or show one's spec")
+    p.add_argument("--show", metavar="NAME|TOML", help="print this profile's resolved spec as TOML")
+    p.add_argument("--profile-set", dest="profile_overrides", action="append", default=[], metavar="KEY=VALUE",
+                   help="override one key of the shown spec (repeatable)")
+
+    t = sub.add_parser("traces", help="inspect and convert traces")
+    tsub = t.add_subparsers(dest="traces_command", metavar="SUBCOMMAND")
+    tsub.required = True
+    tsub.add_parser("formats", help="list the trace formats")
+    p = tsub.add_parser("inspect", help="statistics of a trace")
+    p.add_argument("file")
+    _add_reader(p)
+    p.add_argument("--json", action="store_true", help="print the statistics as JSON")
+    p = tsub.add_parser("convert", help="convert a trace to another format")
+    p.add_argument("input")
+    p.add_argument("output")
+    p.add_argument("--to", required=True, metavar="FORMAT", help="output format")
+    _add_reader(p)
+    p.add_argument("--keep-absolute-time", action="store_true", help="keep the trace's own time origin")
+    p = tsub.add_parser("generate", help="write a synthetic workload as a trace")
+    p.add_argument("output")
+    p.add_argument("--profile", "-p", required=True, metavar="NAME|TOML", help="a profile (see `detour profiles`) or a spec file")
+    p.add_argument("--profile-set", dest="profile_overrides", action="append", default=[], metavar="KEY=VALUE",
+                   help="override one key of the profile, e.g. requests=10000 (repeatable)")
+    p.add_argument("--to", default="mqsim", metavar="FORMAT", help="output format (default: mqsim)")
+
+    p = sub.add_parser("demo", help="run the bundled workload under every scheme, print a table, plot it")
+    p.add_argument("--out", "-o", default="detour-demo", metavar="DIR", help="output directory (default: detour-demo)")
+    p.add_argument("--device", "-d", default="small", metavar="PRESET|TOML", help="device (default: small)")
+
+    p = sub.add_parser("bench", help="requests/s and peak memory of one run, in a fresh process")
+    p.add_argument("--trace", "-t", required=True, metavar="FILE")
+    p.add_argument("--format", "-f", help="trace format (default: detected)")
+    _add_device(p, "bench-matched")
+    p.add_argument("--json", action="store_true", help="print the measurements as JSON")
+    return ap
+
+
+def cmd_run(a: argparse.Namespace) -> None:
+    from .api import run
+
+    if a.profile_overrides and not a.profile:
+        raise CliError("--profile-set needs --profile")
+    t0 = time.perf_counter()
+    r = run(
+        a.device,
+        trace=a.trace,
+        format=a.format,
+        skip_malformed=a.skip_malformed,
+        volume=a.volume,
+        clamp_backwards_time=a.clamp_backwards_time,
+        profile=a.profile,
+        profile_overrides=a.profile_overrides or None,
+        overrides=a.overrides,
+        scheme=a.scheme,
+        verify=True if a.verify else None,
+        progress=not (a.no_progress or a.quiet),
+    )
+    wall = time.perf_counter() - t0
+    out = r.write(a.out)
+    if not a.quiet:
+        print(report.summary_text(r.summary))
+        print(f"wrote {out / 'summary.json'}, {out / 'requests.parquet'}, {out / 'config.toml'} ({wall:.2f} s)")
+
+
+def cmd_config(a: argparse.Namespace) -> None:
+    from .api import config
+
+    sys.stdout.write(config(a.device, overrides=a.overrides, scheme=a.scheme))
+
+
+def cmd_presets(a: argparse.Namespace) -> None:
+    from .api import presets
+
+    print(report.table(["preset", "description"], presets()))
+
+
+def cmd_schemes(a: argparse.Namespace) -> None:
+    from .api import schemes
+
+    print(report.table(["scheme", "description"], schemes()))
+
+
+def cmd_profiles(a: argparse.Namespace) -> None:
+    from . import traces
+
+    if a.show:
+        sys.stdout.write(traces.profile_spec(a.show, a.profile_overrides))
+    elif a.profile_overrides:
+        raise CliError("--profile-set needs --show")
+    else:
+        print(report.table(["profile", "description"], traces.profiles()))
+
+
+def _reader_kwargs(a: argparse.Namespace) -> dict:
+    return dict(
+        format=a.format,
+        skip_malformed=a.skip_malformed,
+        volume=a.volume,
+        clamp_backwards_time=a.clamp_backwards_time,
+    )
+
+
+def cmd_traces(a: argparse.Namespace) -> None:
+    from . import traces
+
+    if a.traces_command == "formats":
+        for f in traces.formats():
+            print(f)
+    elif a.traces_command == "inspect":
+        st = traces.inspect_trace(a.file, **_reader_kwargs(a))
+        if a.json:
+            print(json.dumps(st, indent=2))
+            return
+        rows = [
+            ["format", st["format"]],
+            ["requests", st["requests"]],
+            ["reads / writes", f"{st['reads']:,} / {st['writes']:,} (read ratio {st['read_ratio']:.3f})"],
+            ["bytes read / written", f"{st['bytes_read']:,} / {st['bytes_written']:,}"],
+            ["mean size", f"{st['mean_size_bytes']:,.0f} B"],
+            ["footprint", f"{st['footprint_pages']:,} pages of 4 KiB ({st['footprint_bytes'] / 2**20:,.1f} MiB)"],
+            ["duration", f"{st['duration_s']:.3f} s"],
+            ["rate", f"{st['rate_per_s']:,.1f} requests/s"],
+            ["volumes", ", ".join(map(str, st["volumes"])) or "-"],
+            ["sizes", ", ".join(f"{b['label']}: {b['count']:,}" for b in st["size_histogram"]) or "-"],
+        ]
+        for k in ("skipped_malformed", "clamped", "filtered_out", "ignored"):
+            if st.get(k):
+                rows.append([k.replace("_", " "), st[k]])
+        print(report.table([a.file, ""], rows))
+    elif a.traces_command == "convert":
+        info = traces.convert_trace(
+            a.input, a.output, a.to, keep_absolute_time=a.keep_absolute_time, **_reader_kwargs(a)
+        )
+        print(f"wrote {info['written']:,} requests as {a.to} to {a.output} (read as {info['format']})")
+    elif a.traces_command == "generate":
+        n = traces.generate(a.profile, a.output, to=a.to, overrides=a.profile_overrides)
+        print(f"wrote {n:,} requests of {a.profile} as {a.to} to {a.output}")
+
+
+def cmd_demo(a: argparse.Namespace) -> None:
+    from .demo import demo
+
+    demo(a.out, device=a.device)
+
+
+def cmd_bench(a: argparse.Namespace) -> None:
+    from .bench import bench
+
+    overrides = list(a.overrides) + ([f"scheme.name={json.dumps(a.scheme)}"] if a.scheme else [])
+    m = bench(a.trace, device=a.device, overrides=overrides, format=a.format)
+    if a.json:
+        print(json.dumps(m, indent=2))
+        return
+    sets = " ".join(f"--set {o}" for o in a.overrides)
+    lat = m["latency_us"]
+    print(f"bench: {Path(a.trace).name} on {a.device} {sets}".rstrip())
+    print(
+        f"  {m['requests']:,} requests in {m['wall_s']:.2f} s: {m['requests_per_s']:,.0f} requests/s, "
+        f"peak memory {m['peak_rss_mib']:,.0f} MiB ({m['rss_before_run_mib']:,.0f} MiB before the run)"
+    )
+    print(
+        f"  read mean {lat['read']['mean']:.1f} p50 {lat['read']['p50']:.1f} p99 {lat['read']['p99']:.1f} "
+        f"p99.9 {lat['read']['p999']:.1f} us; write mean {lat['write']['mean']:.1f} p99 {lat['write']['p99']:.1f} us; "
+        f"GC runs {m['gc']['runs']:,}, write amplification {m['gc']['write_amplification']:.3f}"
+    )
+
+
+COMMANDS = {
+    "run": cmd_run,
+    "config": cmd_config,
+    "presets": cmd_presets,
+    "schemes": cmd_schemes,
+    "profiles": cmd_profiles,
+    "traces": cmd_traces,
+    "demo": cmd_demo,
+    "bench": cmd_bench,
+}
+
+
+def _error(msg: str) -> int:
+    msg = " ".join(line.strip() for line in msg.strip().splitlines())
+    print(f"detour: error: {msg}", file=sys.stderr)
+    return EXIT_ERROR
+
+
+def main(argv: Optional[Sequence[str]] = None) -> int:
+    args = build_parser().parse_args(argv)
+    try:
+        COMMANDS[args.command](args)
+    except KeyboardInterrupt:
+        print("detour: interrupted", file=sys.stderr)
+        return EXIT_INTERRUPTED
+    except BrokenPipeError:  # `detour ... | head`
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        return 0
+    except (DetourError, CliError, OSError, ValueError, TypeError, ImportError) as e:
+        if os.environ.get("DETOUR_DEBUG"):
+            raise
+        return _error(str(e))
+    except Exception as e:  # never a traceback for the user
+        if os.environ.get("DETOUR_DEBUG"):
+            raise
+        return _error(f"{type(e).__name__}: {e} (set DETOUR_DEBUG=1 for a traceback)")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

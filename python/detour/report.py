@@ -1,0 +1,80 @@
+"""Plain-text tables of results, for the command line and the demo."""
+
+from __future__ import annotations
+
+from typing import Iterable, Mapping, Sequence
+
+
+def table(headers: Sequence[str], rows: Iterable[Sequence[object]]) -> str:
+    """A text table: numeric columns right-aligned, the others left-aligned."""
+    rows = [list(r) for r in rows]
+    cells = [[str(h) for h in headers]] + [[_fmt(c) for c in row] for row in rows]
+    widths = [max(len(r[i]) for r in cells) for i in range(len(headers))]
+    numeric = [bool(rows) and all(isinstance(r[i], (int, float)) for r in rows) for i in range(len(headers))]
+
+    def line(r):
+        return "  ".join(c.rjust(w) if numeric[i] else c.ljust(w) for i, (c, w) in enumerate(zip(r, widths))).rstrip()
+
+    out = [line(cells[0]), "  ".join("-" * w for w in widths)]
+    out += [line(r) for r in cells[1:]]
+    return "\n".join(out)
+
+
+def _fmt(v: object) -> str:
+    if isinstance(v, float):
+        if v == 0:
+            return "0"
+        if abs(v) >= 100:
+            return f"{v:,.0f}"
+        return f"{v:.3g}" if abs(v) < 1 else f"{v:.1f}"
+    if isinstance(v, int):
+        return f"{v:,}"
+    return str(v)
+
+
+COMPARISON_HEADERS = (
+    "scheme",
+    "read mean us",
+    "read p99 us",
+    "write mean us",
+    "write p99 us",
+    "IOPS",
+    "MiB/s",
+)
+
+
+def comparison_row(name: str, s: Mapping) -> list:
+    lat, tp = s["latency_us"], s["throughput"]
+    return [
+        name,
+        lat["read"]["mean"],
+        lat["read"]["p99"],
+        lat["write"]["mean"],
+        lat["write"]["p99"],
+        tp["iops"],
+        tp["read_mib_s"] + tp["write_mib_s"],
+    ]
+
+
+def summary_text(s: Mapping) -> str:
+    """A short human-readable account of one run's summary."""
+    lat = s["latency_us"]
+    rows = []
+    for kind in ("read", "write", "all"):
+        st = lat[kind]
+        rows.append([kind, st["count"], st["mean"], st["p50"], st["p90"], st["p99"], st["p999"], st["max"]])
+    t = table(["latency us", "count", "mean", "p50", "p90", "p99", "p99.9", "max"], rows)
+    tp, gc, w = s["throughput"], s["gc"], s.get("workload", {})
+    lines = [
+        f"{s['scheme']} on {s['device'] or 'custom device'}: {s['requests']:,} requests "
+        f"({s['reads']:,} reads, {s['writes']:,} writes) over {tp['duration_s']:.3f} s simulated",
+        t,
+        f"throughput {tp['iops']:,.0f} IOPS, read {tp['read_mib_s']:.1f} MiB/s, write {tp['write_mib_s']:.1f} MiB/s; "
+        f"GC runs {gc['runs']:,}, erases {gc['erases']:,}, write amplification {gc['write_amplification']:.3f}",
+    ]
+    if s.get("verify"):
+        lines.append(f"verify: {s['verify_errors']:,} errors")
+    notes = [f"{k.replace('_', ' ')} {w[k]:,}" for k in ("skipped_malformed", "clamped", "filtered_out", "ignored") if w.get(k)]
+    if notes:
+        lines.append("trace: " + ", ".join(notes))
+    return "\n".join(lines)

@@ -1,0 +1,207 @@
+"""The Python API: detour.run, detour.config, Result, the exception classes."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import textwrap
+
+import numpy as np
+import pyarrow as pa
+import pytest
+
+import detour
+from conftest import TINY_REQUESTS
+
+
+def _requests(n=2000, seed=3):
+    rng = np.random.default_rng(seed)
+    return {
+        "time_ns": np.cumsum(rng.exponential(50_000, n)).astype(np.uint64),
+        "offset": rng.integers(0, 10_000, n) * 4096,
+        "size": np.full(n, 4096),
+        "is_write": rng.random(n) < 0.3,
+    }
+
+
+def test_run_trace_result(tiny_trace):
+    r = detour.run("small", trace=tiny_trace, verify=True)
+    assert isinstance(r, detour.Result)
+    assert len(r) == TINY_REQUESTS == r.summary["requests"]
+    assert r.summary["verify_errors"] == 0 and r.verify_failures == []
+    assert list(r.columns) == list(detour.COLUMNS)
+    assert r.columns["latency_ns"].dtype == np.uint64
+    assert r.columns["is_write"].dtype == np.bool_
+    assert r.columns["size"].dtype == np.uint32
+    assert (np.diff(r.columns["arrival_ns"].astype(np.int64)) >= 0).all()
+    assert r.latency("read", "p99") == r.summary["latency_us"]["read"]["p99"]
+    # The nearest-rank percentile recomputed from the columns.
+    reads = np.sort(r.columns["latency_ns"][~r.columns["is_write"]])
+    rank = int(np.ceil(0.99 * len(reads)))
+    assert r.summary["latency_us"]["read"]["p99"] == reads[rank - 1] / 1000
+    assert r.summary["latency_us"]["read"]["mean"] == pytest.approx(reads.mean() / 1000)
+
+
+def test_breakdown_adds_up(tiny_trace):
+    r = detour.run("small", trace=tiny_trace)
+    for kind in ("read", "write", "all"):
+        b = r.summary["breakdown_us"][kind]
+        assert b["queue"] + b["bus"] + b["array"] + b["delay"] == pytest.approx(r.summary["latency_us"][kind]["mean"])
+    q = r.queue_ns()
+    c = r.columns
+    assert (q + c["bus_ns"] + c["array_ns"] + c["delay_ns"] >= c["latency_ns"]).all()
+
+
+def test_run_requests_arrays_and_determinism():
+    a = detour.run("small", requests=_requests(), overrides={"host.queue_depth": 16})
+    b = detour.run("small", requests=_requests(), overrides=["host.queue_depth=16"])
+    assert a.summary == b.summary
+    for k in detour.COLUMNS:
+        assert np.array_equal(a.columns[k], b.columns[k])
+    assert a.summary["requests"] == 2000
+    assert a.summary["workload"] == {
+        "source": "<requests>",
+        "kind": "requests",
+        "format": None,
+        "requests": 2000,
+        "skipped_malformed": 0,
+        "clamped": 0,
+        "filtered_out": 0,
+        "ignored": 0,
+    }
+
+
+def test_run_trace_is_deterministic(tiny_trace):
+    a = detour.run("small", trace=tiny_trace)
+    b = detour.run("small", trace=tiny_trace)
+    assert json.dumps(a.summary, sort_keys=True) == json.dumps(b.summary, sort_keys=True)
+
+
+def test_to_arrow_to_pandas_and_write(tiny_trace, tmp_path):
+    r = detour.run("small", trace=tiny_trace)
+    t = r.to_arrow()
+    assert isinstance(t, pa.Table) and t.num_rows == TINY_REQUESTS
+    assert t.schema.field("latency_ns").type == pa.uint64()
+    assert json.loads(t.schema.metadata[b"detour.summary"])["requests"] == TINY_REQUESTS
+    try:
+        import pandas  # noqa: F401
+    except ImportError:
+        pass
+    else:
+        df = r.to_pandas()
+        assert len(df) == TINY_REQUESTS and "queue_ns" in df.columns
+    out = r.write(tmp_path / "deep" / "out")
+    assert json.loads((out / "summary.json").read_text()) == r.summary
+    assert not [p for p in out.iterdir() if p.name.startswith(".")]
+
+
+def test_config_layers(tmp_path):
+    text = detour.config("bench-matched", overrides=["host.queue_depth=8"], scheme="conventional", verify=True)
+    assert "queue_depth = 8" in text and "verify = true" in text
+    f = tmp_path / "dev.toml"
+    f.write_text('preset = "small"\n[ftl]\ngc_threshold = 0.1\n')
+    text = detour.config(f)
+    assert 'name = "small"' in text and "gc_threshold = 0.1" in text
+    assert detour.config(f, toml="[host]\nqueue_depth = 4\n").count("queue_depth = 4") == 1
+    names = [n for n, _ in detour.presets()]
+    assert "bench-matched" in names and "small" in names
+    assert ("conventional" in [n for n, _ in detour.schemes()])
+
+
+def test_exceptions_are_distinct_classes(tmp_path, tiny_trace):
+    classes = [detour.TraceError, detour.ConfigError, detour.GeometryError, detour.SimulationError, detour.DetourIOError]
+    assert len(set(classes)) == len(classes)
+    assert all(issubclass(c, detour.DetourError) for c in classes)
+    assert issubclass(detour.DetourIOError, OSError)
+
+    with pytest.raises(detour.ConfigError, match="device.chanels"):
+        detour.config("small", overrides=["device.chanels=4"])
+    with pytest.raises(detour.ConfigError, match="ftl.gc_threshold"):
+        detour.config("small", overrides=["ftl.gc_threshold=0.9"])
+    with pytest.raises(detour.GeometryError):
+        detour.config("small", overrides=["device.blocks_per_plane=1048576", "device.pages_per_block=65535"])
+    with pytest.raises(detour.DetourIOError) as e:
+        detour.run("small", trace=tmp_path / "missing.trace")
+    assert isinstance(e.value, OSError) and e.value.errno == 2 and e.value.filename.endswith("missing.trace")
+    with pytest.raises(detour.DetourIOError):
+        detour.config(tmp_path / "missing.toml")
+    bad = tmp_path / "bad.trace"
+    bad.write_text("0 0 0 8 1\n10 0 x 8 1\n")
+    with pytest.raises(detour.TraceError, match="bad.trace:2"):
+        detour.run("small", trace=bad, format="mqsim")
+    far = {"time_ns": [0], "offset": [1 << 40], "size": [4096], "is_write": [True]}
+    with pytest.raises(detour.TraceError, match="beyond the logical space"):
+        detour.run("small", requests=far)
+    tiny = [
+        "device.channels=1", "device.chips_per_channel=1", "device.dies_per_chip=1", "device.planes_per_die=1",
+        "device.blocks_per_plane=8", "device.pages_per_block=4", "device.overprovisioning=0.0",
+    ]
+    n = 64
+    fill = {"time_ns": np.arange(n) * 1000, "offset": (np.arange(n) % 32) * 4096, "size": [4096] * n, "is_write": [True] * n}
+    with pytest.raises(detour.SimulationError, match="could not complete"):
+        detour.run("small", overrides=tiny, requests=fill)
+
+
+def test_bad_workload_arguments(tiny_trace):
+    with pytest.raises(ValueError, match="exactly one workload"):
+        detour.run("small")
+    with pytest.raises(ValueError, match="exactly one workload"):
+        detour.run("small", trace=tiny_trace, requests=_requests(10))
+    with pytest.raises(ValueError, match="unknown column"):
+        detour.run("small", requests={**_requests(10), "colour": [1] * 10})
+    with pytest.raises(ValueError, match="rows"):
+        detour.run("small", requests={**_requests(10), "size": [4096] * 9})
+    with pytest.raises(ValueError, match="negative"):
+        detour.run("small", requests={**_requests(3), "offset": [-4096, 0, 0]})
+
+
+def test_progress_callback_and_stop():
+    seen = []
+    detour.run("small", requests=_requests(40_000), progress=lambda n, t: seen.append((n, t)))
+    assert seen and seen[-1][0] == 40_000
+    assert [n for n, _ in seen] == sorted(n for n, _ in seen)
+
+    class Stop(Exception):
+        pass
+
+    def stop(n, t):
+        raise Stop(n)
+
+    with pytest.raises(Stop):
+        detour.run("small", requests=_requests(40_000), progress=stop)
+
+    def interrupt(n, t):
+        raise KeyboardInterrupt
+
+    with pytest.raises(KeyboardInterrupt):
+        detour.run("small", requests=_requests(40_000), progress=interrupt)
+
+
+def test_ctrl_c_stops_a_run_cleanly(tmp_path):
+    """A real SIGINT while the core runs with the GIL released."""
+    script = textwrap.dedent(
+        """
+        import sys, numpy as np, detour
+        n = 3_000_000
+        req = {"time_ns": np.arange(n, dtype=np.uint64) * 20_000, "offset": (np.arange(n, dtype=np.uint64) % 100_000) * 4096,
+               "size": np.full(n, 4096, dtype=np.uint32), "is_write": np.zeros(n, dtype=bool)}
+        cfg = detour.config("small")
+        def started(k, t):
+            if k == 16384:
+                print("started", flush=True)
+        try:
+            detour.run("small", requests=req, progress=started)
+        except KeyboardInterrupt:
+            print("interrupted", flush=True)
+            sys.exit(3)
+        print("finished", flush=True)
+        """
+    )
+    p = subprocess.Popen([sys.executable, "-c", script], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    line = p.stdout.readline()
+    assert line.strip() == "started", p.stderr.read()
+    p.send_signal(2)  # SIGINT
+    out, err = p.communicate(timeout=120)
+    assert p.returncode == 3, (out, err)
+    assert "interrupted" in out
