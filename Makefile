@@ -46,10 +46,20 @@ $(BENCH)/t1m.trace: | $(VENV)/.deps-installed
 	mv $(BENCH)/t1m.trace.tmp.summary.txt $(BENCH)/t1m.trace.summary.txt
 	mv $(BENCH)/t1m.trace.tmp $@
 
-bench: develop $(BENCH)/t1m.trace
+$(BENCH)/t200k.trace: | $(VENV)/.deps-installed
+	@test -f $(SHARED)/bench/gen_trace.py || { echo "make bench needs $(SHARED)/bench/gen_trace.py (set SHARED=...)"; exit 2; }
+	mkdir -p $(BENCH)
+	$(PY) $(SHARED)/bench/gen_trace.py $(BENCH)/t200k.trace.tmp -n 200000 --seed 42
+	mv $(BENCH)/t200k.trace.tmp.summary.txt $(BENCH)/t200k.trace.summary.txt
+	mv $(BENCH)/t200k.trace.tmp $@
+
+# The peers' figures: t1m fresh, and t200k preconditioned to half full (MQSim's
+# preconditioned run); t1m preconditioned as well, where the setup weighs less.
+PRECOND := --set ftl.precondition.valid=0.5 --set ftl.precondition.to_gc_threshold=true
+bench: develop $(BENCH)/t1m.trace $(BENCH)/t200k.trace
 	$(VENV)/bin/detour bench --trace $(BENCH)/t1m.trace --device bench-matched
-	$(VENV)/bin/detour bench --trace $(BENCH)/t1m.trace --device bench-matched \
-		--set ftl.precondition.valid=0.5 --set ftl.precondition.to_gc_threshold=true
+	$(VENV)/bin/detour bench --trace $(BENCH)/t200k.trace --device bench-matched $(PRECOND)
+	$(VENV)/bin/detour bench --trace $(BENCH)/t1m.trace --device bench-matched $(PRECOND)
 
 clean:
 	cargo clean

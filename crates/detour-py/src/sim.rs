@@ -36,6 +36,17 @@ impl Progress for PyProgress {
             true
         })
     }
+
+    /// Preconditioning can take seconds on large devices: let Ctrl-C stop it.
+    fn precondition(&mut self, _done: u64, _total: u64) -> bool {
+        Python::with_gil(|py| match py.check_signals() {
+            Ok(()) => true,
+            Err(e) => {
+                self.error = Some(e);
+                false
+            }
+        })
+    }
 }
 
 /// Run one simulation.

@@ -17,13 +17,20 @@ pub fn initial_token(lpn: Lpn) -> Token {
 
 impl Simulation {
     /// Fill the device as `ftl.precondition` asks, then reset the counters.
-    pub(super) fn precondition(&mut self) -> Result<()> {
+    pub(super) fn precondition(&mut self, progress: &mut dyn super::Progress) -> Result<()> {
         let p = self.cfg.ftl.precondition.clone();
         let logical = self.geo.logical_pages;
         let valid = ((p.valid * logical as f64) as u32).min(logical);
+        let mut report = |done: u64, total: u64| {
+            if done & 0xFFFF == 0 && !progress.precondition(done, total) {
+                return Err(Error::Interrupted { done: 0 });
+            }
+            Ok(())
+        };
         for lpn in 0..valid {
             let t = initial_token(lpn);
             self.instant_write(lpn, t)?;
+            report(lpn as u64, valid as u64)?;
         }
         let floor = self.geo.planes() as u64 * (self.gc_free_blocks() as u64 + 1);
         let ppb = self.geo.pages_per_block as u64;
@@ -52,6 +59,7 @@ impl Simulation {
                     self.instant_write(lpn, t)?;
                     need -= 1;
                     k += 1;
+                    report(valid as u64 + k, valid as u64 + k + need)?;
                 }
             }
         }

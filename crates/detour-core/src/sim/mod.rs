@@ -31,6 +31,11 @@ use txn::{HostIo, Txns};
 /// [`Error::Interrupted`] (how Ctrl-C reaches the core).
 pub trait Progress {
     fn update(&mut self, requests_arrived: u64, sim_time_ns: u64) -> bool;
+
+    /// Called every few thousand pages while preconditioning; false stops.
+    fn precondition(&mut self, _pages_done: u64, _pages_total: u64) -> bool {
+        true
+    }
 }
 
 /// No progress reporting.
@@ -170,7 +175,7 @@ impl Simulation {
         progress: &mut dyn Progress,
     ) -> Result<RunResult> {
         self.source = source.to_string();
-        self.precondition()?;
+        self.precondition(progress)?;
         self.pull_next(workload)?;
         self.schedule_first_tick()?;
         while let Some((now, ev)) = self.q.pop() {
