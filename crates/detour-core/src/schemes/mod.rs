@@ -17,7 +17,7 @@ pub use conventional::Conventional;
 pub use plan::{GroupSpec, Plan, PlannedOp};
 
 use crate::config::Config;
-use crate::device::OpKind;
+use crate::device::{Geometry, OpKind};
 use crate::error::{Error, Result};
 use crate::scheduler::Class;
 use crate::types::{Lpn, Ppn, Time, Token};
@@ -50,6 +50,13 @@ pub struct OpDone {
 /// The contract every scheme implements.
 pub trait Scheme {
     fn name(&self) -> &'static str;
+
+    /// Pages the host may address when the scheme keeps part of the device
+    /// for itself (hidden mirror or staging chips, parity): at most the
+    /// configured logical space. None keeps the configured one.
+    fn logical_pages(&self, _geo: &Geometry) -> Option<u32> {
+        None
+    }
 
     /// Plan reads of `lpns` (every one of them has data: the simulator
     /// places never-written pages first). Add one checked group per page.

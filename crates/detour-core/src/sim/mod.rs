@@ -126,7 +126,17 @@ impl Simulation {
     /// for trying a scheme out of tree, and for tests that break one on purpose.
     pub fn with_scheme(cfg: Config, scheme: Box<dyn Scheme>) -> Result<Simulation> {
         cfg.validate()?;
-        let geo = Geometry::from_config(&cfg.device)?;
+        let mut geo = Geometry::from_config(&cfg.device)?;
+        if let Some(n) = scheme.logical_pages(&geo) {
+            if n == 0 || n > geo.logical_pages {
+                return Err(Error::Geometry(format!(
+                    "scheme {} asks for {n} logical pages; the device offers 1..={}",
+                    scheme.name(),
+                    geo.logical_pages
+                )));
+            }
+            geo.logical_pages = n;
+        }
         let timing = Timing::from_config(&cfg);
         let verify = cfg.run.verify;
         Ok(Simulation {
