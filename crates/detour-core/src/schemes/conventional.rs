@@ -43,6 +43,10 @@ impl Scheme for Conventional {
         Ok(())
     }
 
+    fn wants_completions(&self) -> bool {
+        false
+    }
+
     fn on_gc_move(&mut self, from: Ppn, to: Ppn, owner: u32, ctx: &mut Ctx) {
         ctx.remap_moved(owner, from, to);
     }

@@ -80,6 +80,12 @@ pub trait Scheme {
     /// A flash operation of one of this scheme's plans finished.
     fn on_complete(&mut self, _op: &OpDone, _ctx: &mut Ctx) {}
 
+    /// Whether `on_complete` does anything; false spares the simulator a
+    /// call per flash operation.
+    fn wants_completions(&self) -> bool {
+        true
+    }
+
     /// GC moved a live page; update any table that pointed at `from`.
     fn on_gc_move(&mut self, from: Ppn, to: Ppn, owner: u32, ctx: &mut Ctx);
 
