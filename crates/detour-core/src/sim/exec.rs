@@ -194,6 +194,11 @@ impl Simulation {
         if stage_done {
             self.stage_done(t, g)?;
         }
+        // A plane whose victims were all pinned gets another try once
+        // operations (and their pins) go away.
+        if !self.gc_blocked.is_empty() {
+            self.start_wanted_gc()?;
+        }
         Ok(())
     }
 
