@@ -3,30 +3,13 @@
 //! (including absolute time, clamping and the volume filter where a format
 //! needs them). Failure modes and options are in `trace_options.rs`.
 
-use std::path::PathBuf;
+mod fixtures;
+use fixtures::*;
 
-use detour_core::workload::{open_trace, TraceFormat, TraceOptions, TraceStream};
+use detour_core::workload::{TraceFormat, TraceOptions};
 use detour_core::{ErrorKind, IoKind, Request};
 
-fn fixture(name: &str) -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-        .join("tests/fixtures/traces")
-        .join(name)
-}
 
-fn open(name: &str, opts: &TraceOptions) -> TraceStream {
-    open_trace(&fixture(name), opts).unwrap_or_else(|e| panic!("{name}: {e}"))
-}
-
-/// All requests, panicking with the error if any line fails.
-fn read_all(name: &str, opts: &TraceOptions) -> (Vec<Request>, TraceStream) {
-    let mut stream = open(name, opts);
-    let reqs = stream
-        .by_ref()
-        .collect::<Result<Vec<_>, _>>()
-        .unwrap_or_else(|e| panic!("{name}: {e}"));
-    (reqs, stream)
-}
 
 fn clamp() -> TraceOptions {
     TraceOptions {

@@ -3,31 +3,15 @@
 //! gzip and zstd by magic bytes, truncated input, missing files, a wrong
 //! explicit format.
 
-use std::path::PathBuf;
+mod fixtures;
+use fixtures::*;
 
 use detour_core::workload::{
-    open_trace, open_trace_reader, TraceFormat, TraceOptions, TraceStream,
+    open_trace, open_trace_reader, TraceFormat, TraceOptions,
 };
 use detour_core::{ErrorKind, Request};
 
-fn fixture(name: &str) -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-        .join("tests/fixtures/traces")
-        .join(name)
-}
 
-fn open(name: &str, opts: &TraceOptions) -> TraceStream {
-    open_trace(&fixture(name), opts).unwrap_or_else(|e| panic!("{name}: {e}"))
-}
-
-fn read_all(name: &str, opts: &TraceOptions) -> (Vec<Request>, TraceStream) {
-    let mut stream = open(name, opts);
-    let reqs = stream
-        .by_ref()
-        .collect::<Result<Vec<_>, _>>()
-        .unwrap_or_else(|e| panic!("{name}: {e}"));
-    (reqs, stream)
-}
 
 #[test]
 fn malformed_lines_name_file_line_and_reason() {

@@ -75,17 +75,7 @@ mod tests {
     use crate::types::IoKind;
     use crate::workload::reader::{open_trace_reader, TraceOptions};
 
-    fn req(time_ns: u64, offset: u64, size: u32, kind: IoKind, volume: u32) -> Request {
-        Request {
-            time_ns,
-            offset,
-            size,
-            kind,
-            content: 0,
-            volume,
-            line: 0,
-        }
-    }
+    use crate::workload::formats::request as req;
 
     #[test]
     fn writes_header_then_lines() {
