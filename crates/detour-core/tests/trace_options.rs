@@ -9,7 +9,7 @@ use fixtures::*;
 use detour_core::workload::{
     open_trace, open_trace_reader, TraceFormat, TraceOptions,
 };
-use detour_core::{ErrorKind, Request};
+use detour_core::ErrorKind;
 
 
 
