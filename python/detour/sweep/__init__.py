@@ -117,6 +117,7 @@ def run_sweep(
             + f", {skipped} already recorded, {len(todo)} to run {where}"
         )
         counts = {"executed": 0, "ok": 0, "failed": 0}
+        write_s = [0.0]
         info = {
             "sweep": sweep.name,
             "sweep_file": str(Path(path).resolve()),
@@ -142,7 +143,9 @@ def run_sweep(
             st = {"status": status, "wall_s": round(payload["wall_s"], 6), "finished": now(),
                   "host": payload.get("host"), "pid": payload.get("pid")}
             files["status.json"] = (json.dumps(st, indent=2) + "\n").encode()
+            tw = time.perf_counter()
             written = store.write(key, files, replace_failed=retry_failed)
+            write_s[0] += time.perf_counter() - tw
             if written:
                 store.log({"key": key, "label": task["label"], "status": status, "wall_s": st["wall_s"], "finished": st["finished"]})
                 counts["executed"] += 1
@@ -159,7 +162,7 @@ def run_sweep(
         else:
             run_ray(tasks, address, workers, done)
         wall = time.perf_counter() - t0
-        info.update(counts, finished=now(), wall_s=round(wall, 3))
+        info.update(counts, finished=now(), wall_s=round(wall, 3), record_write_s=round(write_s[0], 3))
         write_atomic(store.out / "sweep.json", (json.dumps(info, indent=2) + "\n").encode())
         return info
     finally:

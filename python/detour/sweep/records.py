@@ -113,7 +113,8 @@ class Store:
         self.runs.mkdir(parents=True, exist_ok=True)
         self._lock = open(self.out / ".lock", "w")
         try:
-            fcntl.flock(self._lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            # a POSIX lock: held by this process only, not by forked pool workers
+            fcntl.lockf(self._lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except OSError:
             self._lock.close()
             self._lock = None
