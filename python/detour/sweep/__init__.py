@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Callable, Dict, List, Optional
 
 from .. import _detour
-from .backends import execute, run_local, run_ray
+from .backends import execute, record_files, run_local, run_ray
 from .records import Store, TraceHashes, now, run_key, write_atomic
 from .spec import Run, Sweep, SweepError, expand, load, resolve, spec_record
 
@@ -137,19 +137,18 @@ def run_sweep(
         def done(task: dict, payload: dict) -> None:
             key = task["key"]
             status = payload["status"]
-            files = dict(payload["files"])
-            files["spec.json"] = (json.dumps(specs[key], indent=2) + "\n").encode()
-            files["config.toml"] = task["config_toml"].encode()
-            st = {"status": status, "wall_s": round(payload["wall_s"], 6), "finished": now(),
-                  "host": payload.get("host"), "pid": payload.get("pid")}
-            files["status.json"] = (json.dumps(st, indent=2) + "\n").encode()
             tw = time.perf_counter()
-            written = store.write(key, files, replace_failed=retry_failed)
+            if payload.get("tmp"):
+                written = store.commit(key, Path(payload["tmp"]), replace_failed=retry_failed)
+            else:
+                written = store.write(key, record_files(task, payload), replace_failed=retry_failed)
             write_s[0] += time.perf_counter() - tw
             if written:
-                store.log({"key": key, "label": task["label"], "status": status, "wall_s": st["wall_s"], "finished": st["finished"]})
+                store.log({"key": key, "label": task["label"], "status": status,
+                           "wall_s": round(payload["wall_s"], 6), "finished": now()})
                 counts["executed"] += 1
                 counts[status] += 1
+            files = payload["files"]
             msg = f"[{counts['executed'] + skipped}/{len(seen)}] {status:6} {task['label']} ({payload['wall_s']:.2f} s)"
             if status == "failed":
                 err = json.loads(files["error.json"])
@@ -157,6 +156,10 @@ def run_sweep(
             say(msg)
 
         tasks = [_task(r) for r in todo]
+        for t in tasks:
+            t["spec"] = specs[t["key"]]
+            if backend == "local":
+                t["runs_dir"] = str(store.runs)
         if backend == "local":
             run_local(tasks, n_workers, done)
         else:

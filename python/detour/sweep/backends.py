@@ -16,7 +16,10 @@ import socket
 import sys
 import time
 import traceback
+from pathlib import Path
 from typing import Callable, Dict, Iterable, List, Optional
+
+from .records import now
 
 Done = Callable[[dict, dict], None]
 
@@ -67,7 +70,7 @@ def execute(task: dict) -> dict:
     except BaseException as e:  # a run's failure is its record, never the sweep's
         files = {"error.json": error_json(e, traceback.format_exc())}
         status = "failed"
-    return {
+    payload = {
         "key": task["key"],
         "status": status,
         "files": files,
@@ -75,6 +78,26 @@ def execute(task: dict) -> dict:
         "host": socket.gethostname(),
         "pid": os.getpid(),
     }
+    if task.get("runs_dir"):  # a local worker writes the record's files itself, in parallel
+        from .records import write_tmp
+
+        payload["tmp"] = str(write_tmp(Path(task["runs_dir"]), task["key"], record_files(task, payload)))
+        payload["files"] = {name: b"" for name in files}  # names only: the driver needs no data
+        if status == "failed":
+            payload["files"]["error.json"] = files["error.json"]
+    return payload
+
+
+def record_files(task: dict, payload: dict) -> Dict[str, bytes]:
+    """Every file of a record: the run's own (summary and columns, or the
+    error) plus spec.json, config.toml and status.json."""
+    files = dict(payload["files"])
+    files["spec.json"] = (json.dumps(task["spec"], indent=2) + "\n").encode()
+    files["config.toml"] = task["config_toml"].encode()
+    st = {"status": payload["status"], "wall_s": round(payload["wall_s"], 6), "finished": now(),
+          "host": payload.get("host"), "pid": payload.get("pid")}
+    files["status.json"] = (json.dumps(st, indent=2) + "\n").encode()
+    return files
 
 
 def error_json(e: BaseException, tb: str = "") -> bytes:

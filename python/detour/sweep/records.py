@@ -90,6 +90,22 @@ def run_key(config_toml: str, workload: dict, scheme: Optional[str], seed: Optio
     return hashlib.sha256(json.dumps(doc, sort_keys=True, separators=(",", ":")).encode()).hexdigest()
 
 
+def write_tmp(runs: Path, key: str, files: Dict[str, bytes]) -> Path:
+    """Write a record's files, each fsynced, into a new temporary
+    directory OUT/runs/.tmp-<key>-<pid> (a pool worker does this, so
+    records are written in parallel); `Store.commit` renames it."""
+    tmp = Path(runs) / f"{TMP_PREFIX}{key}-{os.getpid()}"
+    if tmp.exists():
+        shutil.rmtree(tmp)
+    tmp.mkdir()
+    for name, data in files.items():
+        with open(tmp / name, "wb") as f:
+            f.write(data)
+            f.flush()
+            os.fsync(f.fileno())
+    return tmp
+
+
 def write_atomic(dest: Path, data: bytes) -> None:
     tmp = dest.with_name(f".{dest.name}.{os.getpid()}.tmp")
     with open(tmp, "wb") as f:
@@ -139,18 +155,14 @@ class Store:
         return None
 
     def write(self, key: str, files: Dict[str, bytes], replace_failed: bool = False) -> bool:
-        """Write a record: every file into a temporary directory, fsynced,
-        then one rename. Returns False if a record was already there (it is
-        kept; the new one is dropped)."""
-        tmp = self.runs / f"{TMP_PREFIX}{key}-{os.getpid()}"
-        if tmp.exists():
-            shutil.rmtree(tmp)
-        tmp.mkdir()
-        for name, data in files.items():
-            with open(tmp / name, "wb") as f:
-                f.write(data)
-                f.flush()
-                os.fsync(f.fileno())
+        """Write a record: `write_tmp`, then `commit`."""
+        return self.commit(key, write_tmp(self.runs, key, files), replace_failed)
+
+    def commit(self, key: str, tmp: Path, replace_failed: bool = False) -> bool:
+        """Rename a temporary record directory to OUT/runs/<key>: one
+        atomic step. Returns False if a record was already there (it is
+        kept; the new one is dropped). With `replace_failed` a failed
+        record is replaced."""
         dest = self.runs / key
         old = None
         if replace_failed and self.status(key) == "failed":
