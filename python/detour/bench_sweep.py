@@ -1,6 +1,6 @@
 """Scaling of a sweep: the same sweep on 1 worker and on N workers.
 
-    detour sweep --bench [--workers 2] [--bench-runs 16] [--bench-requests 20000]
+    detour sweep --bench [--workers 2] [--bench-runs 16] [--bench-requests 200000]
     python -m detour.bench_sweep [RUNS] [REQUESTS] [WORKERS]
 
 Each run is the synthetic `hm` profile (footprint 1 GiB) on the `small`
@@ -53,7 +53,7 @@ def cpu_headroom(workers: int, tasks: int = 8, n: int = 2_000_000) -> float:
     return walls[0] / walls[1]
 
 
-def bench_sweep(runs: int = 16, requests: int = 20000, workers: int = 2) -> dict:
+def bench_sweep(runs: int = 16, requests: int = 200000, workers: int = 2) -> dict:
     """Run the bench sweep on 1 worker and on `workers`; return the wall
     times, the speedup and the mean wall time of one run."""
     from .sweep import run_sweep

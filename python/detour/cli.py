@@ -137,7 +137,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--bench", action="store_true",
                    help="measure scaling instead: a 16-run sweep on 1 and on --workers (default 2) workers")
     p.add_argument("--bench-runs", type=int, default=16, metavar="N", help="runs of the --bench sweep (default 16)")
-    p.add_argument("--bench-requests", type=int, default=20000, metavar="N", help="requests per --bench run (default 20000)")
+    p.add_argument("--bench-requests", type=int, default=200000, metavar="N", help="requests per --bench run (default 200000)")
     p.add_argument("--quiet", "-q", action="store_true", help="print nothing but errors")
 
     p = sub.add_parser("results", help="gather a sweep's records into results.parquet and results.csv")

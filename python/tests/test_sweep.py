@@ -195,3 +195,10 @@ def test_cli_rejects_bad_key_and_checks(tmp_path, cli):
     assert r.returncode == 2 and "unknown key 'seed'" in r.stderr and not (tmp_path / "out").exists()
     r = cli("sweep", small_sweep(tmp_path), "--check")
     assert r.returncode == 0 and "4 runs" in r.stdout
+
+
+def test_bench_sweep_measures_both(cli):
+    r = cli("sweep", "--bench", "--bench-runs", "4", "--bench-requests", "500", "--workers", "2")
+    assert r.returncode == 0, r.stderr
+    assert "4 runs of 500 requests" in r.stdout and "1 worker:" in r.stdout and "2 workers:" in r.stdout
+    assert "speedup" in r.stdout
