@@ -120,21 +120,50 @@ def _init_worker(parent: int) -> None:
         os._exit(1)
 
 
+class WorkerDied(RuntimeError):
+    """A pool worker process died while running this run."""
+
+
 def run_local(tasks: List[dict], workers: int, done: Done) -> None:
     """Run `tasks` on a pool of `workers` processes; `done(task, payload)`
-    is called in this process as each finishes."""
+    is called in this process as each finishes.
+
+    If a worker process dies (a crash, the OOM killer), the pool breaks:
+    the unfinished tasks are rerun on a single worker, in order, until the
+    one that kills its worker is found; it is recorded as failed
+    (`WorkerDied`) and the rest go on in parallel again."""
+    from concurrent.futures.process import BrokenProcessPool
+
+    remaining = list(tasks)
+    isolate = False
+    while remaining:
+        finished: set = set()
+        try:
+            _pool(remaining, 1 if isolate else workers, done, finished)
+            return
+        except BrokenProcessPool as e:
+            remaining = [t for t in remaining if t["key"] not in finished]
+            if isolate:  # one worker, tasks in order: the first unfinished one killed it
+                t = remaining.pop(0)
+                err = WorkerDied(f"the worker process running this run died ({e})")
+                done(t, {"key": t["key"], "status": "failed", "wall_s": 0.0, "host": socket.gethostname(),
+                         "pid": 0, "files": {"error.json": error_json(err)}})
+            isolate = not isolate
+
+
+def _pool(tasks: List[dict], workers: int, done: Done, finished: set) -> None:
     import multiprocessing
     from concurrent.futures import ProcessPoolExecutor, as_completed
 
-    if not tasks:
-        return
     method = "fork" if sys.platform.startswith("linux") else "spawn"
     ctx = multiprocessing.get_context(method)
     ex = ProcessPoolExecutor(max_workers=workers, mp_context=ctx, initializer=_init_worker, initargs=(os.getpid(),))
     futures = {ex.submit(execute, t): t for t in tasks}
     try:
         for f in as_completed(futures):
-            done(futures[f], f.result())
+            payload = f.result()
+            done(futures[f], payload)
+            finished.add(payload["key"])
     except BaseException:
         procs = list((getattr(ex, "_processes", None) or {}).values())
         ex.shutdown(wait=False, cancel_futures=True)
