@@ -7,8 +7,11 @@ PY      := $(VENV)/bin/python
 PIP     := $(PY) -m pip
 SHARED  ?= ../shared
 BENCH   := target/bench
-# Runtime and test dependencies of the package (kept in step with pyproject.toml).
+# Runtime and test dependencies of the package (kept in step with pyproject.toml):
+# the tests also need the `ray` extra (a real local Ray cluster runs a sweep)
+# and pandas / polars (the results table's one-line loaders).
 PY_DEPS := "maturin>=1.5,<2" "numpy>=1.22" "pyarrow>=10" "matplotlib>=3.6" "tqdm>=4.60" pytest
+TEST_DEPS := "ray[default]>=2.9" pandas polars
 
 .PHONY: demo test test-rust test-python develop bench venv clean
 
@@ -16,7 +19,7 @@ PY_DEPS := "maturin>=1.5,<2" "numpy>=1.22" "pyarrow>=10" "matplotlib>=3.6" "tqdm
 $(VENV)/.deps-installed: pyproject.toml Makefile
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	$(PIP) install --quiet --upgrade pip
-	$(PIP) install --quiet $(PY_DEPS)
+	$(PIP) install --quiet $(PY_DEPS) $(TEST_DEPS)
 	touch $@
 
 venv: $(VENV)/.deps-installed

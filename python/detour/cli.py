@@ -125,6 +125,25 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--format", "-f", help="trace format (default: detected)")
     _add_device(p, "bench-matched")
     p.add_argument("--json", action="store_true", help="print the measurements as JSON")
+
+    p = sub.add_parser("sweep", help="run a sweep file's cross product of runs, resumably (docs/sweeps.md)")
+    p.add_argument("file", nargs="?", metavar="SWEEP.toml", help="the sweep file")
+    p.add_argument("--out", "-o", metavar="DIR", help="the output directory: one record per run under DIR/runs")
+    p.add_argument("--workers", "-j", type=int, metavar="N", help="parallel runs (default: every core; with Ray: no limit)")
+    p.add_argument("--backend", choices=("local", "ray"), default="local", help="local process pool (default) or a Ray cluster")
+    p.add_argument("--address", metavar="HOST:PORT", help="the Ray cluster's address (with --backend ray; default: RAY_ADDRESS or auto)")
+    p.add_argument("--retry-failed", action="store_true", help="rerun the runs recorded as failed")
+    p.add_argument("--check", action="store_true", help="validate the file and resolve every run's configuration; run nothing")
+    p.add_argument("--bench", action="store_true",
+                   help="measure scaling instead: a 16-run sweep on 1 and on --workers (default 2) workers")
+    p.add_argument("--bench-runs", type=int, default=16, metavar="N", help="runs of the --bench sweep (default 16)")
+    p.add_argument("--bench-requests", type=int, default=200000, metavar="N", help="requests per --bench run (default 200000)")
+    p.add_argument("--quiet", "-q", action="store_true", help="print nothing but errors")
+
+    p = sub.add_parser("results", help="gather a sweep's records into results.parquet and results.csv")
+    p.add_argument("dir", metavar="DIR", help="the sweep's output directory")
+    p.add_argument("--rows", type=int, default=40, metavar="N", help="rows of the printed table (default 40)")
+    p.add_argument("--quiet", "-q", action="store_true", help="print nothing but errors")
     return ap
 
 
@@ -258,6 +277,45 @@ def cmd_bench(a: argparse.Namespace) -> None:
     )
 
 
+def cmd_sweep(a: argparse.Namespace) -> None:
+    if a.bench:
+        from .bench_sweep import bench_sweep, report_text
+
+        m = bench_sweep(runs=a.bench_runs, requests=a.bench_requests, workers=a.workers or 2)
+        print(report_text(m))
+        return
+    if not a.file:
+        raise CliError("give a sweep file (or --bench)")
+    from .sweep import plan, run_sweep
+
+    if a.check:
+        sweep, runs = plan(a.file)
+        print(f"{a.file}: {len(runs)} runs, every configuration valid")
+        return
+    if not a.out:
+        raise CliError("--out DIR is required")
+    if a.address and a.backend != "ray":
+        raise CliError("--address needs --backend ray")
+    echo = None if a.quiet else (lambda s: print(s, flush=True))
+    info = run_sweep(a.file, a.out, workers=a.workers, backend=a.backend, address=a.address,
+                     retry_failed=a.retry_failed, echo=echo)
+    if not a.quiet:
+        print(
+            f"ran {info['executed']} ({info['ok']} ok, {info['failed']} failed), skipped {info['skipped']} "
+            f"already recorded, in {info['wall_s']:.1f} s; `detour results {a.out}` for the table"
+        )
+
+
+def cmd_results(a: argparse.Namespace) -> None:
+    from .results import gather, summary_text
+
+    t = gather(a.dir)
+    if not a.quiet:
+        print(summary_text(t, limit=a.rows))
+        out = Path(a.dir)
+        print(f"wrote {out / 'results.parquet'} and {out / 'results.csv'}")
+
+
 COMMANDS = {
     "run": cmd_run,
     "config": cmd_config,
@@ -267,6 +325,8 @@ COMMANDS = {
     "traces": cmd_traces,
     "demo": cmd_demo,
     "bench": cmd_bench,
+    "sweep": cmd_sweep,
+    "results": cmd_results,
 }
 
 
