@@ -19,7 +19,12 @@ TEST_DEPS := "ray[default]>=2.9" pandas polars
 $(VENV)/.deps-installed: pyproject.toml Makefile
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	$(PIP) install --quiet --upgrade pip
-	$(PIP) install --quiet $(PY_DEPS) $(TEST_DEPS)
+	$(PIP) install --quiet $(PY_DEPS)
+	touch $@
+
+# What only the tests need (Ray is large: `make demo` does without it).
+$(VENV)/.test-deps-installed: $(VENV)/.deps-installed
+	$(PIP) install --quiet $(TEST_DEPS)
 	touch $@
 
 venv: $(VENV)/.deps-installed
@@ -35,7 +40,7 @@ demo: develop
 test-rust:
 	cargo test
 
-test-python: develop
+test-python: develop $(VENV)/.test-deps-installed
 	$(PY) -m pytest python/tests -q
 
 test: test-rust test-python
