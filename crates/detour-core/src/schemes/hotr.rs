@@ -67,6 +67,8 @@ pub struct HotR {
     seen_count: u64,
     capacity: u64,
     stamp: u64,
+    /// Round-robin position of the next staging plane.
+    cursor: u32,
     n: Counts,
 }
 
@@ -94,6 +96,7 @@ impl HotR {
             seen_count: 0,
             capacity,
             stamp: 0,
+            cursor: 0,
             n: Counts::default(),
         })
     }
@@ -143,6 +146,7 @@ impl HotR {
         }
         if self.lru[chip as usize].len() >= self.cfg.rlru_per_chip as usize {
             if let Some((_, old)) = self.lru[chip as usize].pop_first() {
+                self.n.evicted += self.entries.get(&old).is_some_and(|e| e.r_ppn != NO_PAGE) as u64;
                 self.remove(old, ctx);
             }
         }
@@ -166,7 +170,8 @@ impl HotR {
         let staged = r_ppn != NO_PAGE && ctx.ftl.is_programmed(r_ppn);
         self.n.staging_hits += staged as u64;
         let g = plan.group(lpn, true);
-        if blocked && staged {
+        // Redirect only to a staging die that is not itself writing.
+        if blocked && staged && !ctx.load.writing(ctx.geo.die_of(r_ppn)) {
             self.n.redirected += 1;
             plan.read(g, 0, r_ppn, Class::HostRead, 0);
             return;
@@ -175,16 +180,19 @@ impl HotR {
         plan.read(g, 0, ppn, Class::HostRead, if migrate { MIGRATE } else { 0 });
     }
 
-    /// The staging plane for a copy of a page on `src_die`: on the staging
-    /// chip, or on another die; the plane with the most free blocks, so
-    /// staging spreads over the over-provisioned space instead of eating one
-    /// plane's GC head-room (ties: the less loaded die).
-    fn staging_plane(&self, src_die: u32, ctx: &Ctx) -> u32 {
+    /// The staging plane for a copy of a page on `src_die`: the next plane
+    /// in round-robin order (on the staging chip, or on any other die) that
+    /// has room, preferring a die that is not writing now. Round robin
+    /// spreads copies, and so the redirected reads, over all dies.
+    fn staging_plane(&mut self, src_die: u32, ctx: &Ctx) -> Option<u32> {
         let (geo, ppd) = (ctx.geo, ctx.geo.planes_per_die);
-        let dies = if self.chip_mode { self.host_dies..geo.dies() } else { 0..geo.dies() };
-        let planes = dies.filter(|&d| self.chip_mode || d != src_die).flat_map(|d| d * ppd..(d + 1) * ppd);
-        let key = |p: &u32| (ctx.ftl.free_blocks(*p), u32::MAX - ctx.load.occ(geo.die_of_plane(*p)));
-        planes.max_by_key(key).unwrap_or(0)
+        let first = if self.chip_mode { self.host_dies * ppd } else { 0 };
+        let n = geo.planes() - first;
+        let ok = |p: u32| (self.chip_mode || geo.die_of_plane(p) != src_die) && ctx.ftl.can_alloc(p, Stream::Aux);
+        let order = (0..n).map(|i| first + (self.cursor + i) % n);
+        let pick = order.clone().find(|&p| ok(p) && !ctx.load.writing(geo.die_of_plane(p))).or_else(|| order.clone().find(|&p| ok(p)))?;
+        self.cursor = (pick - first + 1) % n;
+        Some(pick)
     }
 
     /// A host read tagged for migration is back: program its data to staging.
@@ -195,12 +203,14 @@ impl HotR {
         if !live || self.entries.get(&lpn).is_none_or(|e| e.r_ppn != NO_PAGE) {
             return;
         }
-        if self.staged.len() as u64 >= self.budget() && !self.evict_coldest(ctx) {
+        // A full staging space takes no new pages: copies leave only when
+        // their entry falls out of the R-LRU or is written (no churn).
+        if self.staged.len() as u64 >= self.budget() {
             self.n.migrations_skipped += 1;
             return;
         }
         let plane = self.staging_plane(ctx.geo.die_of(op.ppn), ctx);
-        let Some(r_ppn) = ctx.ftl.alloc(plane, Stream::Aux, lpn | STAGE) else {
+        let Some(r_ppn) = plane.and_then(|p| ctx.ftl.alloc(p, Stream::Aux, lpn | STAGE)) else {
             self.n.migrations_skipped += 1;
             return;
         };
@@ -212,18 +222,6 @@ impl HotR {
         let g = plan.group(lpn, false);
         plan.program(g, 0, r_ppn, lpn | STAGE, op.token, Class::Background, 0);
         ctx.background.push(plan);
-    }
-
-    /// Drop the least recently read staging copy; false if none.
-    fn evict_coldest(&mut self, ctx: &mut Ctx) -> bool {
-        let Some((&stamp, &lpn)) = self.staged.first_key_value() else { return false };
-        self.staged.remove(&stamp);
-        if let Some(e) = self.entries.get_mut(&lpn) {
-            ctx.ftl.invalidate(e.r_ppn);
-            e.r_ppn = NO_PAGE;
-        }
-        self.n.evicted += 1;
-        self.budget() > self.staged.len() as u64
     }
 
     fn host_plane(&self, lpn: Lpn, ctx: &mut Ctx) -> u32 {
