@@ -209,3 +209,20 @@ fn schemes_compared_on_scaled_fin2_and_hm() {
         assert!(order.is_sorted(), "{name}: Rails < HotR < baseline < TTFlash expected: {read_mean:?}");
     }
 }
+
+/// hr-1: share of reads that find their die writing in the baseline, and the
+/// baseline's read slowdown against a near-ideal device where a read
+/// suspends any program or erase at no cost (scheduler.suspension with 0 µs).
+#[test]
+fn blocked_share_and_slowdown_vs_ideal() {
+    for (name, scale) in [("fin2", 0.5), ("hm", 1.0)] {
+        let reqs = scaled(name, 20_000, scale);
+        let base = run("hotr", "tlc", &["scheme.hotr.migrate_share=0"], &reqs);
+        let ideal = ["scheduler.suspension=true", "scheduler.suspend_us=0", "scheduler.max_suspends=1000", "scheme.hotr.migrate_share=0"];
+        let ideal = run("hotr", "tlc", &ideal, &reqs);
+        let blocked = counter(&base, "hotr.reads_blocked") / counter(&base, "hotr.reads");
+        let slowdown = base.latency_us.read.mean / ideal.latency_us.read.mean - 1.0;
+        println!("hr-1 {name}: blocked {:.1}% of flash reads, read mean {:.1} vs ideal {:.1} us (+{:.1}%)", 100.0 * blocked, base.latency_us.read.mean, ideal.latency_us.read.mean, 100.0 * slowdown);
+        assert!(blocked > 0.05 && slowdown > 0.0, "{name}");
+    }
+}
