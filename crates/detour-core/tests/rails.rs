@@ -79,6 +79,7 @@ fn reads_stay_off_the_writing_half() {
 #[test]
 fn an_odd_chip_count_is_a_config_error() {
     let cfg = small(&["device.channels=3", "device.chips_per_channel=1", "scheme.name=rails"]);
-    let err = sim::run_requests(cfg, &[]).err().expect("3 chips cannot be mirrored").to_string();
+    let Err(err) = sim::run_requests(cfg, &[]) else { panic!("3 chips cannot be mirrored") };
+    let err = err.to_string();
     assert!(err.contains("even number of chips"), "{err}");
 }

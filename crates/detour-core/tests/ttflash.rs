@@ -76,6 +76,7 @@ fn width_is_not_hard_coded() {
 #[test]
 fn a_width_that_does_not_divide_the_units_is_a_config_error() {
     let cfg = small(&["device.channels=4", "device.chips_per_channel=1", "scheme.name=ttflash", "scheme.ttflash.width=3"]);
-    let err = sim::run_requests(cfg, &[]).err().expect("3 does not divide 4").to_string();
+    let Err(err) = sim::run_requests(cfg, &[]) else { panic!("3 does not divide 4") };
+    let err = err.to_string();
     assert!(err.contains("scheme.ttflash.width"), "{err}");
 }

@@ -136,11 +136,12 @@ impl SchemeKind {
 
     pub fn build(self, cfg: &Config) -> Result<Box<dyn Scheme>> {
         let geo = || Geometry::from_config(&cfg.device);
+        let dynamic = cfg.ftl.allocation == "dynamic";
         Ok(match self {
             SchemeKind::Conventional => Box::new(Conventional),
             SchemeKind::HotR => Box::new(HotR::new(&cfg.scheme.hotr, &geo()?)?),
-            SchemeKind::Rails => Box::new(Rails::new(&cfg.scheme.rails, &geo()?)?),
-            SchemeKind::TtFlash => Box::new(TtFlash::new(&cfg.scheme.ttflash, &geo()?)?),
+            SchemeKind::Rails => Box::new(Rails::new(&cfg.scheme.rails, &geo()?, dynamic)?),
+            SchemeKind::TtFlash => Box::new(TtFlash::new(&cfg.scheme.ttflash, &geo()?, dynamic)?),
         })
     }
 }

@@ -44,6 +44,8 @@ pub struct Rails {
     interval: Time,
     /// Dies per half (half h owns dies h*half_dies..(h+1)*half_dies).
     half_dies: u32,
+    /// Dynamic allocation: the least-loaded die of the half.
+    dynamic: bool,
     /// copy[h][lpn]: the page of half h, NO_PAGE when stale or absent.
     copy: [Vec<Ppn>; 2],
     read_half: usize,
@@ -53,7 +55,7 @@ pub struct Rails {
 }
 
 impl Rails {
-    pub fn new(cfg: &RailsConfig, geo: &Geometry) -> crate::error::Result<Rails> {
+    pub fn new(cfg: &RailsConfig, geo: &Geometry, dynamic: bool) -> crate::error::Result<Rails> {
         if geo.chips() < 2 || geo.chips() % 2 != 0 {
             return Err(Error::config("scheme.name", format!("rails needs an even number of chips (2 or more); the device has {}", geo.chips())));
         }
@@ -61,6 +63,7 @@ impl Rails {
         Ok(Rails {
             interval: ((cfg.swap_us * NS_PER_US as f64) as Time).max(1),
             half_dies: geo.dies() / 2,
+            dynamic,
             copy: [vec![NO_PAGE; n], vec![NO_PAGE; n]],
             read_half: 0,
             buffer: BTreeMap::new(),
@@ -72,12 +75,16 @@ impl Rails {
         if half == 1 { lpn | HALF1 } else { lpn }
     }
 
-    /// A plane of half `h` for `lpn`: the configured policy's choice folded
-    /// into the half (the mirror position of that plane when it is outside).
+    /// A plane of half `h` for `lpn`: the least-loaded die of the half
+    /// under dynamic allocation, else the static order's plane folded into
+    /// the half (its mirror position when it is in the other half).
     fn plane(&self, lpn: Lpn, h: usize, ctx: &mut Ctx) -> u32 {
+        let first = h as u32 * self.half_dies;
+        if self.dynamic {
+            return ctx.ftl.least_loaded_plane(&ctx.load, first..first + self.half_dies);
+        }
         let per_half = self.half_dies * ctx.geo.planes_per_die;
-        let plane = ctx.ftl.plane_for_write(lpn, &ctx.load);
-        h as u32 * per_half + plane % per_half
+        h as u32 * per_half + ctx.ftl.static_plane(lpn) % per_half
     }
 
     /// Put `lpn`'s newest data (`token`) in half `h`; the old copy there is

@@ -47,6 +47,8 @@ pub struct TtFlash {
     width: u32,
     /// Dies per unit; unit u owns dies u*unit_dies..(u+1)*unit_dies.
     unit_dies: u32,
+    /// Dynamic allocation: the least-loaded die of the unit.
+    dynamic: bool,
     groups: u32,
     logical: u32,
     parity: Vec<Ppn>,
@@ -58,7 +60,7 @@ pub struct TtFlash {
 }
 
 impl TtFlash {
-    pub fn new(cfg: &TtflashConfig, geo: &Geometry) -> crate::error::Result<TtFlash> {
+    pub fn new(cfg: &TtflashConfig, geo: &Geometry, dynamic: bool) -> crate::error::Result<TtFlash> {
         let (units, unit_dies) = match cfg.unit.as_str() {
             "channel" => (geo.channels, geo.dies_per_channel()),
             _ => (geo.chips(), geo.dies_per_chip),
@@ -75,6 +77,7 @@ impl TtFlash {
         Ok(TtFlash {
             width: cfg.width,
             unit_dies,
+            dynamic,
             groups: units / cfg.width,
             logical,
             parity: vec![NO_PAGE; stripes],
@@ -95,11 +98,15 @@ impl TtFlash {
         group * self.width + (rot + pos) % self.width
     }
 
-    /// A plane on `unit`: the configured policy's plane for `key` folded into it.
+    /// A plane on `unit`: its least-loaded die under dynamic allocation,
+    /// else the static order's plane for `key` folded into the unit.
     fn plane(&self, unit: u32, key: u32, ctx: &mut Ctx) -> u32 {
+        let first = unit * self.unit_dies;
+        if self.dynamic {
+            return ctx.ftl.least_loaded_plane(&ctx.load, first..first + self.unit_dies);
+        }
         let per_unit = self.unit_dies * ctx.geo.planes_per_die;
-        let plane = ctx.ftl.plane_for_write(key % ctx.geo.logical_pages, &ctx.load);
-        unit * per_unit + plane % per_unit
+        unit * per_unit + ctx.ftl.static_plane(key) % per_unit
     }
 
     /// Allocate data and parity pages for a write of `lpn`, both or neither.
