@@ -226,3 +226,17 @@ fn blocked_share_and_slowdown_vs_ideal() {
         assert!(blocked > 0.05 && slowdown > 0.0, "{name}");
     }
 }
+
+/// `detour demo` runs the bundled trace on the `small` preset under every
+/// scheme with defaults: the new schemes must accept that device as is.
+#[test]
+fn new_schemes_run_the_demo_trace_on_the_small_preset() {
+    use detour_core::workload::{open_trace, TraceOptions};
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../python/detour/data/demo.trace");
+    for scheme in ["hotr", "rails", "ttflash"] {
+        let trace = open_trace(&path, &TraceOptions::default()).unwrap();
+        let cfg = small(&[&format!("scheme.name={scheme}"), "run.verify=true"]);
+        let r = sim::run(cfg, trace).unwrap_or_else(|e| panic!("{scheme}: {e}"));
+        assert_eq!((r.summary.requests, r.summary.verify_errors), (20_000, 0), "{scheme}");
+    }
+}

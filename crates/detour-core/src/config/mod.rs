@@ -170,7 +170,9 @@ pub struct RailsConfig {
 #[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
 #[serde(deny_unknown_fields, default)]
 pub struct TtflashConfig {
-    /// Stripe width k+1 (data plus parity). Default 5 (the paper's 4+1).
+    /// Stripe width k+1 (data plus parity); it must divide the number of
+    /// units. Default 0 = the largest of 5, 4, 3, 2 that divides it (the
+    /// paper's 4+1 when the device allows).
     pub width: u32,
     /// What a stripe member is: "chip" or "channel". Default "chip".
     pub unit: String,
@@ -190,7 +192,7 @@ impl Default for RailsConfig {
 
 impl Default for TtflashConfig {
     fn default() -> Self {
-        TtflashConfig { width: 5, unit: "chip".into() }
+        TtflashConfig { width: 0, unit: "chip".into() }
     }
 }
 

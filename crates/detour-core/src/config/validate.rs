@@ -30,7 +30,7 @@ impl Config {
         in_range_u("scheme.hotr.min_hits", h.min_hits as u64, 0, 1 << 20)?;
         in_range_f("scheme.rails.swap_us", self.scheme.rails.swap_us, 1.0, 1e12)?;
         let t = &self.scheme.ttflash;
-        in_range_u("scheme.ttflash.width", t.width as u64, 2, 1024)?;
+        ensure_config!(t.width == 0 || (2..=1024).contains(&t.width), "scheme.ttflash.width", "{} is out of range; valid: 0 (auto) or 2..=1024", t.width);
         one_of("scheme.ttflash.unit", &t.unit, &["chip", "channel"])?;
         Ok(())
     }

@@ -65,20 +65,24 @@ impl TtFlash {
             "channel" => (geo.channels, geo.dies_per_channel()),
             _ => (geo.chips(), geo.dies_per_chip),
         };
-        if cfg.width > units || units % cfg.width != 0 {
+        let width = match cfg.width {
+            0 => (2..=5).rev().find(|w| units % w == 0).unwrap_or(units.max(2)),
+            w => w,
+        };
+        if width > units || units % width != 0 {
             return Err(Error::config(
                 "scheme.ttflash.width",
-                format!("{} must divide the {units} {}s of the device", cfg.width, cfg.unit),
+                format!("{width} must divide the {units} {}s of the device", cfg.unit),
             ));
         }
-        let k = cfg.width - 1;
-        let logical = (geo.logical_pages as u64 * k as u64 / cfg.width as u64) as u32;
+        let k = width - 1;
+        let logical = (geo.logical_pages as u64 * k as u64 / width as u64) as u32;
         let stripes = logical.div_ceil(k) as usize;
         Ok(TtFlash {
-            width: cfg.width,
+            width,
             unit_dies,
             dynamic,
-            groups: units / cfg.width,
+            groups: units / width,
             logical,
             parity: vec![NO_PAGE; stripes],
             tokens: vec![0; logical as usize],
