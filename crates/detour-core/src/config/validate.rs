@@ -27,7 +27,7 @@ impl Config {
         in_range_f("scheme.hotr.staging_share", h.staging_share, 0.0, 0.5)?;
         in_range_f("scheme.hotr.migrate_share", h.migrate_share, 0.0, 1.0)?;
         in_range_u("scheme.hotr.rlru_per_chip", h.rlru_per_chip as u64, 1, 1 << 24)?;
-        in_range_u("scheme.hotr.min_hits", h.min_hits as u64, 0, 1 << 20)?;
+        in_range_u("scheme.hotr.min_hits", h.min_hits as u64, 1, 1 << 20)?;
         in_range_f("scheme.rails.swap_us", self.scheme.rails.swap_us, 1.0, 1e12)?;
         let t = &self.scheme.ttflash;
         ensure_config!(t.width == 0 || (2..=1024).contains(&t.width), "scheme.ttflash.width", "{} is out of range; valid: 0 (auto) or 2..=1024", t.width);

@@ -60,8 +60,8 @@ pub struct HotR {
     entries: HashMap<Lpn, Entry>,
     /// R-LRU order per chip: stamp -> LPN, oldest first.
     lru: Vec<BTreeMap<u64, Lpn>>,
-    /// Staged entries in LRU order, for evicting the coldest copy.
-    staged: BTreeMap<u64, Lpn>,
+    /// Entries with a staging copy (programmed or pending).
+    staged: u64,
     /// Pages read at least once (for the migrate share).
     seen: Vec<u64>,
     seen_count: u64,
@@ -91,7 +91,7 @@ impl HotR {
             host_dies,
             entries: HashMap::new(),
             lru: (0..geo.chips()).map(|_| BTreeMap::new()).collect(),
-            staged: BTreeMap::new(),
+            staged: 0,
             seen: vec![0; (geo.logical_pages as usize).div_ceil(64)],
             seen_count: 0,
             capacity,
@@ -122,7 +122,7 @@ impl HotR {
         if let Some(e) = self.entries.remove(&lpn) {
             self.lru[e.chip as usize].remove(&e.stamp);
             if e.r_ppn != NO_PAGE {
-                self.staged.remove(&e.stamp);
+                self.staged -= 1;
                 ctx.ftl.invalidate(e.r_ppn);
             }
         }
@@ -136,10 +136,6 @@ impl HotR {
             let hits = e.count;
             self.lru[e.chip as usize].remove(&e.stamp);
             self.lru[e.chip as usize].insert(stamp, lpn);
-            if e.r_ppn != NO_PAGE {
-                self.staged.remove(&e.stamp);
-                self.staged.insert(stamp, lpn);
-            }
             e.stamp = stamp;
             e.count += 1;
             return (e.r_ppn, hits);
@@ -176,7 +172,8 @@ impl HotR {
             plan.read(g, 0, r_ppn, Class::HostRead, 0);
             return;
         }
-        let migrate = r_ppn == NO_PAGE && hits >= self.cfg.min_hits && hits > 0 && self.cfg.migrate_share > 0.0;
+        // A first read only lists the page (hits = 0); a later one migrates it.
+        let migrate = r_ppn == NO_PAGE && hits >= self.cfg.min_hits && self.cfg.migrate_share > 0.0;
         plan.read(g, 0, ppn, Class::HostRead, if migrate { MIGRATE } else { 0 });
     }
 
@@ -205,7 +202,7 @@ impl HotR {
         }
         // A full staging space takes no new pages: copies leave only when
         // their entry falls out of the R-LRU or is written (no churn).
-        if self.staged.len() as u64 >= self.budget() {
+        if self.staged >= self.budget() {
             self.n.migrations_skipped += 1;
             return;
         }
@@ -216,7 +213,7 @@ impl HotR {
         };
         let e = self.entries.get_mut(&lpn).expect("checked above");
         e.r_ppn = r_ppn;
-        self.staged.insert(e.stamp, lpn);
+        self.staged += 1;
         self.n.migrations += 1;
         let mut plan = Plan::default();
         let g = plan.group(lpn, false);
@@ -314,7 +311,7 @@ impl Scheme for HotR {
             ("hotr.migrations_skipped", n.migrations_skipped as f64),
             ("hotr.staging_invalidated", n.invalidated as f64),
             ("hotr.staging_evicted", n.evicted as f64),
-            ("hotr.staged_pages", self.staged.len() as f64),
+            ("hotr.staged_pages", self.staged as f64),
         ]
     }
 }
