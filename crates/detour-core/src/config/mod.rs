@@ -132,6 +132,68 @@ pub struct SchemeConfig {
     pub name: String,
     /// Interval of the scheme's background tick in µs (0 = the scheme's own).
     pub tick_us: f64,
+    pub hotr: HotrConfig,
+    pub rails: RailsConfig,
+    pub ttflash: TtflashConfig,
+}
+
+/// `[scheme.hotr]`: hot read replication (docs/schemes/hotr.md).
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields, default)]
+pub struct HotrConfig {
+    /// "op": staging copies live in over-provisioned space on any die other
+    /// than the original's; "chip": the last chip is a dedicated staging chip
+    /// hidden from the host. Default "op".
+    pub staging: String,
+    /// Staging capacity as a share of the physical pages (op mode only; in
+    /// chip mode it is the chip). Default 0.02.
+    pub staging_share: f64,
+    /// Share of the pages read so far that may be held in staging (the paper's
+    /// "10% hot read pages migrated"). Default 0.10; 0 disables migration.
+    pub migrate_share: f64,
+    /// R-LRU entries per chip. Default 4096.
+    pub rlru_per_chip: u32,
+    /// R-LRU hits (reads while listed) before a page is migrated. Default 1:
+    /// the second read of a listed page migrates it, as in the paper's Fig. 4.
+    pub min_hits: u32,
+}
+
+/// `[scheme.rails]`: in-drive Rails (docs/schemes/rails.md).
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields, default)]
+pub struct RailsConfig {
+    /// Time between role swaps of the two halves, µs. Default 50,000.
+    pub swap_us: f64,
+}
+
+/// `[scheme.ttflash]`: RAID-5 with read reconstruction (docs/schemes/ttflash.md).
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields, default)]
+pub struct TtflashConfig {
+    /// Stripe width k+1 (data plus parity); it must divide the number of
+    /// units. Default 0 = the largest of 5, 4, 3, 2 that divides it (the
+    /// paper's 4+1 when the device allows).
+    pub width: u32,
+    /// What a stripe member is: "chip" or "channel". Default "chip".
+    pub unit: String,
+}
+
+impl Default for HotrConfig {
+    fn default() -> Self {
+        HotrConfig { staging: "op".into(), staging_share: 0.02, migrate_share: 0.10, rlru_per_chip: 4096, min_hits: 1 }
+    }
+}
+
+impl Default for RailsConfig {
+    fn default() -> Self {
+        RailsConfig { swap_us: 50_000.0 }
+    }
+}
+
+impl Default for TtflashConfig {
+    fn default() -> Self {
+        TtflashConfig { width: 0, unit: "chip".into() }
+    }
 }
 
 #[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
@@ -206,7 +268,13 @@ impl Default for HostConfig {
 
 impl Default for SchemeConfig {
     fn default() -> Self {
-        SchemeConfig { name: "conventional".into(), tick_us: 0.0 }
+        SchemeConfig {
+            name: "conventional".into(),
+            tick_us: 0.0,
+            hotr: HotrConfig::default(),
+            rails: RailsConfig::default(),
+            ttflash: TtflashConfig::default(),
+        }
     }
 }
 

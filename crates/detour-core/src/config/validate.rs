@@ -20,6 +20,21 @@ fn one_of(key: &str, v: &str, allowed: &[&str]) -> Result<()> {
 }
 
 impl Config {
+    /// Ranges of the scheme sections (hotr, rails, ttflash).
+    fn validate_schemes(&self) -> Result<()> {
+        let h = &self.scheme.hotr;
+        one_of("scheme.hotr.staging", &h.staging, &["op", "chip"])?;
+        in_range_f("scheme.hotr.staging_share", h.staging_share, 0.0, 0.5)?;
+        in_range_f("scheme.hotr.migrate_share", h.migrate_share, 0.0, 1.0)?;
+        in_range_u("scheme.hotr.rlru_per_chip", h.rlru_per_chip as u64, 1, 1 << 24)?;
+        in_range_u("scheme.hotr.min_hits", h.min_hits as u64, 1, 1 << 20)?;
+        in_range_f("scheme.rails.swap_us", self.scheme.rails.swap_us, 1.0, 1e12)?;
+        let t = &self.scheme.ttflash;
+        ensure_config!(t.width == 0 || (2..=1024).contains(&t.width), "scheme.ttflash.width", "{} is out of range; valid: 0 (auto) or 2..=1024", t.width);
+        one_of("scheme.ttflash.unit", &t.unit, &["chip", "channel"])?;
+        Ok(())
+    }
+
     /// Check every value's range and the relations between values.
     pub fn validate(&self) -> Result<()> {
         let d = &self.device;
@@ -57,6 +72,7 @@ impl Config {
         one_of("host.address", &h.address, &["strict", "fold"])?;
         in_range_f("scheme.tick_us", self.scheme.tick_us, 0.0, 1e15)?;
         crate::schemes::SchemeKind::parse(&self.scheme.name)?;
+        self.validate_schemes()?;
 
         // Relations: the geometry must be buildable and leave room for GC.
         let geo = crate::device::Geometry::from_config(d)?;

@@ -10,10 +10,16 @@
 
 mod common;
 mod conventional;
+mod hotr;
+mod rails;
+mod ttflash;
 mod plan;
 
 pub use common::Ctx;
 pub use conventional::Conventional;
+pub use hotr::HotR;
+pub use rails::Rails;
+pub use ttflash::TtFlash;
 pub use plan::{GroupSpec, Plan, PlannedOp};
 
 use crate::config::Config;
@@ -107,15 +113,26 @@ pub trait Scheme {
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum SchemeKind {
     Conventional,
+    HotR,
+    Rails,
+    TtFlash,
 }
 
 impl SchemeKind {
     pub const ALL: &'static [(&'static str, &'static str)] =
-        &[("conventional", "Page-mapped FTL with the configured allocation; one copy of every page")];
+        &[
+            ("conventional", "Page-mapped FTL with the configured allocation; one copy of every page"),
+            ("hotr", "HotR: hot read pages copied to staging; reads blocked by a write served there"),
+            ("rails", "Rails in-drive: mirrored halves, one serves reads while the other absorbs writes"),
+            ("ttflash", "TTFlash: k+1 RAID-5 over chips or channels; blocked reads rebuilt from parity"),
+        ];
 
     pub fn parse(name: &str) -> Result<SchemeKind> {
         match name {
             "conventional" => Ok(SchemeKind::Conventional),
+            "hotr" => Ok(SchemeKind::HotR),
+            "rails" => Ok(SchemeKind::Rails),
+            "ttflash" => Ok(SchemeKind::TtFlash),
             _ => {
                 let known: Vec<&str> = Self::ALL.iter().map(|(n, _)| *n).collect();
                 Err(Error::config("scheme.name", format!("unknown scheme `{name}`; known: {}", known.join(", "))))
@@ -123,9 +140,14 @@ impl SchemeKind {
         }
     }
 
-    pub fn build(self, _cfg: &Config) -> Result<Box<dyn Scheme>> {
+    pub fn build(self, cfg: &Config) -> Result<Box<dyn Scheme>> {
+        let geo = || Geometry::from_config(&cfg.device);
+        let dynamic = cfg.ftl.allocation == "dynamic";
         Ok(match self {
             SchemeKind::Conventional => Box::new(Conventional),
+            SchemeKind::HotR => Box::new(HotR::new(&cfg.scheme.hotr, &geo()?)?),
+            SchemeKind::Rails => Box::new(Rails::new(&cfg.scheme.rails, &geo()?, dynamic)?),
+            SchemeKind::TtFlash => Box::new(TtFlash::new(&cfg.scheme.ttflash, &geo()?, dynamic)?),
         })
     }
 }

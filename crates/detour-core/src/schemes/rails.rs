@@ -1,0 +1,213 @@
+//! # Rails (in-drive)
+//!
+//! **What:** the chips split into two mirrored halves (chips 0..C/2 and
+//! C/2..C); every logical page has a copy in each. At any time one half
+//! serves reads and the other absorbs writes; the roles swap every
+//! `swap_us`. A write programs the write half only and leaves the read
+//! half's copy stale: that copy is invalidated at once and the page's new
+//! token goes into the controller's write buffer (Rails' NVRAM). Right after
+//! a swap the buffer is flushed into the new write half (the former read
+//! half) as background programs, so both copies converge. A read goes to
+//! the read half unless its copy there is stale; then it goes to the fresh
+//! copy in the write half (the newest data, never the stale one).
+//!
+//! **Why:** with reads and writes on disjoint chips a read never waits for
+//! a program, at the price of half the capacity and every write twice.
+//!
+//! **References:** Skourtis et al., "Flash on Rails", USENIX ATC 2014; the
+//! 4+4 in-drive setting of papers/hotr-hot-read-replication.txt.
+
+use super::{Ctx, Plan, Scheme, Stall};
+use crate::config::RailsConfig;
+use crate::device::Geometry;
+use crate::error::Error;
+use crate::ftl::Stream;
+use crate::scheduler::Class;
+use crate::types::{Lpn, Ppn, Time, Token, NO_PAGE, NS_PER_US};
+use std::collections::BTreeMap;
+use std::ops::Range;
+
+/// Owner bit for a half-1 copy (bit clear: half 0).
+const HALF1: u32 = 1 << 31;
+
+#[derive(Default)]
+struct Counts {
+    reads: u64,
+    read_half: u64,
+    write_half: u64,
+    blocked: u64,
+    swaps: u64,
+    flushed: u64,
+}
+
+pub struct Rails {
+    interval: Time,
+    /// Dies per half (half h owns dies h*half_dies..(h+1)*half_dies).
+    half_dies: u32,
+    /// Dynamic allocation: the least-loaded die of the half.
+    dynamic: bool,
+    /// copy[h][lpn]: the page of half h, NO_PAGE when stale or absent.
+    copy: [Vec<Ppn>; 2],
+    read_half: usize,
+    /// Pages whose copy in one half is stale: lpn -> (that half, newest token).
+    buffer: BTreeMap<Lpn, (usize, Token)>,
+    n: Counts,
+}
+
+impl Rails {
+    pub fn new(cfg: &RailsConfig, geo: &Geometry, dynamic: bool) -> crate::error::Result<Rails> {
+        if geo.chips() < 2 || geo.chips() % 2 != 0 {
+            return Err(Error::config("scheme.name", format!("rails needs an even number of chips (2 or more); the device has {}", geo.chips())));
+        }
+        let n = geo.logical_pages as usize / 2;
+        Ok(Rails {
+            interval: ((cfg.swap_us * NS_PER_US as f64) as Time).max(1),
+            half_dies: geo.dies() / 2,
+            dynamic,
+            copy: [vec![NO_PAGE; n], vec![NO_PAGE; n]],
+            read_half: 0,
+            buffer: BTreeMap::new(),
+            n: Counts::default(),
+        })
+    }
+
+    fn owner(lpn: Lpn, half: usize) -> u32 {
+        if half == 1 { lpn | HALF1 } else { lpn }
+    }
+
+    /// A plane of half `h` for `lpn`: the least-loaded die of the half
+    /// under dynamic allocation, else the static order's plane folded into
+    /// the half (its mirror position when it is in the other half).
+    fn plane(&self, lpn: Lpn, h: usize, ctx: &mut Ctx) -> u32 {
+        let first = h as u32 * self.half_dies;
+        if self.dynamic {
+            return ctx.ftl.least_loaded_plane(&ctx.load, first..first + self.half_dies);
+        }
+        let per_half = self.half_dies * ctx.geo.planes_per_die;
+        h as u32 * per_half + ctx.ftl.static_plane(lpn) % per_half
+    }
+
+    /// Put `lpn`'s newest data (`token`) in half `h`; the old copy there is
+    /// dropped only once the new page is allocated.
+    fn place(&mut self, lpn: Lpn, h: usize, done: u32, ctx: &mut Ctx) -> Result<Ppn, Stall> {
+        let plane = self.plane(lpn, h, ctx);
+        let ppn = ctx.ftl.alloc(plane, Stream::Host, Self::owner(lpn, h)).ok_or(Stall { done })?;
+        let old = std::mem::replace(&mut self.copy[h][lpn as usize], ppn);
+        if old != NO_PAGE {
+            ctx.ftl.invalidate(old);
+        }
+        Ok(ppn)
+    }
+
+    /// The other half's copy is now stale: drop it, remember the token.
+    fn mark_stale(&mut self, lpn: Lpn, h: usize, token: Token, ctx: &mut Ctx) {
+        let old = std::mem::replace(&mut self.copy[h][lpn as usize], NO_PAGE);
+        if old != NO_PAGE {
+            ctx.ftl.invalidate(old);
+        }
+        self.buffer.insert(lpn, (h, token));
+    }
+
+    /// After a swap: program every buffered page into the half that is
+    /// stale for it (the new write half), as background work.
+    fn flush(&mut self, ctx: &mut Ctx) {
+        let mut plan = Plan::default();
+        let pending: Vec<(Lpn, (usize, Token))> = self.buffer.iter().map(|(&l, &v)| (l, v)).collect();
+        for (lpn, (h, token)) in pending {
+            if h == self.read_half {
+                continue; // only the write half takes programs
+            }
+            let Ok(ppn) = self.place(lpn, h, 0, ctx) else { break }; // plane full: next swap
+            self.buffer.remove(&lpn);
+            let g = plan.group(lpn, false);
+            plan.program(g, 0, ppn, Self::owner(lpn, h), token, Class::Background, 0);
+            self.n.flushed += 1;
+        }
+        if !plan.is_empty() {
+            ctx.background.push(plan);
+        }
+    }
+}
+
+impl Scheme for Rails {
+    fn name(&self) -> &'static str {
+        "rails"
+    }
+
+    fn logical_pages(&self, geo: &Geometry) -> Option<u32> {
+        Some(geo.logical_pages / 2)
+    }
+
+    fn plan_read(&mut self, lpns: Range<Lpn>, ctx: &mut Ctx, plan: &mut Plan) -> Result<(), Stall> {
+        for lpn in lpns {
+            let r = self.read_half;
+            let fresh_read = self.copy[r][lpn as usize] != NO_PAGE;
+            let h = if fresh_read { r } else { 1 - r };
+            let ppn = self.copy[h][lpn as usize];
+            debug_assert_ne!(ppn, NO_PAGE, "rails: no fresh copy of {lpn}");
+            if !ctx.ftl.is_programmed(ppn) {
+                plan.buffered += 1;
+                continue;
+            }
+            self.n.reads += 1;
+            if fresh_read { self.n.read_half += 1 } else { self.n.write_half += 1 }
+            self.n.blocked += ctx.load.writing(ctx.geo.die_of(ppn)) as u64;
+            let g = plan.group(lpn, true);
+            plan.read(g, 0, ppn, Class::HostRead, 0);
+        }
+        Ok(())
+    }
+
+    fn plan_write(&mut self, lpns: Range<Lpn>, tokens: &[Token], ctx: &mut Ctx, plan: &mut Plan) -> Result<(), Stall> {
+        let w = 1 - self.read_half;
+        for (i, lpn) in lpns.enumerate() {
+            let ppn = self.place(lpn, w, i as u32, ctx)?;
+            self.buffer.remove(&lpn);
+            self.mark_stale(lpn, 1 - w, tokens[i], ctx);
+            let g = plan.group(lpn, false);
+            plan.program(g, 0, ppn, Self::owner(lpn, w), tokens[i], Class::HostWrite, 0);
+        }
+        Ok(())
+    }
+
+    /// Preconditioning writes both copies, so the run starts converged.
+    fn write_instantly(&mut self, lpn: Lpn, token: Token, ctx: &mut Ctx, _: &mut Plan) -> Result<(), Stall> {
+        let a = self.place(lpn, 0, 0, ctx)?;
+        ctx.ftl.program_done(a, token);
+        let b = self.place(lpn, 1, 0, ctx)?;
+        ctx.ftl.program_done(b, token);
+        self.buffer.remove(&lpn);
+        Ok(())
+    }
+
+    fn on_gc_move(&mut self, from: Ppn, to: Ppn, owner: u32, _ctx: &mut Ctx) {
+        let h = (owner & HALF1 != 0) as usize;
+        let slot = &mut self.copy[h][(owner & !HALF1) as usize];
+        if *slot == from {
+            *slot = to;
+        }
+    }
+
+    fn tick(&mut self, ctx: &mut Ctx) {
+        self.read_half = 1 - self.read_half;
+        self.n.swaps += 1;
+        self.flush(ctx);
+    }
+
+    fn tick_interval(&self) -> Option<Time> {
+        Some(self.interval)
+    }
+
+    fn counters(&self) -> Vec<(&'static str, f64)> {
+        let n = &self.n;
+        vec![
+            ("rails.reads", n.reads as f64),
+            ("rails.reads_read_half", n.read_half as f64),
+            ("rails.reads_write_half", n.write_half as f64),
+            ("rails.reads_blocked", n.blocked as f64),
+            ("rails.swaps", n.swaps as f64),
+            ("rails.pages_flushed", n.flushed as f64),
+            ("rails.buffered_pages", self.buffer.len() as f64),
+        ]
+    }
+}
