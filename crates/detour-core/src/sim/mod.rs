@@ -223,8 +223,9 @@ impl Simulation {
             return Ok(());
         }
         Err(Error::Sim(format!(
-            "{waiting} requests could not complete: {} wait for a free page and GC finds no block to reclaim \
-             (the workload's live data does not fit the device's physical space)",
+            "{waiting} requests could not complete: {} wait for a free page and GC finds no block it may \
+             reclaim (every candidate is full of live data or held by a pending operation): the live data \
+             does not fit the device's physical space, or a scheme keeps pages live that it no longer needs",
             self.parked.len()
         )))
     }
