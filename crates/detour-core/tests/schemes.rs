@@ -10,7 +10,19 @@ use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 
 /// (scheme name, extra config for it)
-const SCHEMES: &[(&str, &[&str])] = &[("conventional", &[])];
+const SCHEMES: &[(&str, &[&str])] = &[
+    ("conventional", &[]),
+    // Channel RAID hides capacity (mirrors, parity): the workload's addresses fold into it.
+    ("cr1", &["host.address=fold"]),
+    // Two channels for CR4: with more, its dedicated parity channel takes N-1 times the
+    // writes of a data channel, and to_gc_threshold preconditioning (which runs no GC)
+    // fills it first (tests/raid.rs covers CR4 on four channels).
+    ("cr4", &["host.address=fold"]),
+    ("cr5", &["host.address=fold", "device.channels=4", "device.dies_per_chip=1"]),
+    ("cr5m", &["host.address=fold", "device.chips_per_channel=2", "device.dies_per_chip=1"]),
+    ("cr5", &["host.address=fold", "device.channels=4", "device.dies_per_chip=1", "scheme.raid.fail_unit=die", "scheme.raid.fail_index=2", "scheme.raid.fail_at_us=100000"]),
+    ("cr5m", &["host.address=fold", "device.chips_per_channel=2", "device.dies_per_chip=1", "scheme.raid.fail_unit=chip", "scheme.raid.fail_index=0", "scheme.raid.fail_at_us=100000"]),
+];
 
 const VARIANTS: &[&[&str]] = &[
     &[],

@@ -132,6 +132,29 @@ pub struct SchemeConfig {
     pub name: String,
     /// Interval of the scheme's background tick in µs (0 = the scheme's own).
     pub tick_us: f64,
+    /// Channel RAID (cr1, cr4, cr5, cr5m): mirror threshold and failure injection.
+    pub raid: RaidConfig,
+}
+
+/// `[scheme.raid]`: parameters of the channel-RAID schemes (cr1, cr4, cr5, cr5m).
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields, default)]
+pub struct RaidConfig {
+    /// CR5M: mirroring writes stop (and expired data is reclaimed) when the
+    /// mirror chip's free space falls below this share of its capacity. Default 0.02 (the paper's 2%).
+    pub mirror_threshold: f64,
+    /// What fails: "none" (default), "die", "chip" or "channel".
+    pub fail_unit: String,
+    /// Index of the failed die, chip or channel (dense ids). Default 0.
+    pub fail_index: u32,
+    /// When the failure happens, in µs of simulated time. Default 0 (at the first request).
+    pub fail_at_us: f64,
+}
+
+impl Default for RaidConfig {
+    fn default() -> Self {
+        RaidConfig { mirror_threshold: 0.02, fail_unit: "none".into(), fail_index: 0, fail_at_us: 0.0 }
+    }
 }
 
 #[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
@@ -206,7 +229,7 @@ impl Default for HostConfig {
 
 impl Default for SchemeConfig {
     fn default() -> Self {
-        SchemeConfig { name: "conventional".into(), tick_us: 0.0 }
+        SchemeConfig { name: "conventional".into(), tick_us: 0.0, raid: RaidConfig::default() }
     }
 }
 

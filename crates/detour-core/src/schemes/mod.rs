@@ -11,6 +11,7 @@
 mod common;
 mod conventional;
 mod plan;
+mod raid;
 
 pub use common::Ctx;
 pub use conventional::Conventional;
@@ -101,15 +102,28 @@ pub trait Scheme {
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum SchemeKind {
     Conventional,
+    Cr1,
+    Cr4,
+    Cr5,
+    Cr5m,
 }
 
 impl SchemeKind {
-    pub const ALL: &'static [(&'static str, &'static str)] =
-        &[("conventional", "Page-mapped FTL with the configured allocation; one copy of every page")];
+    pub const ALL: &'static [(&'static str, &'static str)] = &[
+        ("conventional", "Page-mapped FTL with the configured allocation; one copy of every page"),
+        ("cr1", "Channel RAID-1: every page mirrored on a partner channel (half the capacity)"),
+        ("cr4", "Channel RAID-4: stripes of N-1 data pages, parity on a dedicated channel"),
+        ("cr5", "Channel RAID-5: stripes of N-1 data pages, rotating parity, semi-dynamic allocation"),
+        ("cr5m", "CR5 with a hidden mirror chip per channel: small updates mirrored, parity deferred"),
+    ];
 
     pub fn parse(name: &str) -> Result<SchemeKind> {
         match name {
             "conventional" => Ok(SchemeKind::Conventional),
+            "cr1" => Ok(SchemeKind::Cr1),
+            "cr4" => Ok(SchemeKind::Cr4),
+            "cr5" => Ok(SchemeKind::Cr5),
+            "cr5m" => Ok(SchemeKind::Cr5m),
             _ => {
                 let known: Vec<&str> = Self::ALL.iter().map(|(n, _)| *n).collect();
                 Err(Error::config("scheme.name", format!("unknown scheme `{name}`; known: {}", known.join(", "))))
@@ -117,9 +131,13 @@ impl SchemeKind {
         }
     }
 
-    pub fn build(self, _cfg: &Config) -> Result<Box<dyn Scheme>> {
+    pub fn build(self, cfg: &Config) -> Result<Box<dyn Scheme>> {
         Ok(match self {
             SchemeKind::Conventional => Box::new(Conventional),
+            SchemeKind::Cr1 => raid::build(raid::Org::Cr1, cfg),
+            SchemeKind::Cr4 => raid::build(raid::Org::Cr4, cfg),
+            SchemeKind::Cr5 => raid::build(raid::Org::Cr5, cfg),
+            SchemeKind::Cr5m => raid::build(raid::Org::Cr5m, cfg),
         })
     }
 }
