@@ -150,7 +150,8 @@ impl ParityRaid {
             self.tok.set(lpn, token);
             plan.program(g, 0, data, lpn, token, Class::HostWrite, 0);
             plan.program(g, 0, copy, TAG_MIRROR | lpn, token, Class::HostWrite, 0);
-            self.count_writes(ch, 2);
+            self.count_writes(ch, 1);
+            self.stats.mirror_writes += !self.instant as u64;
         }
         self.stats.mw += 1;
         Ok(())

@@ -23,8 +23,11 @@ pub struct Stats {
     /// Background expired-data reclaims (mirror chip over its threshold) and their pre-reads.
     pub reclaims: u64,
     pub prereads_reclaim: u64,
-    /// Programs planned per channel (host data, copies, parity; not GC).
+    /// Programs planned per channel on its data chips (host data, CR1
+    /// copies, parity; not GC, not CR5M's mirror chips).
     pub chan_writes: Vec<u64>,
+    /// Programs on CR5M's mirror chips.
+    pub mirror_writes: u64,
 }
 
 impl Stats {
@@ -53,11 +56,14 @@ impl Stats {
             ("prereads_rmw", self.prereads_rmw as f64),
             ("prereads_rcw", self.prereads_rcw as f64),
             ("prereads_per_write", pre as f64 / writes),
+            ("prereads_per_write_with_reclaim", (pre + self.prereads_reclaim) as f64 / writes),
             ("reclaims_background", self.reclaims as f64),
             ("prereads_reclaim", self.prereads_reclaim as f64),
             ("channel_writes_mean", sum as f64 / n),
             ("channel_writes_min", self.chan_writes.iter().copied().min().unwrap_or(0) as f64),
             ("channel_writes_max", self.chan_writes.iter().copied().max().unwrap_or(0) as f64),
+            ("mirror_chip_writes", self.mirror_writes as f64),
+            ("channel_writes_with_mirror_mean", (sum + self.mirror_writes) as f64 / n),
         ]
     }
 }
