@@ -149,3 +149,28 @@ fn cr5m_issues_fewer_pre_reads_and_channel_writes_than_cr5() {
     assert!(w5m < w5, "writes per channel: cr5m {w5m} vs cr5 {w5}");
     assert_eq!(cr5m.summary.verify_errors, 0);
 }
+
+/// Financial1-like workload (profile scaled small) on CR5M Table III SSD1
+/// columns with fewer blocks. Reports mean response times; the paper's order
+/// is CR1 < CR5M < CR5 < CR4 (not asserted: it depends on load).
+#[test]
+fn financial1_like_mean_response_times() {
+    use detour_core::config::ConfigBuilder;
+    use detour_core::workload::generator::Generator;
+    use detour_core::workload::profiles::{apply_overrides, profile};
+    let spec = apply_overrides(&profile("financial1").unwrap(), &[("requests", "20000"), ("footprint_bytes", "268435456")]).unwrap();
+    let reqs: Vec<Request> = Generator::new(&spec).unwrap().collect();
+    for scale in ["1.0", "0.02"] {
+        let mut line = format!("financial1 x{scale} time scale, mean response us:");
+        for org in ["cr1", "cr5m", "cr5", "cr4"] {
+            let o = ["device.blocks_per_plane=32", "run.verify=true", "host.address=fold", "ftl.precondition.valid=0.3"];
+            let ts = format!("host.time_scale={scale}");
+            let cfg = ConfigBuilder::from_preset(&format!("cr5m-ssd1-{org}")).unwrap().set_all(o.iter().copied().chain([ts.as_str()])).unwrap().build().unwrap();
+            let r = sim::run_requests(cfg, &reqs).unwrap();
+            assert_eq!(r.summary.verify_errors, 0, "{org}");
+            let l = &r.summary.latency_us;
+            line += &format!(" {org} {:.1} (r {:.1} w {:.1}, pre-reads/w {:.2}, mirror reads {:.3})", l.all.mean, l.read.mean, l.write.mean, counter(&r, "prereads_per_write"), counter(&r, "mirror_read_share"));
+        }
+        println!("{line}");
+    }
+}
