@@ -174,3 +174,15 @@ fn financial1_like_mean_response_times() {
         println!("{line}");
     }
 }
+
+#[test]
+fn geometries_the_organisations_cannot_use_are_rejected() {
+    use detour_core::config::ConfigBuilder;
+    let bad = |o: &[&str]| ConfigBuilder::from_preset("small").unwrap().set_all(o.iter().copied()).unwrap().build().is_err();
+    assert!(bad(&["scheme.name=cr1", "device.channels=3"]));
+    assert!(bad(&["scheme.name=cr5", "device.channels=1"]));
+    assert!(bad(&["scheme.name=cr5m", "device.chips_per_channel=1"]));
+    assert!(bad(&["scheme.name=cr5", "scheme.raid.fail_unit=disk"]));
+    assert!(bad(&["scheme.name=cr5", "scheme.raid.fail_unit=channel", "scheme.raid.fail_index=4"]));
+    assert!(!bad(&["scheme.name=cr5m", "scheme.raid.fail_unit=chip", "scheme.raid.fail_index=7"]));
+}

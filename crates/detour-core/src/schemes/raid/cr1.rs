@@ -109,7 +109,8 @@ impl Scheme for Cr1 {
             }
             let a = alloc_in(ctx, Self::channel_dies(ctx.geo, ch), &self.fail, Stream::Host, lpn);
             let b = alloc_in(ctx, Self::channel_dies(ctx.geo, ch + half), &self.fail, Stream::Aux, TAG_MIRROR | lpn);
-            let ok = (a.is_some() || self.fail.active) && (b.is_some() || self.fail.active) && (a.is_some() || b.is_some());
+            // After the checks above a copy is missing only when its whole channel failed.
+            let ok = a.is_some() || b.is_some();
             if !ok {
                 abandon(&[a, b].into_iter().flatten().collect::<Vec<_>>(), ctx, plan);
                 return Err(Stall { done: i as u32 });
