@@ -186,3 +186,28 @@ fn geometries_the_organisations_cannot_use_are_rejected() {
     assert!(bad(&["scheme.name=cr5", "scheme.raid.fail_unit=channel", "scheme.raid.fail_index=4"]));
     assert!(!bad(&["scheme.name=cr5m", "scheme.raid.fail_unit=chip", "scheme.raid.fail_index=7"]));
 }
+
+#[test]
+fn rebuild_onto_spare_space_restores_direct_reads() {
+    for org in ["cr4", "cr5", "cr5m"] {
+        for (unit, index) in [("die", "0"), ("chip", "1")] {
+            let u = format!("scheme.raid.fail_unit={unit}");
+            let i = format!("scheme.raid.fail_index={index}");
+            // Three chips per channel: CR5M keeps a data chip beside the failed one.
+            let base = [u.as_str(), i.as_str(), "scheme.raid.fail_at_us=800000", "device.chips_per_channel=3"];
+            let with = run(org, &[&base[..], &["scheme.raid.rebuild=true"]].concat(), &workload());
+            let without = run(org, &base, &workload());
+            let what = format!("{org} {unit} {index}");
+            assert_eq!(with.summary.verify_errors, 0, "{what}: {:?}", with.verify_failures);
+            assert_eq!(counter(&with, "lost_pages"), 0.0, "{what}");
+            assert_eq!(counter(&with, "rebuild_waiting"), 0.0, "{what}");
+            assert_eq!(counter(&with, "rebuild_no_space"), 0.0, "{what}");
+            assert!(counter(&with, "rebuild_pages") > 0.0, "{what}");
+            let t = counter(&with, "rebuild_time_us");
+            assert!(t > 0.0, "{what}: rebuild must finish");
+            let (d1, d0) = (counter(&with, "degraded_reads"), counter(&without, "degraded_reads"));
+            println!("{what}: rebuilt {} pages of {} stripes in {t:.0} us; degraded reads {d1} (without rebuild {d0})", counter(&with, "rebuild_pages"), counter(&with, "rebuild_stripes"));
+            assert!(d1 < d0, "{what}: {d1} vs {d0}");
+        }
+    }
+}

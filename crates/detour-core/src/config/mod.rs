@@ -149,11 +149,14 @@ pub struct RaidConfig {
     pub fail_index: u32,
     /// When the failure happens, in µs of simulated time. Default 0 (at the first request).
     pub fail_at_us: f64,
+    /// Rebuild a failed die's or chip's pages onto the surviving dies of the
+    /// same channel, in the background, right after the failure. Default false.
+    pub rebuild: bool,
 }
 
 impl Default for RaidConfig {
     fn default() -> Self {
-        RaidConfig { mirror_threshold: 0.02, fail_unit: "none".into(), fail_index: 0, fail_at_us: 0.0 }
+        RaidConfig { mirror_threshold: 0.02, fail_unit: "none".into(), fail_index: 0, fail_at_us: 0.0, rebuild: false }
     }
 }
 

@@ -15,6 +15,8 @@ pub struct Failure {
     pub active: bool,
     /// Logical pages lost at the failure (set by the scheme when it applies it).
     pub lost: u64,
+    /// Rebuild onto the channel's surviving dies (die and chip failures).
+    pub rebuild: bool,
 }
 
 impl Failure {
@@ -28,7 +30,8 @@ impl Failure {
             _ => 0,
         };
         let first = r.fail_index * span;
-        Failure { dies: (first, first + span), at_ns: (r.fail_at_us * 1e3).round() as Time, active: false, lost: 0 }
+        let rebuild = r.rebuild && r.fail_unit != "channel";
+        Failure { dies: (first, first + span), at_ns: (r.fail_at_us * 1e3).round() as Time, active: false, lost: 0, rebuild }
     }
 
     /// The failure is configured and its time has come, but not yet applied.

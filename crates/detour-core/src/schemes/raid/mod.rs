@@ -20,6 +20,7 @@ mod cr1;
 mod failure;
 mod mirror;
 mod parity;
+mod rebuild;
 mod stats;
 mod stripe;
 mod write;

@@ -4,6 +4,7 @@
 
 use super::failure::Failure;
 use super::mirror::MirrorTable;
+use super::rebuild::{Rebuild, TAG_REBUILD};
 use super::stats::Stats;
 use super::stripe::Layout;
 use super::{Org, OWNER_MASK, TAG_MIRROR, TAG_PARITY};
@@ -11,7 +12,7 @@ use crate::config::Config;
 use crate::device::Geometry;
 use crate::ftl::Chunked;
 use crate::scheduler::Class;
-use crate::schemes::{Ctx, Plan, Scheme, Stall};
+use crate::schemes::{Ctx, OpDone, Plan, Scheme, Stall};
 use crate::types::{Lpn, Ppn, Token, NO_PAGE};
 use std::ops::Range;
 
@@ -30,6 +31,7 @@ pub struct ParityRaid {
     /// (mirror threshold, GC threshold, over-provisioning) to size the mirror table.
     shares: (f64, f64, f64),
     ready: bool,
+    pub(super) rb: Rebuild,
 }
 
 impl ParityRaid {
@@ -39,7 +41,7 @@ impl ParityRaid {
         let fail = Failure::from_config(cfg);
         let empty = MirrorTable::new(0, 0, 0);
         let (tok, parity, ptok) = (Chunked::new(0, 0), Chunked::new(0, NO_PAGE), Chunked::new(0, 0));
-        ParityRaid { org, l, tok, parity, ptok, mt: empty, fail, stats: Stats::default(), instant: false, shares, ready: false }
+        ParityRaid { org, l, tok, parity, ptok, mt: empty, fail, stats: Stats::default(), instant: false, shares, ready: false, rb: Rebuild::default() }
     }
 
     pub(super) fn org_mirrors(&self) -> bool {
@@ -97,6 +99,13 @@ impl ParityRaid {
         }
         self.fail.active = true;
         self.fail.lost = (0..ctx.geo.logical_pages).filter(|&l| self.is_lost(l, ctx)).count() as u64;
+        if self.fail.rebuild {
+            self.start_rebuild(ctx);
+        }
+    }
+
+    pub(super) fn rebuild_set_pub(&self, lpn: Lpn, ctx: &Ctx) -> Vec<Ppn> {
+        self.rebuild_set(lpn, ctx).0
     }
 
     fn live(&self, p: Ppn, ctx: &Ctx) -> bool {
@@ -192,6 +201,7 @@ impl Scheme for ParityRaid {
     fn plan_read(&mut self, lpns: Range<Lpn>, ctx: &mut Ctx, plan: &mut Plan) -> Result<(), Stall> {
         self.ensure_tables(ctx.geo);
         self.apply_failure(ctx);
+        self.retry_rebuild(ctx);
         for lpn in lpns {
             self.read_one(lpn, ctx, plan);
         }
@@ -201,6 +211,7 @@ impl Scheme for ParityRaid {
     fn plan_write(&mut self, lpns: Range<Lpn>, tokens: &[Token], ctx: &mut Ctx, plan: &mut Plan) -> Result<(), Stall> {
         self.ensure_tables(ctx.geo);
         self.apply_failure(ctx);
+        self.retry_rebuild(ctx);
         self.stats.write_requests += !self.instant as u64;
         // Split the request into one group of pages per stripe (paper III.A).
         let mut i = 0;
@@ -227,6 +238,12 @@ impl Scheme for ParityRaid {
         r
     }
 
+    fn on_complete(&mut self, op: &OpDone, ctx: &mut Ctx) {
+        if op.tag == TAG_REBUILD {
+            self.rebuild_done(op, ctx);
+        }
+    }
+
     fn on_gc_move(&mut self, from: Ppn, to: Ppn, owner: u32, ctx: &mut Ctx) {
         let id = owner & OWNER_MASK;
         if owner & TAG_PARITY != 0 {
@@ -248,6 +265,9 @@ impl Scheme for ParityRaid {
         v.push(("mirror_entries", entries as f64));
         v.push(("lost_pages", self.fail.lost as f64));
         v.push(("failed_at_us", self.fail.at_us()));
+        let rb = &self.rb;
+        let time = rb.done_ns.map_or(-1.0, |t| (t - rb.started_ns) as f64 / 1e3);
+        v.extend([("rebuild_stripes", rb.stripes as f64), ("rebuild_pages", rb.pages as f64), ("rebuild_waiting", rb.retry.len() as f64), ("rebuild_no_space", rb.no_space as f64), ("rebuild_time_us", time)]);
         v
     }
 }
