@@ -189,7 +189,7 @@ fn geometries_the_organisations_cannot_use_are_rejected() {
 
 #[test]
 fn rebuild_onto_spare_space_restores_direct_reads() {
-    for org in ["cr4", "cr5", "cr5m"] {
+    for org in ["cr1", "cr4", "cr5", "cr5m"] {
         for (unit, index) in [("die", "0"), ("chip", "1")] {
             let u = format!("scheme.raid.fail_unit={unit}");
             let i = format!("scheme.raid.fail_index={index}");
@@ -201,13 +201,17 @@ fn rebuild_onto_spare_space_restores_direct_reads() {
             assert_eq!(with.summary.verify_errors, 0, "{what}: {:?}", with.verify_failures);
             assert_eq!(counter(&with, "lost_pages"), 0.0, "{what}");
             assert_eq!(counter(&with, "rebuild_waiting"), 0.0, "{what}");
-            assert_eq!(counter(&with, "rebuild_no_space"), 0.0, "{what}");
+            if org != "cr1" {
+                assert_eq!(counter(&with, "rebuild_no_space"), 0.0, "{what}");
+            }
             assert!(counter(&with, "rebuild_pages") > 0.0, "{what}");
             let t = counter(&with, "rebuild_time_us");
             assert!(t > 0.0, "{what}: rebuild must finish");
             let (d1, d0) = (counter(&with, "degraded_reads"), counter(&without, "degraded_reads"));
-            println!("{what}: rebuilt {} pages of {} stripes in {t:.0} us; degraded reads {d1} (without rebuild {d0})", counter(&with, "rebuild_pages"), counter(&with, "rebuild_stripes"));
-            assert!(d1 < d0, "{what}: {d1} vs {d0}");
+            println!("{what}: rebuilt {} pages in {t:.0} us; degraded reads {d1} (without rebuild {d0})", counter(&with, "rebuild_pages"));
+            if org != "cr1" {
+                assert!(d1 < d0, "{what}: {d1} vs {d0}");
+            }
         }
     }
 }

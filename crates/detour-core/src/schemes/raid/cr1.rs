@@ -10,8 +10,10 @@ use super::{abandon, alloc_in, blocked, TAG_MIRROR, OWNER_MASK};
 use crate::device::Geometry;
 use crate::ftl::{Chunked, Stream};
 use crate::scheduler::Class;
-use crate::schemes::{Ctx, Plan, Scheme, Stall};
-use crate::types::{Lpn, Ppn, Token, NO_PAGE};
+use super::rebuild::TAG_REBUILD;
+use crate::device::OpKind;
+use crate::schemes::{Ctx, OpDone, Plan, Scheme, Stall};
+use crate::types::{Lpn, Ppn, Time, Token, NO_PAGE};
 use std::ops::Range;
 
 pub struct Cr1 {
@@ -20,11 +22,29 @@ pub struct Cr1 {
     fail: Failure,
     stats: Stats,
     instant: bool,
+    /// Rebuild: (new page, failed page it replaces) per copy in flight,
+    /// copies still to finish, pages skipped (their survivor was still being
+    /// written), pages copied, start and end time.
+    rb_pending: Vec<(Ppn, Ppn)>,
+    rb_left: u64,
+    rb_retry: Vec<Lpn>,
+    rb_pages: u64,
+    rb_time: (Time, Option<Time>),
 }
 
 impl Cr1 {
     pub fn new(fail: Failure) -> Cr1 {
-        Cr1 { mirror: Chunked::new(0, NO_PAGE), fail, stats: Stats::default(), instant: false }
+        Cr1 {
+            mirror: Chunked::new(0, NO_PAGE),
+            fail,
+            stats: Stats::default(),
+            instant: false,
+            rb_pending: Vec::new(),
+            rb_left: 0,
+            rb_retry: Vec::new(),
+            rb_pages: 0,
+            rb_time: (0, None),
+        }
     }
 
     fn half(geo: &Geometry) -> u32 {
@@ -52,6 +72,64 @@ impl Cr1 {
         self.fail.lost = (0..ctx.geo.logical_pages)
             .filter(|&l| ctx.ftl.map.get(l) != NO_PAGE && gone(ctx.ftl.map.get(l)) && gone(self.mirror.get(l)))
             .count() as u64;
+        if self.fail.rebuild {
+            self.start_rebuild(ctx);
+        }
+    }
+
+    /// Copy every page that lost one copy from its survivor onto a live die
+    /// of the failed copy's channel, in the background.
+    fn start_rebuild(&mut self, ctx: &mut Ctx) {
+        self.rb_time.0 = ctx.now;
+        self.rebuild_pass((0..ctx.geo.logical_pages).collect(), ctx);
+    }
+
+    /// Pages skipped because their survivor was still being programmed are
+    /// tried again when the scheme next plans.
+    fn retry_rebuild(&mut self, ctx: &mut Ctx) {
+        if !self.rb_retry.is_empty() && !self.instant {
+            let again = std::mem::take(&mut self.rb_retry);
+            self.rebuild_pass(again, ctx);
+        }
+    }
+
+    fn rebuild_pass(&mut self, lpns: Vec<Lpn>, ctx: &mut Ctx) {
+        let mut plan = Plan::default();
+        for lpn in lpns {
+            if !self.rebuild_one(lpn, ctx, &mut plan) {
+                self.rb_retry.push(lpn);
+            }
+        }
+        self.rb_left += plan.ops.len() as u64;
+        if self.rb_left == 0 && self.rb_retry.is_empty() {
+            self.rb_time.1.get_or_insert(ctx.now);
+        } else if !plan.ops.is_empty() {
+            ctx.background.push(plan);
+        }
+    }
+
+    /// Plan the copy of `lpn`'s survivor if it lost a copy; false to retry later.
+    fn rebuild_one(&mut self, lpn: Lpn, ctx: &mut Ctx, plan: &mut Plan) -> bool {
+        let half = Self::half(ctx.geo);
+        let (a, b) = (ctx.ftl.map.get(lpn), self.mirror.get(lpn));
+        let dead = |p: Ppn| p != NO_PAGE && self.fail.dead(ctx.geo.die_of(p));
+        let in_flight = |p: Ppn| self.rb_pending.iter().any(|&(_, old)| old == p);
+        let (from, lost, ch, owner) = match (dead(a), dead(b)) {
+            (true, false) if b != NO_PAGE && !in_flight(a) => (b, a, lpn % half, lpn),
+            (false, true) if a != NO_PAGE && !in_flight(b) => (a, b, lpn % half + half, TAG_MIRROR | lpn),
+            _ => return true,
+        };
+        let dies = Self::channel_dies(ctx.geo, ch);
+        if !ctx.ftl.is_programmed(from) || blocked(ctx, dies.clone(), &self.fail, Stream::Aux) {
+            return false;
+        }
+        let Some(new) = alloc_in(ctx, dies, &self.fail, Stream::Aux, owner) else { return true };
+        let g = plan.group(lpn, true);
+        plan.read(g, 0, from, Class::Background, TAG_REBUILD);
+        plan.program_from_prev(g, 1, new, owner, 0, Class::Background, TAG_REBUILD);
+        self.rb_pending.push((new, lost));
+        self.rb_pages += 1;
+        true
     }
 
     /// The copy to read: live, and on the die with fewer outstanding commands.
@@ -79,6 +157,7 @@ impl Scheme for Cr1 {
     fn plan_read(&mut self, lpns: Range<Lpn>, ctx: &mut Ctx, plan: &mut Plan) -> Result<(), Stall> {
         self.ensure_tables(ctx);
         self.apply_failure(ctx);
+        self.retry_rebuild(ctx);
         for lpn in lpns {
             let Some((ppn, mirror)) = self.pick(lpn, ctx) else {
                 self.stats.lost_reads += 1;
@@ -99,6 +178,7 @@ impl Scheme for Cr1 {
     fn plan_write(&mut self, lpns: Range<Lpn>, tokens: &[Token], ctx: &mut Ctx, plan: &mut Plan) -> Result<(), Stall> {
         self.ensure_tables(ctx);
         self.apply_failure(ctx);
+        self.retry_rebuild(ctx);
         self.stats.write_requests += !self.instant as u64;
         let half = Self::half(ctx.geo);
         for (i, lpn) in lpns.enumerate() {
@@ -143,6 +223,28 @@ impl Scheme for Cr1 {
         r
     }
 
+    fn on_complete(&mut self, op: &OpDone, ctx: &mut Ctx) {
+        if op.tag != TAG_REBUILD {
+            return;
+        }
+        if let Some(k) = self.rb_pending.iter().position(|&(new, _)| new == op.ppn && op.kind == OpKind::Program) {
+            let (new, old) = self.rb_pending.swap_remove(k);
+            let lpn = op.owner & OWNER_MASK;
+            let table_is = |s: &Self, ctx: &Ctx| if op.owner & TAG_MIRROR != 0 { s.mirror.get(lpn) } else { ctx.ftl.map.get(lpn) };
+            // Switch only if the host did not rewrite the page meanwhile.
+            if table_is(self, ctx) == old {
+                ctx.ftl.invalidate(old);
+                if op.owner & TAG_MIRROR != 0 { self.mirror.set(lpn, new) } else { ctx.ftl.map.set(lpn, new) }
+            } else {
+                ctx.ftl.invalidate(new);
+            }
+        }
+        self.rb_left -= 1;
+        if self.rb_left == 0 && self.rb_retry.is_empty() {
+            self.rb_time.1 = Some(ctx.now);
+        }
+    }
+
     fn on_gc_move(&mut self, from: Ppn, to: Ppn, owner: u32, ctx: &mut Ctx) {
         let lpn = owner & OWNER_MASK;
         if owner & TAG_MIRROR != 0 {
@@ -158,6 +260,8 @@ impl Scheme for Cr1 {
         let mut v = self.stats.to_vec();
         v.push(("lost_pages", self.fail.lost as f64));
         v.push(("failed_at_us", self.fail.at_us()));
+        let time = self.rb_time.1.map_or(-1.0, |t| (t - self.rb_time.0) as f64 / 1e3);
+        v.extend([("rebuild_pages", self.rb_pages as f64), ("rebuild_waiting", self.rb_retry.len() as f64), ("rebuild_time_us", time)]);
         v
     }
 }
