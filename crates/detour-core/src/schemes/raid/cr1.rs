@@ -169,6 +169,8 @@ impl Scheme for Cr1 {
             }
             self.stats.flash_reads += 1;
             self.stats.mirror_reads += mirror as u64;
+            let primary = ctx.ftl.map.get(lpn);
+            self.stats.mirror_only_reads += (primary == NO_PAGE || self.fail.dead(ctx.geo.die_of(primary))) as u64;
             let g = plan.group(lpn, true);
             plan.read(g, 0, ppn, Class::HostRead, 0);
         }

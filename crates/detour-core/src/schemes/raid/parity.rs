@@ -158,6 +158,7 @@ impl ParityRaid {
         }
         self.stats.flash_reads += 1;
         self.stats.mirror_reads += (ppn != cur) as u64;
+        self.stats.mirror_only_reads += !self.live(cur, ctx) as u64;
         let g = plan.group(lpn, true);
         plan.read(g, 0, ppn, Class::HostRead, 0);
     }

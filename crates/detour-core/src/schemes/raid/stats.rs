@@ -6,6 +6,8 @@ pub struct Stats {
     pub flash_reads: u64,
     /// ... of which served by a mirror copy (CR1 partner channel, CR5M mirror chip).
     pub mirror_reads: u64,
+    /// ... of which by the mirror copy because the data copy's die failed.
+    pub mirror_only_reads: u64,
     /// ... of which rebuilt from the stripe (degraded mode).
     pub degraded_reads: u64,
     /// Reads of pages no copy or stripe could rebuild.
@@ -45,6 +47,7 @@ impl Stats {
             ("flash_reads", self.flash_reads as f64),
             ("mirror_reads", self.mirror_reads as f64),
             ("mirror_read_share", self.mirror_reads as f64 / reads),
+            ("mirror_only_reads", self.mirror_only_reads as f64),
             ("degraded_reads", self.degraded_reads as f64),
             ("lost_reads", self.lost_reads as f64),
             ("write_requests", self.write_requests as f64),
