@@ -10,17 +10,25 @@ use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 
 /// (scheme name, extra config for it)
-/// Rows that hide capacity double the blocks instead of adding chips: with
-/// 4 chips the conventional scheme itself deadlocks under the FIFO variant
-/// (see docs/schemes/hotr.md, "Known core issues"). HotR's dedicated staging
-/// chip is tested in tests/hotr.rs: preconditioning to the GC threshold
-/// counts the staging chip's free blocks and overfills the host chips.
+/// Rows that hide capacity double the blocks (or fold addresses) so the
+/// workload still fits. HotR's dedicated staging chip is tested in
+/// tests/hotr.rs.
 const SCHEMES: &[(&str, &[&str])] = &[
     ("conventional", &[]),
     ("hotr", &["scheme.hotr.migrate_share=0.5", "scheme.hotr.rlru_per_chip=64"]),
     ("rails", &["device.blocks_per_plane=64", "scheme.rails.swap_us=20000"]),
     ("ttflash", &["device.blocks_per_plane=64", "scheme.ttflash.width=2"]),
     ("ttflash", &["device.blocks_per_plane=64", "scheme.ttflash.unit=channel", "scheme.ttflash.width=2"]),
+    // Channel RAID hides capacity (mirrors, parity): the workload's addresses fold into it.
+    ("cr1", &["host.address=fold"]),
+    // Two channels for CR4: with more, its dedicated parity channel takes N-1 times the
+    // writes of a data channel, and to_gc_threshold preconditioning (which runs no GC)
+    // fills it first (tests/raid.rs covers CR4 on four channels).
+    ("cr4", &["host.address=fold"]),
+    ("cr5", &["host.address=fold", "device.channels=4", "device.dies_per_chip=1"]),
+    ("cr5m", &["host.address=fold", "device.chips_per_channel=2", "device.dies_per_chip=1"]),
+    ("cr5", &["host.address=fold", "device.channels=4", "device.dies_per_chip=1", "scheme.raid.fail_unit=die", "scheme.raid.fail_index=2", "scheme.raid.fail_at_us=100000"]),
+    ("cr5m", &["host.address=fold", "device.chips_per_channel=2", "device.dies_per_chip=1", "scheme.raid.fail_unit=chip", "scheme.raid.fail_index=0", "scheme.raid.fail_at_us=100000"]),
 ];
 
 const VARIANTS: &[&[&str]] = &[

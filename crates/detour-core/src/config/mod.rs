@@ -135,6 +135,8 @@ pub struct SchemeConfig {
     pub hotr: HotrConfig,
     pub rails: RailsConfig,
     pub ttflash: TtflashConfig,
+    /// Channel RAID (cr1, cr4, cr5, cr5m): mirror threshold and failure injection.
+    pub raid: RaidConfig,
 }
 
 /// `[scheme.hotr]`: hot read replication (docs/schemes/hotr.md).
@@ -193,6 +195,30 @@ impl Default for RailsConfig {
 impl Default for TtflashConfig {
     fn default() -> Self {
         TtflashConfig { width: 0, unit: "chip".into() }
+    }
+}
+
+/// `[scheme.raid]`: parameters of the channel-RAID schemes (cr1, cr4, cr5, cr5m).
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields, default)]
+pub struct RaidConfig {
+    /// CR5M: mirroring writes stop (and expired data is reclaimed) when the
+    /// mirror chip's free space falls below this share of its capacity. Default 0.02 (the paper's 2%).
+    pub mirror_threshold: f64,
+    /// What fails: "none" (default), "die", "chip" or "channel".
+    pub fail_unit: String,
+    /// Index of the failed die, chip or channel (dense ids). Default 0.
+    pub fail_index: u32,
+    /// When the failure happens, in µs of simulated time. Default 0 (at the first request).
+    pub fail_at_us: f64,
+    /// Rebuild a failed die's or chip's pages onto the surviving dies of the
+    /// same channel, in the background, right after the failure. Default false.
+    pub rebuild: bool,
+}
+
+impl Default for RaidConfig {
+    fn default() -> Self {
+        RaidConfig { mirror_threshold: 0.02, fail_unit: "none".into(), fail_index: 0, fail_at_us: 0.0, rebuild: false }
     }
 }
 
@@ -274,6 +300,7 @@ impl Default for SchemeConfig {
             hotr: HotrConfig::default(),
             rails: RailsConfig::default(),
             ttflash: TtflashConfig::default(),
+            raid: RaidConfig::default(),
         }
     }
 }

@@ -38,6 +38,18 @@ pub fn names() -> &'static [(&'static str, &'static str)] {
         ("cr5m-ssd1", "CR5M Table II/III SSD1 pure SSD: 4ch x 6 chips, 4 dies x 4 planes, 2 KiB pages, 20/200/1500 us, 25 ns/B"),
         ("cr5m-ssd2", "CR5M SSD2 pure SSD: 6ch x 4 chips"),
         ("cr5m-ssd3", "CR5M SSD3 pure SSD: 8ch x 3 chips"),
+        ("cr5m-ssd1-cr1", "CR5M Table III SSD1, CR1: 8ch x 6 chips, channel mirroring"),
+        ("cr5m-ssd1-cr4", "CR5M Table III SSD1, CR4: 4ch x 6 chips, dedicated parity channel"),
+        ("cr5m-ssd1-cr5", "CR5M Table III SSD1, CR5: 4ch x 6 chips, rotating parity"),
+        ("cr5m-ssd1-cr5m", "CR5M Table III SSD1, CR5M: 4ch x 7 chips (one hidden mirror chip per channel)"),
+        ("cr5m-ssd2-cr1", "CR5M SSD2, CR1: 12ch x 4 chips"),
+        ("cr5m-ssd2-cr4", "CR5M SSD2, CR4: 6ch x 4 chips"),
+        ("cr5m-ssd2-cr5", "CR5M SSD2, CR5: 6ch x 4 chips"),
+        ("cr5m-ssd2-cr5m", "CR5M SSD2, CR5M: 6ch x 5 chips"),
+        ("cr5m-ssd3-cr1", "CR5M SSD3, CR1: 16ch x 3 chips"),
+        ("cr5m-ssd3-cr4", "CR5M SSD3, CR4: 8ch x 3 chips"),
+        ("cr5m-ssd3-cr5", "CR5M SSD3, CR5: 8ch x 3 chips"),
+        ("cr5m-ssd3-cr5m", "CR5M SSD3, CR5M: 8ch x 4 chips"),
     ]
 }
 
@@ -52,6 +64,7 @@ pub fn get(name: &str) -> Result<Config> {
         "cr5m-ssd1" => cr5m(4, 6),
         "cr5m-ssd2" => cr5m(6, 4),
         "cr5m-ssd3" => cr5m(8, 3),
+        other if other.starts_with("cr5m-ssd") => cr5m_raid(other)?,
         _ => {
             let known: Vec<&str> = names().iter().map(|(n, _)| *n).collect();
             return Err(Error::config("preset", format!("unknown preset `{name}`; known: {}", known.join(", "))));
@@ -140,6 +153,29 @@ fn cr5m(channels: u32, chips: u32) -> Config {
     base(device([channels, chips, 4, 4, 2048, 64, 2048], 0.05, custom(20.0, 200.0, 1500.0), ch))
 }
 
+/// The channel-RAID columns of CR5M Table III (equal usable capacity):
+/// `cr5m-ssd<k>-<org>` with org cr1 (twice the channels), cr4 or cr5 (the
+/// pure SSD's geometry) or cr5m (one more chip per channel, hidden).
+fn cr5m_raid(name: &str) -> Result<Config> {
+    let unknown = || Error::config("preset", format!("unknown preset `{name}`"));
+    let (ssd, org) = name.trim_start_matches("cr5m-").split_once('-').ok_or_else(unknown)?;
+    let (ch, chips) = match ssd {
+        "ssd1" => (4, 6),
+        "ssd2" => (6, 4),
+        "ssd3" => (8, 3),
+        _ => return Err(unknown()),
+    };
+    let (ch, chips) = match org {
+        "cr1" => (2 * ch, chips),
+        "cr4" | "cr5" => (ch, chips),
+        "cr5m" => (ch, chips + 1),
+        _ => return Err(unknown()),
+    };
+    let mut c = cr5m(ch, chips);
+    c.scheme.name = org.to_string();
+    Ok(c)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -150,6 +186,15 @@ mod tests {
             let cfg = Config::preset(name).unwrap_or_else(|e| panic!("{name}: {e}"));
             assert_eq!(&cfg.name, name);
         }
+    }
+
+    #[test]
+    fn cr5m_raid_presets_follow_table_iii() {
+        let c = get("cr5m-ssd1-cr5m").unwrap();
+        assert_eq!((c.device.channels, c.device.chips_per_channel, c.scheme.name.as_str()), (4, 7, "cr5m"));
+        let c = get("cr5m-ssd3-cr1").unwrap();
+        assert_eq!((c.device.channels, c.device.chips_per_channel), (16, 3));
+        assert!(get("cr5m-ssd4-cr5").is_err() && get("cr5m-ssd1-cr9").is_err());
     }
 
     #[test]

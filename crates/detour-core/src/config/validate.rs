@@ -73,6 +73,26 @@ impl Config {
         in_range_f("scheme.tick_us", self.scheme.tick_us, 0.0, 1e15)?;
         crate::schemes::SchemeKind::parse(&self.scheme.name)?;
         self.validate_schemes()?;
+        let r = &self.scheme.raid;
+        in_range_f("scheme.raid.mirror_threshold", r.mirror_threshold, 0.0, 0.5)?;
+        one_of("scheme.raid.fail_unit", &r.fail_unit, &["none", "die", "chip", "channel"])?;
+        in_range_f("scheme.raid.fail_at_us", r.fail_at_us, 0.0, 1e15)?;
+        let units = match r.fail_unit.as_str() {
+            "die" => d.channels as u64 * d.chips_per_channel as u64 * d.dies_per_chip as u64,
+            "chip" => d.channels as u64 * d.chips_per_channel as u64,
+            _ => d.channels as u64,
+        };
+        in_range_u("scheme.raid.fail_index", r.fail_index as u64, 0, units - 1)?;
+        let name = self.scheme.name.as_str();
+        if name == "cr1" {
+            ensure_config!(d.channels % 2 == 0, "device.channels", "cr1 pairs channels: {} is not even", d.channels);
+        }
+        if matches!(name, "cr4" | "cr5" | "cr5m") {
+            ensure_config!(d.channels >= 2, "device.channels", "{name} needs at least 2 channels (N-1 data + 1 parity)");
+        }
+        if name == "cr5m" {
+            ensure_config!(d.chips_per_channel >= 2, "device.chips_per_channel", "cr5m needs a data chip and a mirror chip per channel");
+        }
 
         // Relations: the geometry must be buildable and leave room for GC.
         let geo = crate::device::Geometry::from_config(d)?;

@@ -14,6 +14,7 @@ mod hotr;
 mod rails;
 mod ttflash;
 mod plan;
+mod raid;
 
 pub use common::Ctx;
 pub use conventional::Conventional;
@@ -116,16 +117,23 @@ pub enum SchemeKind {
     HotR,
     Rails,
     TtFlash,
+    Cr1,
+    Cr4,
+    Cr5,
+    Cr5m,
 }
 
 impl SchemeKind {
-    pub const ALL: &'static [(&'static str, &'static str)] =
-        &[
-            ("conventional", "Page-mapped FTL with the configured allocation; one copy of every page"),
-            ("hotr", "HotR: hot read pages copied to staging; reads blocked by a write served there"),
-            ("rails", "Rails in-drive: mirrored halves, one serves reads while the other absorbs writes"),
-            ("ttflash", "TTFlash: k+1 RAID-5 over chips or channels; blocked reads rebuilt from parity"),
-        ];
+    pub const ALL: &'static [(&'static str, &'static str)] = &[
+        ("conventional", "Page-mapped FTL with the configured allocation; one copy of every page"),
+        ("hotr", "HotR: hot read pages copied to staging; reads blocked by a write served there"),
+        ("rails", "Rails in-drive: mirrored halves, one serves reads while the other absorbs writes"),
+        ("ttflash", "TTFlash: k+1 RAID-5 over chips or channels; blocked reads rebuilt from parity"),
+        ("cr1", "Channel RAID-1: every page mirrored on a partner channel (half the capacity)"),
+        ("cr4", "Channel RAID-4: stripes of N-1 data pages, parity on a dedicated channel"),
+        ("cr5", "Channel RAID-5: stripes of N-1 data pages, rotating parity, semi-dynamic allocation"),
+        ("cr5m", "CR5 with a hidden mirror chip per channel: small updates mirrored, parity deferred"),
+    ];
 
     pub fn parse(name: &str) -> Result<SchemeKind> {
         match name {
@@ -133,6 +141,10 @@ impl SchemeKind {
             "hotr" => Ok(SchemeKind::HotR),
             "rails" => Ok(SchemeKind::Rails),
             "ttflash" => Ok(SchemeKind::TtFlash),
+            "cr1" => Ok(SchemeKind::Cr1),
+            "cr4" => Ok(SchemeKind::Cr4),
+            "cr5" => Ok(SchemeKind::Cr5),
+            "cr5m" => Ok(SchemeKind::Cr5m),
             _ => {
                 let known: Vec<&str> = Self::ALL.iter().map(|(n, _)| *n).collect();
                 Err(Error::config("scheme.name", format!("unknown scheme `{name}`; known: {}", known.join(", "))))
@@ -148,6 +160,10 @@ impl SchemeKind {
             SchemeKind::HotR => Box::new(HotR::new(&cfg.scheme.hotr, &geo()?)?),
             SchemeKind::Rails => Box::new(Rails::new(&cfg.scheme.rails, &geo()?, dynamic)?),
             SchemeKind::TtFlash => Box::new(TtFlash::new(&cfg.scheme.ttflash, &geo()?, dynamic)?),
+            SchemeKind::Cr1 => raid::build(raid::Org::Cr1, cfg),
+            SchemeKind::Cr4 => raid::build(raid::Org::Cr4, cfg),
+            SchemeKind::Cr5 => raid::build(raid::Org::Cr5, cfg),
+            SchemeKind::Cr5m => raid::build(raid::Org::Cr5m, cfg),
         })
     }
 }

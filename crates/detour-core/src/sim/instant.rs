@@ -56,7 +56,16 @@ impl Simulation {
                 }
                 if self.rng.random_range(0..(valid - lpn) as u64) < need {
                     let t = mix64(k ^ 0xA076_1D64_78BD_642F) | 1;
-                    self.instant_write(lpn, t)?;
+                    // Filling to the GC threshold ends when a plane the scheme writes
+                    // is there, even if planes it never writes (hidden mirror chips)
+                    // still hold free blocks: the total alone would overfill the others.
+                    match self.instant_write(lpn, t) {
+                        Err(_) if p.to_gc_threshold => {
+                            overwrites = 0;
+                            break;
+                        }
+                        r => r?,
+                    }
                     need -= 1;
                     k += 1;
                     report(valid as u64 + k, valid as u64 + k + need)?;

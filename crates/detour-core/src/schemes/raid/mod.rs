@@ -1,0 +1,116 @@
+//! # Channel RAID (CR1, CR4, CR5, CR5M)
+//!
+//! **What:** RAID across the channels of one SSD (Liu et al., "CR5M",
+//! 2014). CR1 mirrors every page on a partner channel; CR4 and CR5 stripe
+//! N-1 data pages and one parity page over N channels (CR4: parity always
+//! on the last channel; CR5: rotating), with semi-dynamic allocation: the
+//! channel comes from the stripe formula, the chip and page from the live
+//! load. CR5M adds one hidden mirror chip per channel: a small update is
+//! written to its data chip and to the mirror chip at once without touching
+//! the parity (mirroring write); the parity is brought up to date later,
+//! releasing the mirror and expired pages (expired-data reclaim).
+//!
+//! **Why:** channel-level redundancy survives the loss of a die, a chip or
+//! (for CR1, CR4, CR5) a whole channel; CR5M cuts the pre-reads of small
+//! parity updates. See docs/schemes/raid.md for every assumption.
+//!
+//! **References:** papers/cr5m-channel-raid5-mirroring.txt (Section III).
+
+mod cr1;
+mod failure;
+mod mirror;
+mod parity;
+mod rebuild;
+mod stats;
+mod stripe;
+mod write;
+
+pub use cr1::Cr1;
+pub use parity::ParityRaid;
+
+use super::{Ctx, Plan};
+use crate::config::Config;
+use crate::ftl::Stream;
+use crate::scheduler::Class;
+use crate::types::Ppn;
+use failure::Failure;
+use std::ops::Range;
+
+/// Which channel-RAID organisation.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Org {
+    Cr1,
+    Cr4,
+    Cr5,
+    Cr5m,
+}
+
+/// The top two bits of a page's owner say what it holds; the rest is the
+/// LPN (data, mirror copy) or the stripe (parity). GC hands the owner back.
+pub const OWNER_MASK: u32 = 0x3FFF_FFFF;
+pub const TAG_MIRROR: u32 = 0x4000_0000;
+pub const TAG_PARITY: u32 = 0x8000_0000;
+/// A page allocated for a plan that stalled: programmed as garbage.
+pub const OWNER_ABANDONED: u32 = 0xFFFF_FFFE;
+
+/// Build the scheme for `org` from the config.
+pub fn build(org: Org, cfg: &Config) -> Box<dyn super::Scheme> {
+    let fail = Failure::from_config(cfg);
+    match org {
+        Org::Cr1 => Box::new(Cr1::new(fail)),
+        _ => Box::new(ParityRaid::new(org, cfg)),
+    }
+}
+
+/// Allocate a page for `owner` on the least-loaded live die of `dies`
+/// (the dynamic half of semi-dynamic allocation; ties go to the die with
+/// more free blocks, so an idle device fills evenly); when that die is
+/// full, any other live plane of `dies`. None if all are full or dead.
+pub fn alloc_in(ctx: &mut Ctx, dies: Range<u32>, fail: &Failure, stream: Stream, owner: u32) -> Option<Ppn> {
+    let ppd = ctx.geo.planes_per_die;
+    let free = |ctx: &Ctx, d: u32| (d * ppd..(d + 1) * ppd).map(|p| ctx.ftl.free_blocks(p)).sum::<u32>();
+    let die = dies.clone().filter(|&d| !fail.dead(d)).min_by_key(|&d| (ctx.load.occ(d), std::cmp::Reverse(free(ctx, d))))?;
+    let load = ctx.load;
+    let plane = ctx.ftl.least_loaded_plane(&load, die..die + 1);
+    if let Some(p) = ctx.ftl.alloc(plane, stream, owner) {
+        return Some(p);
+    }
+    let plane = dies.filter(|&d| !fail.dead(d)).flat_map(|d| d * ppd..(d + 1) * ppd).find(|&p| ctx.ftl.can_alloc(p, stream))?;
+    ctx.ftl.alloc(plane, stream, owner)
+}
+
+/// Would `alloc_in` find a page? Checked for every target before a plan
+/// allocates anything, so a stall wastes no page.
+/// When none would, ask for GC on the planes that need it: a plane left
+/// below its threshold by preconditioning is otherwise never collected.
+pub fn can_alloc_in(ctx: &mut Ctx, dies: Range<u32>, fail: &Failure, stream: Stream) -> bool {
+    let ppd = ctx.geo.planes_per_die;
+    let mut planes = dies.filter(|&d| !fail.dead(d)).flat_map(|d| d * ppd..(d + 1) * ppd);
+    if planes.clone().any(|p| ctx.ftl.can_alloc(p, stream)) {
+        return true;
+    }
+    for p in planes.by_ref() {
+        if ctx.ftl.needs_gc(p) && !ctx.ftl.gc_wanted.contains(&p) {
+            ctx.ftl.gc_wanted.push(p);
+        }
+    }
+    false
+}
+
+/// `dies` has a live die but no page to give: the plan must stall.
+pub fn blocked(ctx: &mut Ctx, dies: Range<u32>, fail: &Failure, stream: Stream) -> bool {
+    dies.clone().any(|d| !fail.dead(d)) && !can_alloc_in(ctx, dies, fail, stream)
+}
+
+/// Give back pages allocated for a plan that then stalled: they are
+/// invalidated and programmed as garbage, which releases their pins.
+pub fn abandon(pages: &[Ppn], ctx: &mut Ctx, plan: &mut Plan) {
+    if pages.is_empty() {
+        return;
+    }
+    let g = plan.group(0, false);
+    for &p in pages {
+        ctx.ftl.invalidate(p);
+        plan.program(g, 0, p, OWNER_ABANDONED, 0, Class::Background, 0);
+    }
+}
