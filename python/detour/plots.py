@@ -32,11 +32,15 @@ def comparison(results: Mapping[str, "object"], path, title: str = "") -> Path:
         lat = results[name].summary["latency_us"]
         vals = [lat[k][s] for k, s in bars]
         rects = ax.bar(x + (i - (len(names) - 1) / 2) * width, vals, width, label=name)
-        ax.bar_label(rects, fmt="%.0f", fontsize=7, padding=1)
+        if len(names) <= 4:  # more labels than that overlap; the table has the numbers
+            ax.bar_label(rects, fmt="%.0f", fontsize=7, padding=1)
     ax.set_xticks(x, [f"{k} {s}" for k, s in bars])
-    ax.set_ylabel("latency (µs)")
+    # Reads (tens of µs) and writes (ms) on one axis: log keeps both legible.
+    ax.set_yscale("log")
+    ax.set_ylabel("latency (µs, log scale)")
+    ax.grid(True, axis="y", which="both", alpha=0.3)
     ax.set_title(title or "Latency by scheme")
-    ax.legend(fontsize=8)
+    ax.legend(fontsize=8, ncols=2 if len(names) > 4 else 1)
     for name in names:
         c = results[name].columns
         lat = np.sort(c["latency_ns"][~c["is_write"] & ~c["warmup"]]) / 1000.0
