@@ -121,20 +121,7 @@ fn gc_resumes_when_pinned_victims_are_released() {
         "scheduler.read_priority=false",
         "scheduler.multiplane=false",
     ]);
-    let mut rng = ChaCha8Rng::seed_from_u64(0);
-    let logical = 8 * 32 * 32 * 8 / 10 / 2;
-    let mut t = 0;
-    let reqs: Vec<_> = (0..12_000u64)
-        .map(|i| {
-            t += rng.random_range(0..40_000);
-            let pages = [1, 1, 1, 2, 4, 8][rng.random_range(0..6)];
-            let page = if rng.random::<bool>() { rng.random_range(0..300) } else { rng.random_range(0..logical - 8) };
-            let kind = if rng.random::<f64>() < 0.5 { IoKind::Read } else { IoKind::Write };
-            let mut r = req(t, page, pages, kind);
-            r.line = i + 1;
-            r
-        })
-        .collect();
+    let reqs = stress(0, 8 * 32 * 32 * 8 / 10 / 2);
     let r = sim::run_requests(cfg, &reqs).unwrap();
     assert_eq!(r.summary.requests, 12_000);
     assert_eq!(r.summary.verify_errors, 0);

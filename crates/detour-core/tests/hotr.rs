@@ -13,22 +13,6 @@ use detour_core::{sim, IoKind};
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 
-/// The SCHEMES-table workload: hot set, multi-page requests, reads of pending writes.
-fn stress(seed: u64, logical_pages: u64) -> Vec<Request> {
-    let mut rng = ChaCha8Rng::seed_from_u64(seed);
-    let mut t = 0;
-    (0..12_000)
-        .map(|i| {
-            t += rng.random_range(0..40_000);
-            let pages = [1, 1, 1, 2, 4, 8][rng.random_range(0..6)];
-            let page = if rng.random::<bool>() { rng.random_range(0..300) } else { rng.random_range(0..logical_pages - 8) };
-            let kind = if rng.random::<f64>() < 0.5 { IoKind::Read } else { IoKind::Write };
-            let mut r = req(t, page, pages, kind);
-            r.line = i + 1;
-            r
-        })
-        .collect()
-}
 
 const TINY: [&str; 8] = [
     "run.verify=true",

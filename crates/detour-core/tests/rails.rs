@@ -5,28 +5,10 @@
 mod common;
 use common::*;
 use detour_core::metrics::Summary;
-use detour_core::workload::Request;
-use detour_core::{sim, IoKind};
-use rand::{Rng, SeedableRng};
-use rand_chacha::ChaCha8Rng;
+use detour_core::sim;
 
 /// Hot set of 300 pages, multi-page requests, half writes: reads often hit
 /// pages whose read-half copy is stale or still being flushed.
-fn stress(seed: u64, logical_pages: u64, gap_ns: u64) -> Vec<Request> {
-    let mut rng = ChaCha8Rng::seed_from_u64(seed);
-    let mut t = 0;
-    (0..12_000)
-        .map(|i| {
-            t += rng.random_range(0..gap_ns);
-            let pages = [1, 1, 1, 2, 4, 8][rng.random_range(0..6)];
-            let page = if rng.random::<bool>() { rng.random_range(0..300) } else { rng.random_range(0..logical_pages - 8) };
-            let kind = if rng.random::<f64>() < 0.5 { IoKind::Read } else { IoKind::Write };
-            let mut r = req(t, page, pages, kind);
-            r.line = i + 1;
-            r
-        })
-        .collect()
-}
 
 fn counter(s: &Summary, key: &str) -> f64 {
     s.scheme_counters.get(key).copied().unwrap_or(0.0)
@@ -48,7 +30,7 @@ fn copies_converge_across_frequent_swaps_under_gc_pressure() {
     for (seed, swap) in [(1, "scheme.rails.swap_us=2000"), (2, "scheme.rails.swap_us=300")] {
         let mut o = TINY.to_vec();
         o.extend_from_slice(&["scheme.name=rails", swap]);
-        let r = sim::run_requests(small(&o), &stress(seed, 6500, 40_000)).unwrap();
+        let r = sim::run_requests(small(&o), &stress(seed, 6500)).unwrap();
         let s = &r.summary;
         assert_eq!(s.requests, 12_000);
         assert_eq!(s.verify_errors, 0, "{swap}: {:?}", r.verify_failures);
@@ -63,7 +45,7 @@ fn copies_converge_across_frequent_swaps_under_gc_pressure() {
 /// die writing; Rails' reads almost never do.
 #[test]
 fn reads_stay_off_the_writing_half() {
-    let reqs = stress(3, 100_000, 1_200_000);
+    let reqs = stress_gap(3, 100_000, 1_200_000);
     let mut o = vec!["device.flash.cell=tlc", "scheme.hotr.migrate_share=0", "scheme.name=hotr"];
     let base = sim::run_requests(small(&o), &reqs).unwrap().summary;
     o.pop();

@@ -5,9 +5,7 @@
 
 mod common;
 use common::*;
-use detour_core::{sim, IoKind, Request};
-use rand::{Rng, SeedableRng};
-use rand_chacha::ChaCha8Rng;
+use detour_core::sim;
 
 /// (scheme name, extra config for it)
 /// Rows that hide capacity double the blocks (or fold addresses) so the
@@ -40,22 +38,6 @@ const VARIANTS: &[&[&str]] = &[
     &["ftl.precondition.valid=0.5", "ftl.precondition.to_gc_threshold=true"],
 ];
 
-fn workload(seed: u64, logical_pages: u64) -> Vec<Request> {
-    let mut rng = ChaCha8Rng::seed_from_u64(seed);
-    let mut t = 0;
-    (0..12_000)
-        .map(|i| {
-            t += rng.random_range(0..40_000);
-            let pages = [1, 1, 1, 2, 4, 8][rng.random_range(0..6)];
-            // Hot set of 300 pages gets half the traffic: reads often hit pending writes.
-            let page = if rng.random::<bool>() { rng.random_range(0..300) } else { rng.random_range(0..logical_pages - 8) };
-            let kind = if rng.random::<f64>() < 0.5 { IoKind::Read } else { IoKind::Write };
-            let mut r = req(t, page, pages, kind);
-            r.line = i + 1;
-            r
-        })
-        .collect()
-}
 
 #[test]
 fn every_scheme_under_every_variant_verifies_clean() {
@@ -77,7 +59,7 @@ fn every_scheme_under_every_variant_verifies_clean() {
             o.extend_from_slice(variant);
             let cfg = small(&o);
             let logical = (8 * 32 * 32) as u64 * 8 / 10;
-            let r = sim::run_requests(cfg, &workload(v as u64, logical)).unwrap_or_else(|e| panic!("{scheme} {variant:?}: {e}"));
+            let r = sim::run_requests(cfg, &stress(v as u64, logical)).unwrap_or_else(|e| panic!("{scheme} {variant:?}: {e}"));
             let s = &r.summary;
             assert_eq!(s.requests, 12_000, "{scheme} {variant:?}");
             assert_eq!(s.verify_errors, 0, "{scheme} {variant:?}: {:?}", r.verify_failures);

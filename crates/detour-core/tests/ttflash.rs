@@ -4,26 +4,8 @@
 mod common;
 use common::*;
 use detour_core::metrics::Summary;
-use detour_core::workload::Request;
-use detour_core::{sim, IoKind};
-use rand::{Rng, SeedableRng};
-use rand_chacha::ChaCha8Rng;
+use detour_core::sim;
 
-fn stress(seed: u64, logical_pages: u64) -> Vec<Request> {
-    let mut rng = ChaCha8Rng::seed_from_u64(seed);
-    let mut t = 0;
-    (0..12_000)
-        .map(|i| {
-            t += rng.random_range(0..40_000);
-            let pages = [1, 1, 1, 2, 4, 8][rng.random_range(0..6)];
-            let page = if rng.random::<bool>() { rng.random_range(0..300) } else { rng.random_range(0..logical_pages - 8) };
-            let kind = if rng.random::<f64>() < 0.5 { IoKind::Read } else { IoKind::Write };
-            let mut r = req(t, page, pages, kind);
-            r.line = i + 1;
-            r
-        })
-        .collect()
-}
 
 fn counter(s: &Summary, key: &str) -> f64 {
     s.scheme_counters.get(key).copied().unwrap_or(0.0)

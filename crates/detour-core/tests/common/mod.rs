@@ -39,3 +39,27 @@ pub fn poisson_iter(n: usize, rate: f64, read_ratio: f64, span: u64, seed: u64) 
             r
         })
 }
+
+/// The scheme-table stress workload: 12,000 requests of 1-8 pages, half of
+/// them on a 300-page hot set (so reads often hit pending writes), half
+/// reads, arrivals up to `gap_ns` apart, over `logical_pages` pages.
+pub fn stress_gap(seed: u64, logical_pages: u64, gap_ns: u64) -> Vec<Request> {
+    let mut rng = ChaCha8Rng::seed_from_u64(seed);
+    let mut t = 0;
+    (0..12_000)
+        .map(|i| {
+            t += rng.random_range(0..gap_ns);
+            let pages = [1, 1, 1, 2, 4, 8][rng.random_range(0..6)];
+            let page = if rng.random::<bool>() { rng.random_range(0..300) } else { rng.random_range(0..logical_pages - 8) };
+            let kind = if rng.random::<f64>() < 0.5 { IoKind::Read } else { IoKind::Write };
+            let mut r = req(t, page, pages, kind);
+            r.line = i + 1;
+            r
+        })
+        .collect()
+}
+
+/// `stress_gap` with arrivals up to 40 µs apart.
+pub fn stress(seed: u64, logical_pages: u64) -> Vec<Request> {
+    stress_gap(seed, logical_pages, 40_000)
+}
