@@ -7,8 +7,9 @@ use common::*;
 use detour_core::metrics::Summary;
 use detour_core::sim;
 
-/// Hot set of 300 pages, multi-page requests, half writes: reads often hit
-/// pages whose read-half copy is stale or still being flushed.
+// The stress workload (tests/common) has a hot set of 300 pages and
+// multi-page requests, half writes: reads often hit pages whose read-half
+// copy is stale or still being flushed.
 
 fn counter(s: &Summary, key: &str) -> f64 {
     s.scheme_counters.get(key).copied().unwrap_or(0.0)
