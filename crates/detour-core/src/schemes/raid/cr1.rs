@@ -216,13 +216,7 @@ impl Scheme for Cr1 {
     }
 
     fn write_instantly(&mut self, lpn: Lpn, token: Token, ctx: &mut Ctx, scratch: &mut Plan) -> Result<(), Stall> {
-        scratch.clear();
-        self.instant = true;
-        let r = self.plan_write(lpn..lpn + 1, &[token], ctx, scratch);
-        self.instant = false;
-        // Even a stalled plan is applied: it programs the pages it gave back (their pins go).
-        crate::schemes::common::apply_instantly(scratch, ctx, &mut |_, _| {});
-        r
+        super::write_instantly(self, |s, on| s.instant = on, lpn, token, ctx, scratch)
     }
 
     fn on_complete(&mut self, op: &OpDone, ctx: &mut Ctx) {

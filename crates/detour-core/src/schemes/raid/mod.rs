@@ -54,6 +54,26 @@ pub const TAG_PARITY: u32 = 0x8000_0000;
 pub const OWNER_ABANDONED: u32 = 0xFFFF_FFFE;
 
 /// Build the scheme for `org` from the config.
+/// The RAID schemes' instant write: plan it in "instant" mode (no mirroring
+/// or reclaim side work during setup), then apply it at once. Even a stalled
+/// plan is applied: it programs the pages it already allocated, so their
+/// pins go.
+pub fn write_instantly<S: super::Scheme>(
+    s: &mut S,
+    set_instant: impl Fn(&mut S, bool),
+    lpn: crate::types::Lpn,
+    token: crate::types::Token,
+    ctx: &mut Ctx,
+    scratch: &mut Plan,
+) -> Result<(), super::Stall> {
+    scratch.clear();
+    set_instant(s, true);
+    let r = s.plan_write(lpn..lpn + 1, &[token], ctx, scratch);
+    set_instant(s, false);
+    super::common::apply_instantly(scratch, ctx, &mut |_, _| {});
+    r
+}
+
 pub fn build(org: Org, cfg: &Config) -> Box<dyn super::Scheme> {
     let fail = Failure::from_config(cfg);
     match org {
