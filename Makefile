@@ -47,19 +47,20 @@ test: test-rust test-python
 
 # The standard benchmark ($(SHARED)/bench/README.md): one million requests on
 # the matched device, fresh, then preconditioned to half full at the GC threshold.
-$(BENCH)/t1m.trace: | $(VENV)/.deps-installed
+# $(call gen_trace,REQUESTS,SEED): write the target with the bench's generator.
+define gen_trace
 	@test -f $(SHARED)/bench/gen_trace.py || { echo "make bench needs $(SHARED)/bench/gen_trace.py (set SHARED=...)"; exit 2; }
 	mkdir -p $(BENCH)
-	$(PY) $(SHARED)/bench/gen_trace.py $(BENCH)/t1m.trace.tmp -n 1000000 --seed 43
-	mv $(BENCH)/t1m.trace.tmp.summary.txt $(BENCH)/t1m.trace.summary.txt
-	mv $(BENCH)/t1m.trace.tmp $@
+	$(PY) $(SHARED)/bench/gen_trace.py $@.tmp -n $(1) --seed $(2)
+	mv $@.tmp.summary.txt $@.summary.txt
+	mv $@.tmp $@
+endef
+
+$(BENCH)/t1m.trace: | $(VENV)/.deps-installed
+	$(call gen_trace,1000000,43)
 
 $(BENCH)/t200k.trace: | $(VENV)/.deps-installed
-	@test -f $(SHARED)/bench/gen_trace.py || { echo "make bench needs $(SHARED)/bench/gen_trace.py (set SHARED=...)"; exit 2; }
-	mkdir -p $(BENCH)
-	$(PY) $(SHARED)/bench/gen_trace.py $(BENCH)/t200k.trace.tmp -n 200000 --seed 42
-	mv $(BENCH)/t200k.trace.tmp.summary.txt $(BENCH)/t200k.trace.summary.txt
-	mv $(BENCH)/t200k.trace.tmp $@
+	$(call gen_trace,200000,42)
 
 # The peers' figures: t1m fresh, and t200k preconditioned to half full (MQSim's
 # preconditioned run); t1m preconditioned as well, where the setup weighs less.

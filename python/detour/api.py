@@ -305,7 +305,7 @@ def run(
 
     try:
         if trace is not None:
-            summary_json, columns, failures_json, workload_json = _detour.run(
+            out = _detour.run(
                 cfg,
                 trace=os.fspath(trace),
                 format=format,
@@ -316,7 +316,7 @@ def run(
             )
         elif profile is not None:
             name, spec_toml = _profile_source(profile)
-            summary_json, columns, failures_json, workload_json = _detour.run(
+            out = _detour.run(
                 cfg,
                 profile=name,
                 profile_toml=spec_toml,
@@ -324,13 +324,21 @@ def run(
                 progress=callback,
             )
         else:
-            summary_json, columns, failures_json, workload_json = _detour.run(
+            out = _detour.run(
                 cfg, requests=_requests_arrays(requests), progress=callback
             )
     finally:
         if bar is not None:
             bar.close()
 
+    return result_from(cfg, out)
+
+
+def result_from(cfg: str, out) -> "Result":
+    """A `Result` from what `_detour.run` returned for the config `cfg`: the
+    summary gains the verify failures, the resolved config, the workload's
+    description and the version."""
+    summary_json, columns, failures_json, workload_json = out
     failures = json.loads(failures_json)
     summary = json.loads(summary_json)
     summary["verify_failures"] = failures

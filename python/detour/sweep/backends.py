@@ -26,7 +26,7 @@ Done = Callable[[dict, dict], None]
 
 def _result(task: dict):
     from .. import _detour
-    from ..api import Result
+    from ..api import result_from
 
     cfg = task["config_toml"]
     if "trace" in task:
@@ -41,14 +41,7 @@ def _result(task: dict):
         )
     else:
         out = _detour.run(cfg, profile=None, profile_toml=task["profile_toml"], profile_overrides=[])
-    summary_json, columns, failures_json, workload_json = out
-    failures = json.loads(failures_json)
-    summary = json.loads(summary_json)
-    summary["verify_failures"] = failures
-    summary["config"] = json.loads(_detour.config_json(cfg))
-    summary["workload"] = json.loads(workload_json)
-    summary["detour_version"] = _detour.__version__
-    return Result(summary=summary, columns=dict(columns), verify_failures=failures, config_toml=cfg)
+    return result_from(cfg, out)
 
 
 def execute(task: dict) -> dict:
