@@ -164,6 +164,7 @@ def run_sweep(
             run_local(tasks, n_workers, done)
         else:
             run_ray(tasks, address, workers, done)
+        store.remove_leftovers()  # from workers killed when a crashing run broke the pool
         wall = time.perf_counter() - t0
         info.update(counts, finished=now(), wall_s=round(wall, 3), record_write_s=round(write_s[0], 3))
         write_atomic(store.out / "sweep.json", (json.dumps(info, indent=2) + "\n").encode())

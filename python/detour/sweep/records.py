@@ -135,10 +135,16 @@ class Store:
             self._lock.close()
             self._lock = None
             raise OSError(f"another sweep is writing to {self.out} (it holds {self.out / '.lock'})") from None
+        self.remove_leftovers()
+        return self
+
+    def remove_leftovers(self) -> None:
+        """Remove half-written record directories. Only the lock holder may
+        call this: a worker killed with its pool (or a killed sweep) can
+        leave one behind after writing it but before it was committed."""
         for d in self.runs.iterdir():
             if d.name.startswith((TMP_PREFIX, OLD_PREFIX)):
                 shutil.rmtree(d, ignore_errors=True)
-        return self
 
     def close(self) -> None:
         if self._lock is not None:
