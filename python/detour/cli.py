@@ -144,6 +144,18 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("dir", metavar="DIR", help="the sweep's output directory")
     p.add_argument("--rows", type=int, default=40, metavar="N", help="rows of the printed table (default 40)")
     p.add_argument("--quiet", "-q", action="store_true", help="print nothing but errors")
+
+    p = sub.add_parser("reproduce", help="run a paper's experiments and write a report beside its numbers (docs/reproduce.md)")
+    p.add_argument("paper", metavar="PAPER", help="hotr, cr5m, ... or all (`detour reproduce --list`)", nargs="?")
+    p.add_argument("--out", "-o", metavar="DIR", help="output directory (default: reproduce/<paper>)")
+    p.add_argument("--quick", action="store_true", help="short workloads: a few minutes on 2 cores")
+    p.add_argument("--trace", action="append", default=[], metavar="FILE",
+                   help="run the experiments on this real trace instead of the calibrated profiles (repeatable)")
+    p.add_argument("--workers", "-j", type=int, metavar="N", help="parallel runs (default: every core)")
+    p.add_argument("--backend", choices=("local", "ray"), default="local", help="local process pool (default) or a Ray cluster")
+    p.add_argument("--address", metavar="HOST:PORT", help="the Ray cluster's address (with --backend ray)")
+    p.add_argument("--list", action="store_true", help="list the papers")
+    p.add_argument("--quiet", "-q", action="store_true", help="print only the report's path")
     return ap
 
 
@@ -316,6 +328,26 @@ def cmd_results(a: argparse.Namespace) -> None:
         print(f"wrote {out / 'results.parquet'} and {out / 'results.csv'}")
 
 
+def cmd_reproduce(a: argparse.Namespace) -> None:
+    from .reproduce import PAPERS, reproduce, reproduce_all
+
+    if a.list or not a.paper:
+        from .reproduce import _module
+
+        print(report.table(["paper", "experiments"], [[p, _module(p).TITLE] for p in PAPERS]))
+        return
+    if a.address and a.backend != "ray":
+        raise CliError("--address needs --backend ray")
+    say = (lambda s: None) if a.quiet else (lambda s: print(s, flush=True))
+    kw = dict(quick=a.quick, traces=a.trace, workers=a.workers, backend=a.backend, address=a.address, say=say)
+    if a.paper == "all":
+        page = reproduce_all(Path(a.out or "reproduce"), **kw)
+    else:
+        page = reproduce(a.paper, Path(a.out or f"reproduce/{a.paper}"), **kw)
+    if a.quiet:
+        print(page)
+
+
 COMMANDS = {
     "run": cmd_run,
     "config": cmd_config,
@@ -327,6 +359,7 @@ COMMANDS = {
     "bench": cmd_bench,
     "sweep": cmd_sweep,
     "results": cmd_results,
+    "reproduce": cmd_reproduce,
 }
 
 

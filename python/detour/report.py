@@ -22,11 +22,13 @@ def table(headers: Sequence[str], rows: Iterable[Sequence[object]]) -> str:
 
 def _fmt(v: object) -> str:
     if isinstance(v, float):
+        if v != v:
+            return "-"
         if v == 0:
             return "0"
         if abs(v) >= 100:
             return f"{v:,.0f}"
-        return f"{v:.3g}" if abs(v) < 1 else f"{v:.1f}"
+        return f"{v:.3g}" if abs(v) < 10 else f"{v:.1f}"
     if isinstance(v, int):
         return f"{v:,}"
     return str(v)

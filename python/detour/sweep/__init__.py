@@ -131,6 +131,7 @@ def run_sweep(
             "started": now(),
             "finished": None,
             "trace_hashes_computed": hashes.computed,
+            "keys": list(seen),  # this sweep's records, in run order (the directory may hold others)
         }
         write_atomic(store.out / "sweep.json", (json.dumps({**info, **counts}, indent=2) + "\n").encode())
 

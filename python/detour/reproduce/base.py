@@ -1,0 +1,238 @@
+"""The pieces every paper's reproduction is built from.
+
+A reproduction runs its experiments as ordinary sweeps (docs/sweeps.md), one
+sweep directory per group of runs under OUT/runs/<name>, so it resumes
+after a kill, scales out on Ray like any sweep, and leaves records that
+`detour results` can read. Each experiment then becomes a `Section`: what
+was run, a table with the paper's number beside ours, figures, and notes
+that say where we disagree.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Callable, Dict, Iterable, List, Optional, Sequence
+
+import numpy as np
+
+from ..sweep import run_sweep
+from ..sweep.records import RUNS, write_atomic
+from ..sweep.spec import toml_value
+
+
+class ReproduceError(RuntimeError):
+    """A reproduction could not run: a sweep failed or a run is missing."""
+
+
+@dataclass
+class Section:
+    """One experiment's part of the report."""
+
+    id: str
+    title: str
+    paper: str  # the paper's result, as ../shared/EXPERIMENTS.md gives it
+    workload: str  # what workloads the numbers come from (synthetic or trace)
+    headers: List[str] = field(default_factory=list)
+    rows: List[List[Any]] = field(default_factory=list)
+    figures: List[Any] = field(default_factory=list)  # (name, matplotlib Figure)
+    notes: List[str] = field(default_factory=list)  # disagreements and caveats
+    agrees: Optional[bool] = None  # the paper's qualitative claim holds here (None: not judged)
+
+    def to_json(self) -> dict:
+        return {"id": self.id, "title": self.title, "paper": self.paper, "workload": self.workload,
+                "headers": self.headers, "rows": self.rows, "notes": self.notes, "agrees": self.agrees,
+                "figures": [n for n, _ in self.figures]}
+
+
+@dataclass
+class Run:
+    """One finished run of a reproduction sweep."""
+
+    spec: dict
+    summary: dict
+    dir: Path
+
+    @property
+    def workload(self) -> str:
+        return self.spec.get("profile") or Path(self.spec.get("trace") or "?").name
+
+    @property
+    def scheme(self) -> str:
+        return self.spec.get("scheme") or ""
+
+    @property
+    def device(self) -> str:
+        return self.spec.get("device") or ""
+
+    def grid(self, key: str) -> Any:
+        return (self.spec.get("grid") or {}).get(key)
+
+    def counter(self, name: str, default: float = float("nan")) -> float:
+        return float(self.summary.get("scheme_counters", {}).get(name, default))
+
+    def lat(self, kind: str = "all", stat: str = "mean") -> float:
+        return float(self.summary["latency_us"][kind][stat])
+
+    def latencies_us(self, kind: str = "all") -> np.ndarray:
+        """Response times of the measured requests (warm-up excluded)."""
+        import pyarrow.parquet as pq
+
+        t = pq.read_table(self.dir / "requests.parquet", columns=["latency_ns", "is_write", "warmup"])
+        lat = t.column("latency_ns").to_numpy()
+        keep = ~t.column("warmup").to_numpy(zero_copy_only=False)
+        w = t.column("is_write").to_numpy(zero_copy_only=False)
+        if kind == "read":
+            keep &= ~w
+        elif kind == "write":
+            keep &= w
+        return lat[keep] / 1000.0
+
+    def columns(self, names: Sequence[str]):
+        import pyarrow.parquet as pq
+
+        return pq.read_table(self.dir / "requests.parquet", columns=list(names))
+
+
+class Runs(list):
+    """The runs of one sweep, with look-ups by parameter."""
+
+    def select(self, **want: Any) -> "Runs":
+        def ok(r: Run) -> bool:
+            for k, v in want.items():
+                got = getattr(r, k) if k in ("workload", "scheme", "device") else r.grid(k.replace("__", "."))
+                if got != v:
+                    return False
+            return True
+
+        return Runs(r for r in self if ok(r))
+
+    def one(self, **want: Any) -> Run:
+        found = self.select(**want)
+        if len(found) != 1:
+            raise ReproduceError(f"expected one run with {want}, found {len(found)}")
+        return found[0]
+
+
+def nearest_rank(values: np.ndarray, q: float) -> float:
+    """The q-th percentile by nearest rank (the summary's own definition)."""
+    if len(values) == 0:
+        return float("nan")
+    s = np.sort(values)
+    k = max(1, int(np.ceil(q / 100.0 * len(s))))
+    return float(s[k - 1])
+
+
+def change(ours: float, base: float) -> float:
+    """Relative change in percent: (ours - base) / base x 100."""
+    return (ours / base - 1.0) * 100.0 if base else float("nan")
+
+
+def _inline(d: Dict[str, Any]) -> str:
+    parts = []
+    for k, v in d.items():
+        key = k if k.replace("_", "").isalnum() else json.dumps(k)
+        parts.append(f"{key} = {_inline(v) if isinstance(v, dict) else toml_value(v)}")
+    return "{" + ", ".join(parts) + "}"
+
+
+def sweep_toml(name: str, workloads: Sequence[dict], devices: Sequence[str], schemes: Sequence[str] = (),
+               seeds: Sequence[int] = (), fixed: Optional[Dict[str, Any]] = None,
+               grid: Optional[Dict[str, Sequence[Any]]] = None) -> str:
+    """A sweep file. `workloads` are `{"trace": path}` or profile tables
+    `{"profile": name, "set": {...}, "label": ...}`."""
+    traces = [w["trace"] for w in workloads if "trace" in w]
+    profiles = [w for w in workloads if "profile" in w]
+    lines = [f"name = {toml_value(name)}"]
+    if traces:
+        lines.append(f"traces = {toml_value(traces)}")
+    if profiles:
+        lines.append("profiles = [\n" + "".join(f"  {_inline(p)},\n" for p in profiles) + "]")
+    lines.append(f"devices = {toml_value(list(devices))}")
+    if schemes:
+        lines.append(f"schemes = {toml_value(list(schemes))}")
+    if seeds:
+        lines.append(f"seeds = {toml_value(list(seeds))}")
+    for table, values in (("set", fixed), ("grid", grid)):
+        if values:
+            lines.append(f"\n[{table}]")
+            lines += [f"{json.dumps(k)} = {toml_value(v)}" for k, v in values.items()]
+    return "\n".join(lines) + "\n"
+
+
+@dataclass
+class Context:
+    """Where and how a reproduction runs."""
+
+    paper: str
+    out: Path
+    quick: bool = False
+    traces: List[Path] = field(default_factory=list)
+    workers: Optional[int] = None
+    backend: str = "local"
+    address: Optional[str] = None
+    say: Callable[[str], None] = print
+    sweeps_run: List[dict] = field(default_factory=list)
+
+    def workloads(self, profiles: Sequence[str], quick_requests: int, full_requests: Optional[int] = None,
+                  extra: Optional[Dict[str, Any]] = None) -> List[dict]:
+        """The paper's calibrated profiles, or the user's traces when given.
+        `full_requests` None keeps each profile's own length."""
+        if self.traces:
+            return [{"trace": str(Path(t).resolve())} for t in self.traces]
+        n = quick_requests if self.quick else full_requests
+        out = []
+        for p in profiles:
+            s = dict(extra or {})
+            if n is not None:
+                s["requests"] = n
+            out.append({"profile": p, "set": s, "label": p} if s else {"profile": p, "label": p})
+        return out
+
+    def describe(self, profiles: Sequence[str], source: str) -> str:
+        if self.traces:
+            return "real traces: " + ", ".join(Path(t).name for t in self.traces)
+        size = " (cut short: --quick)" if self.quick else ""
+        return f"calibrated synthetic profiles {', '.join(profiles)} from {source}{size}, not the paper's traces"
+
+    def sweep(self, name: str, workloads: Sequence[dict], devices: Sequence[str], schemes: Sequence[str] = (),
+              seeds: Sequence[int] = (), fixed: Optional[Dict[str, Any]] = None,
+              grid: Optional[Dict[str, Sequence[Any]]] = None) -> Runs:
+        """Run (or resume) one sweep and return its runs; any failed run is
+        an error, naming the run and its error."""
+        d = self.out / "sweeps"
+        d.mkdir(parents=True, exist_ok=True)
+        f = d / f"{name}.toml"
+        write_atomic(f, sweep_toml(name, workloads, devices, schemes, seeds, fixed, grid).encode())
+        where = self.out / RUNS / name
+        self.say(f"== sweep {name} ({f})")
+        info = run_sweep(f, where, workers=self.workers, backend=self.backend, address=self.address,
+                         retry_failed=True, echo=None)
+        self.say(f"   {info['runs']} runs: {info['executed']} ran, {info['skipped']} already recorded, "
+                 f"{info['failed']} failed, {info.get('wall_s', 0):.1f} s")
+        self.sweeps_run.append({"name": name, "file": str(f), **{k: info.get(k) for k in ("runs", "executed", "skipped", "failed", "wall_s")}})
+        return load_runs(where, info["keys"])
+
+
+def load_runs(sweep_dir: Path, keys: Sequence[str]) -> Runs:
+    """The records `keys` of a sweep directory (it may hold others: an
+    earlier --quick run, other traces)."""
+    runs = Runs()
+    failed = []
+    for key in keys:
+        d = Path(sweep_dir) / RUNS / key
+        spec = json.loads((d / "spec.json").read_text())
+        if (d / "summary.json").exists():
+            runs.append(Run(spec, json.loads((d / "summary.json").read_text()), d))
+        elif (d / "error.json").exists():
+            err = json.loads((d / "error.json").read_text())
+            failed.append(f"{spec.get('label')}: {err.get('type')}: {err.get('message')}")
+    if failed:
+        raise ReproduceError(f"{len(failed)} run(s) of {sweep_dir} failed:\n  " + "\n  ".join(failed))
+    return runs
+
+
+def mean(xs: Iterable[float]) -> float:
+    xs = [x for x in xs if x == x]
+    return float(np.mean(xs)) if xs else float("nan")

@@ -1,0 +1,119 @@
+"""The reproduction report: one self-contained HTML page (figures inlined as
+PNG, no scripts, no server), the figures as PNG and SVG files beside it,
+each table as CSV, and report.json with every number."""
+
+from __future__ import annotations
+
+import base64
+import csv
+import html
+import io
+import json
+import math
+from pathlib import Path
+from typing import Any, List, Sequence
+
+from ..sweep.records import write_atomic
+from .base import Section
+
+STYLE = """
+body{font-family:system-ui,sans-serif;max-width:1100px;margin:2em auto;padding:0 1em;color:#222}
+h1{font-size:1.6em} h2{font-size:1.25em;margin-top:2em;border-bottom:1px solid #ccc}
+table{border-collapse:collapse;margin:.8em 0;font-size:.9em}
+th,td{border:1px solid #ccc;padding:.25em .6em} td.n{text-align:right;font-variant-numeric:tabular-nums}
+th{background:#f2f2f2} .paper{background:#fff8e6;padding:.5em .8em;border-left:4px solid #e0b000}
+.workload{color:#555;font-size:.9em} .note{background:#fdecec;padding:.4em .8em;border-left:4px solid #c33;margin:.4em 0}
+.ok{color:#276b27} .no{color:#b22} img{max-width:100%;border:1px solid #eee}
+"""
+
+
+def fmt(v: Any) -> str:
+    if isinstance(v, float):
+        if math.isnan(v):
+            return "-"
+        if v == 0:
+            return "0"
+        return f"{v:,.0f}" if abs(v) >= 1000 else f"{v:.3g}" if abs(v) < 10 else f"{v:.1f}"
+    if isinstance(v, int) and not isinstance(v, bool):
+        return f"{v:,}"
+    return str(v)
+
+
+def _png(fig) -> bytes:
+    buf = io.BytesIO()
+    fig.savefig(buf, format="png")
+    return buf.getvalue()
+
+
+def _table(headers: Sequence[str], rows: List[List[Any]]) -> str:
+    head = "".join(f"<th>{html.escape(str(h))}</th>" for h in headers)
+    body = []
+    for r in rows:
+        cells = "".join(
+            f'<td class="n">{html.escape(fmt(c))}</td>' if isinstance(c, (int, float)) and not isinstance(c, bool)
+            else f"<td>{html.escape(fmt(c))}</td>" for c in r)
+        body.append(f"<tr>{cells}</tr>")
+    return f"<table><tr>{head}</tr>{''.join(body)}</table>"
+
+
+def write_report(out: Path, title: str, intro: List[str], sections: List[Section], meta: dict) -> Path:
+    """Write OUT/report.html, OUT/report.json, OUT/figures/*, OUT/tables/*."""
+    figs, tables = out / "figures", out / "tables"
+    figs.mkdir(parents=True, exist_ok=True)
+    tables.mkdir(parents=True, exist_ok=True)
+    parts = [f"<!doctype html><html><head><meta charset='utf-8'><title>{html.escape(title)}</title>",
+             f"<style>{STYLE}</style></head><body><h1>{html.escape(title)}</h1>"]
+    parts += [f"<p>{html.escape(p)}</p>" for p in intro]
+    parts.append("<ul>" + "".join(
+        f"<li><a href='#{s.id}'>{html.escape(s.id)}</a>: {html.escape(s.title)}{_verdict(s)}</li>" for s in sections) + "</ul>")
+    for s in sections:
+        parts.append(f"<h2 id='{s.id}'>{html.escape(s.id)}: {html.escape(s.title)}{_verdict(s)}</h2>")
+        parts.append(f"<p class='paper'><b>Paper:</b> {html.escape(s.paper)}</p>")
+        parts.append(f"<p class='workload'><b>Workload:</b> {html.escape(s.workload)}</p>")
+        if s.headers:
+            parts.append(_table(s.headers, s.rows))
+            _write_csv(tables / f"{s.id}.csv", s.headers, s.rows)
+        for name, fig in s.figures:
+            png = _png(fig)
+            write_atomic(figs / f"{name}.png", png)
+            buf = io.BytesIO()
+            fig.savefig(buf, format="svg")
+            write_atomic(figs / f"{name}.svg", buf.getvalue())
+            parts.append(f"<p><img alt='{html.escape(name)}' src='data:image/png;base64,{base64.b64encode(png).decode()}'></p>")
+        parts += [f"<p class='note'>{html.escape(n)}</p>" for n in s.notes]
+    parts.append(f"<h2>How this was run</h2><pre>{html.escape(json.dumps(meta, indent=2))}</pre></body></html>")
+    page = out / "report.html"
+    write_atomic(page, "\n".join(parts).encode())
+    doc = {"title": title, "meta": meta, "sections": [s.to_json() for s in sections]}
+    write_atomic(out / "report.json", (json.dumps(doc, indent=2, default=_num) + "\n").encode())
+    return page
+
+
+def _verdict(s: Section) -> str:
+    if s.agrees is None:
+        return ""
+    return " <span class='ok'>(direction agrees)</span>" if s.agrees else " <span class='no'>(disagrees)</span>"
+
+
+def _num(v: Any):
+    try:
+        return float(v)
+    except (TypeError, ValueError):
+        return str(v)
+
+
+def _write_csv(path: Path, headers: Sequence[str], rows: List[List[Any]]) -> None:
+    buf = io.StringIO()
+    w = csv.writer(buf)
+    w.writerow(headers)
+    w.writerows(rows)
+    write_atomic(path, buf.getvalue().encode())
+
+
+def write_index(out: Path, reports: List[tuple]) -> Path:
+    """OUT/index.html linking each paper's report (relative links: no server)."""
+    items = "".join(f"<li><a href='{html.escape(rel)}'>{html.escape(title)}</a></li>" for title, rel in reports)
+    page = out / "index.html"
+    write_atomic(page, f"<!doctype html><html><head><meta charset='utf-8'><title>Detour reproductions</title>"
+                       f"<style>{STYLE}</style></head><body><h1>Detour reproductions</h1><ul>{items}</ul></body></html>".encode())
+    return page
