@@ -43,6 +43,10 @@ pub enum Event {
 #[derive(Debug)]
 pub struct EventQueue {
     buckets: Vec<Vec<u128>>,
+    /// The bucket kept sorted, largest key first: the one being popped from.
+    /// A bucket can hold many keys at once (one per die finishing in the
+    /// same microsecond); sorting it once beats a scan per pop.
+    sorted: usize,
     /// Bit i set: bucket i holds keys.
     occupied: Vec<u64>,
     in_wheel: usize,
@@ -78,6 +82,7 @@ impl EventQueue {
     pub fn new() -> Self {
         EventQueue {
             buckets: vec![Vec::new(); WHEEL as usize],
+            sorted: 0,
             occupied: vec![0; (WHEEL / 64) as usize],
             in_wheel: 0,
             cur: 0,
@@ -130,7 +135,13 @@ impl EventQueue {
         let b = time_of(k) >> GRAIN_BITS;
         if b < self.cur + WHEEL {
             let i = b as usize & MASK;
-            self.buckets[i].push(k);
+            let bucket = &mut self.buckets[i];
+            if i == self.sorted {
+                let at = bucket.partition_point(|&x| x > k);
+                bucket.insert(at, k);
+            } else {
+                bucket.push(k);
+            }
             self.occupied[i >> 6] |= 1 << (i & 63);
             self.in_wheel += 1;
         } else {
@@ -164,21 +175,19 @@ impl EventQueue {
         unreachable!("in_wheel > 0 but no bucket occupied")
     }
 
-    /// Position and key of the smallest key in the wheel.
+    /// Bucket and key of the smallest key in the wheel (that bucket becomes
+    /// the sorted one).
     #[inline]
-    fn wheel_min(&self) -> Option<(usize, usize, u128)> {
+    fn wheel_min(&mut self) -> Option<(usize, u128)> {
         if self.in_wheel == 0 {
             return None;
         }
         let i = self.first_bucket();
-        let b = &self.buckets[i];
-        let mut best = 0;
-        for j in 1..b.len() {
-            if b[j] < b[best] {
-                best = j;
-            }
+        if i != self.sorted {
+            self.buckets[i].sort_unstable_by(|a, b| b.cmp(a));
+            self.sorted = i;
         }
-        Some((i, best, b[best]))
+        self.buckets[i].last().map(|&k| (i, k))
     }
 
     /// Take the earliest event and advance the clock to it.
@@ -186,7 +195,7 @@ impl EventQueue {
     pub fn pop(&mut self) -> Option<(Time, Event)> {
         let wheel = self.wheel_min();
         let next = match wheel {
-            Some((_, _, k)) => Some(k),
+            Some((_, k)) => Some(k),
             None => self.far.peek().map(|Reverse(k)| *k),
         };
         if let Some(a) = self.arrival {
@@ -197,8 +206,8 @@ impl EventQueue {
             }
         }
         let k = match wheel {
-            Some((i, j, k)) => {
-                self.buckets[i].swap_remove(j);
+            Some((i, k)) => {
+                self.buckets[i].pop();
                 if self.buckets[i].is_empty() {
                     self.occupied[i >> 6] &= !(1 << (i & 63));
                 }
@@ -245,8 +254,14 @@ impl EventQueue {
     #[inline]
     pub fn more_now(&self) -> bool {
         let now = self.now;
+        let i = self.cur as usize & MASK;
+        let b = &self.buckets[i];
         self.arrival.is_some_and(|a| time_of(a) == now)
-            || self.buckets[self.cur as usize & MASK].iter().any(|&k| time_of(k) == now)
+            || if i == self.sorted {
+                b.last().is_some_and(|&k| time_of(k) == now)
+            } else {
+                b.iter().any(|&k| time_of(k) == now)
+            }
     }
 }
 
