@@ -178,6 +178,10 @@ pub struct TtflashConfig {
     pub width: u32,
     /// What a stripe member is: "chip" or "channel". Default "chip".
     pub unit: String,
+    /// Rotating GC: a plane starts collecting only while no other member of
+    /// its stripe group collects, so a rebuild meets at most one busy
+    /// member. Default true (TTFlash's GC-rotation).
+    pub rotating_gc: bool,
 }
 
 impl Default for HotrConfig {
@@ -194,7 +198,7 @@ impl Default for RailsConfig {
 
 impl Default for TtflashConfig {
     fn default() -> Self {
-        TtflashConfig { width: 0, unit: "chip".into() }
+        TtflashConfig { width: 0, unit: "chip".into(), rotating_gc: true }
     }
 }
 

@@ -8,6 +8,11 @@ use crate::types::Ppn;
 
 impl Ftl {
     /// The plane is below its GC threshold and not already collecting.
+    /// GC is moving a victim of `plane` (from its start until the erase).
+    pub fn gc_active(&self, plane: u32) -> bool {
+        self.planes[plane as usize].gc_active
+    }
+
     pub fn needs_gc(&self, plane: u32) -> bool {
         let p = &self.planes[plane as usize];
         !p.gc_active && (p.free.len() as u32) < self.gc_free_blocks

@@ -93,6 +93,15 @@ pub trait Scheme {
         true
     }
 
+    /// Whether `plane`, below its free-block threshold, may start collecting
+    /// now. A scheme that must keep some planes' GC apart (TTFlash: one
+    /// member of a stripe at a time) says no; the core asks again after each
+    /// erase and tick. Saying no for ever is a hang the core reports as
+    /// requests that could not complete.
+    fn may_start_gc(&mut self, _plane: u32, _ctx: &mut Ctx) -> bool {
+        true
+    }
+
     /// GC moved a live page; update any table that pointed at `from`.
     fn on_gc_move(&mut self, from: Ppn, to: Ppn, owner: u32, ctx: &mut Ctx);
 

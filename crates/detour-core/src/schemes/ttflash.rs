@@ -26,7 +26,7 @@ use super::{Ctx, Plan, Scheme, Stall};
 use crate::config::TtflashConfig;
 use crate::device::Geometry;
 use crate::error::Error;
-use crate::ftl::Stream;
+use crate::ftl::{Stream, GC_RESERVE};
 use crate::scheduler::Class;
 use crate::types::{Lpn, Ppn, Token, NO_PAGE};
 use std::ops::Range;
@@ -41,6 +41,9 @@ struct Counts {
     rebuilt: u64,
     rebuild_reads: u64,
     not_rebuildable: u64,
+    gc_deferred: u64,
+    gc_forced: u64,
+    gc_concurrent_moves: u64,
 }
 
 pub struct TtFlash {
@@ -49,6 +52,7 @@ pub struct TtFlash {
     unit_dies: u32,
     /// Dynamic allocation: the least-loaded die of the unit.
     dynamic: bool,
+    rotating_gc: bool,
     groups: u32,
     logical: u32,
     parity: Vec<Ppn>,
@@ -82,6 +86,7 @@ impl TtFlash {
             width,
             unit_dies,
             dynamic,
+            rotating_gc: cfg.rotating_gc,
             groups: units / width,
             logical,
             parity: vec![NO_PAGE; stripes],
@@ -89,6 +94,16 @@ impl TtFlash {
             parity_tokens: vec![0; stripes],
             n: Counts::default(),
         })
+    }
+
+    /// Another unit of `plane`'s stripe group is collecting.
+    fn group_collecting(&self, plane: u32, ctx: &Ctx) -> bool {
+        let unit = ctx.geo.die_of_plane(plane) / self.unit_dies;
+        let first = unit / self.width * self.width;
+        let planes = self.unit_dies * ctx.geo.planes_per_die;
+        (first..first + self.width)
+            .filter(|&u| u != unit)
+            .any(|u| (u * planes..(u + 1) * planes).any(|p| ctx.ftl.gc_active(p)))
     }
 
     fn k(&self) -> u32 {
@@ -222,7 +237,27 @@ impl Scheme for TtFlash {
         Ok(())
     }
 
+    fn may_start_gc(&mut self, plane: u32, ctx: &mut Ctx) -> bool {
+        if !self.rotating_gc || !self.group_collecting(plane, ctx) {
+            return true;
+        }
+        // Down to the GC reserve, host writes to this plane stall: collect
+        // now rather than wait for another member's turn to end (TTFlash
+        // too falls back to plain GC when free space runs out).
+        if ctx.ftl.free_blocks(plane) <= GC_RESERVE {
+            self.n.gc_forced += 1;
+            return true;
+        }
+        self.n.gc_deferred += 1;
+        false
+    }
+
     fn on_gc_move(&mut self, from: Ppn, to: Ppn, owner: u32, ctx: &mut Ctx) {
+        // Checks the rotation from outside the hook: a copy landing while
+        // another member of the group collects means two collected at once.
+        if self.group_collecting(ctx.geo.plane_of(to), ctx) {
+            self.n.gc_concurrent_moves += 1;
+        }
         if owner & PARITY == 0 {
             return ctx.remap_moved(owner, from, to);
         }
@@ -240,6 +275,9 @@ impl Scheme for TtFlash {
             ("ttflash.reads_reconstructed", n.rebuilt as f64),
             ("ttflash.reconstruction_reads", n.rebuild_reads as f64),
             ("ttflash.blocked_not_rebuildable", n.not_rebuildable as f64),
+            ("ttflash.gc_deferred", n.gc_deferred as f64),
+            ("ttflash.gc_forced", n.gc_forced as f64),
+            ("ttflash.gc_concurrent_moves", n.gc_concurrent_moves as f64),
         ]
     }
 }

@@ -44,7 +44,9 @@ impl Simulation {
         if !self.ftl.needs_gc(plane) {
             return Ok(());
         }
-        let Some(victim) = self.ftl.start_gc(plane) else {
+        let allowed = self.with_ctx(|s, ctx| s.may_start_gc(plane, ctx));
+        let victim = if allowed { self.ftl.start_gc(plane) } else { None };
+        let Some(victim) = victim else {
             if !self.gc_blocked.contains(&plane) {
                 self.gc_blocked.push(plane);
             }
