@@ -173,18 +173,24 @@ def hr5(by: Dict, desc: str) -> Section:
 def hr6(by: Dict, desc: str) -> Section:
     rows = []
     for n, d in by.items():
-        for sch in ("rails", "hotr", "baseline", "ttflash"):
-            lat = d[sch].latencies_us("all")
-            rows.append([n, sch] + [nearest_rank(lat, q) for q in PERCENTILES])
-    s = Section("hr-6", "Tail latency (all requests), us",
+        for kind in ("all", "read"):
+            for sch in ("rails", "hotr", "baseline", "ttflash"):
+                lat = d[sch].latencies_us(kind)
+                rows.append([n, kind, sch] + [nearest_rank(lat, q) for q in PERCENTILES])
+    s = Section("hr-6", "Tail latency, us (all requests, and reads alone)",
                 "Rails < HotR < baseline < TTFlash (TTFlash > 500 ms on Fin2, HPC 46)", desc,
-                ["workload", "scheme"] + [f"p{q:g}" for q in PERCENTILES], rows)
-    ok = 0
-    for n in by:
-        p99 = {r[1]: r[5] for r in rows if r[0] == n}
-        ok += p99["rails"] <= p99["hotr"] <= p99["baseline"] <= p99["ttflash"]
-    s.agrees = ok == len(by)
-    s.notes.append(f"The paper's p99 order Rails <= HotR <= baseline <= TTFlash holds on {ok} of {len(by)} workloads.")
+                ["workload", "requests", "scheme"] + [f"p{q:g}" for q in PERCENTILES], rows)
+    verdicts = {}
+    for kind in ("all", "read"):
+        ok = 0
+        for n in by:
+            p99 = {r[2]: r[6] for r in rows if r[0] == n and r[1] == kind}
+            ok += p99["rails"] <= p99["hotr"] <= p99["baseline"] <= p99["ttflash"]
+        verdicts[kind] = ok
+    s.agrees = verdicts["all"] == len(by)
+    s.notes.append(f"The paper's p99 order Rails <= HotR <= baseline <= TTFlash holds on {verdicts['all']} of {len(by)} "
+                   f"workloads over all requests and on {verdicts['read']} of {len(by)} over reads alone. Over all "
+                   "requests the tail is writes (a full program each), which Rails doubles and HotR does not touch.")
     return s
 
 
