@@ -114,6 +114,30 @@ fn one_failure_loses_nothing_and_degraded_reads_return_the_latest_data() {
     }
 }
 
+/// The pure SSD has no redundancy: every failure loses exactly the logical
+/// pages mapped to the failed dies at that moment. Here the live pages are
+/// spread evenly by the static order, so a die's share is about 1/8 of
+/// them; reads of lost pages are counted and never return wrong data.
+#[test]
+fn the_pure_ssd_loses_what_was_on_the_failed_dies() {
+    let base = run("pure", &[], &workload());
+    assert_eq!(counter(&base, "lost_pages"), 0.0);
+    assert_eq!(counter(&base, "failed_at_us"), -1.0);
+    for (unit, index) in FAILURES {
+        let r = fail_run("pure", unit, index);
+        let what = format!("pure {unit} {index}");
+        let dies = match *unit { "die" | "chip" => 1.0, _ => 2.0 };
+        let lost = counter(&r, "lost_pages");
+        // The mapped pages at the failure: every page written or read so far.
+        let live = r.summary.pages.host_written.min(3000) as f64;
+        println!("{what}: lost pages {lost}, lost reads {}", counter(&r, "lost_reads"));
+        assert_eq!(r.summary.requests, 6000, "{what}");
+        assert!(lost > 0.0 && lost < live * dies / 8.0 * 1.5, "{what}: {lost} of ~{live} live pages");
+        assert!(counter(&r, "lost_reads") > 0.0, "{what}");
+        assert_eq!(r.summary.verify_errors, 0, "{what}: {:?}", r.verify_failures);
+    }
+}
+
 /// CR5M keeps a mirrored update's copy on the same channel's mirror chip and
 /// its expired version on the same channel too: losing the whole channel
 /// loses the updates not yet folded into the parity. They are counted, and

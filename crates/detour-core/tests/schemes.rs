@@ -18,6 +18,9 @@ const SCHEMES: &[(&str, &[&str])] = &[
     ("ttflash", &["device.blocks_per_plane=64", "scheme.ttflash.width=2"]),
     ("ttflash", &["device.blocks_per_plane=64", "scheme.ttflash.unit=channel", "scheme.ttflash.width=2"]),
     // Channel RAID hides capacity (mirrors, parity): the workload's addresses fold into it.
+    ("pure", &[]),
+    // A failed die's space is gone: the doubled blocks keep the workload fitting on the rest.
+    ("pure", &["device.blocks_per_plane=64", "scheme.raid.fail_unit=die", "scheme.raid.fail_index=1", "scheme.raid.fail_at_us=100000"]),
     ("cr1", &["host.address=fold"]),
     // Two channels for CR4: with more, its dedicated parity channel takes N-1 times the
     // writes of a data channel, and to_gc_threshold preconditioning (which runs no GC)

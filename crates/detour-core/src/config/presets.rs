@@ -148,9 +148,13 @@ fn collisions() -> Config {
 }
 
 /// CR5M Table II: 25 ns per byte = 40 MT/s on an 8-bit bus; 5% OP.
+/// The pure SSD (scheme `pure`: conventional placement that also takes the
+/// failure injection); the RAID presets change the scheme.
 fn cr5m(channels: u32, chips: u32) -> Config {
     let ch = ChannelConfig { width_bits: 8, rate_mts: 40.0, command_ns: 100 };
-    base(device([channels, chips, 4, 4, 2048, 64, 2048], 0.05, custom(20.0, 200.0, 1500.0), ch))
+    let mut c = base(device([channels, chips, 4, 4, 2048, 64, 2048], 0.05, custom(20.0, 200.0, 1500.0), ch));
+    c.scheme.name = "pure".into();
+    c
 }
 
 /// The channel-RAID columns of CR5M Table III (equal usable capacity):

@@ -20,6 +20,7 @@ mod cr1;
 mod failure;
 mod mirror;
 mod parity;
+mod pure;
 mod rebuild;
 mod stats;
 mod stripe;
@@ -27,6 +28,7 @@ mod write;
 
 pub use cr1::Cr1;
 pub use parity::ParityRaid;
+pub use pure::Pure;
 
 use super::{Ctx, Plan};
 use crate::config::Config;
@@ -39,6 +41,8 @@ use std::ops::Range;
 /// Which channel-RAID organisation.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Org {
+    /// No redundancy (the paper's pure SSD), with the same failure injection.
+    Pure,
     Cr1,
     Cr4,
     Cr5,
@@ -77,6 +81,7 @@ pub fn write_instantly<S: super::Scheme>(
 pub fn build(org: Org, cfg: &Config) -> Box<dyn super::Scheme> {
     let fail = Failure::from_config(cfg);
     match org {
+        Org::Pure => Box::new(Pure::new(fail, cfg.device.channels)),
         Org::Cr1 => Box::new(Cr1::new(fail)),
         _ => Box::new(ParityRaid::new(org, cfg)),
     }
