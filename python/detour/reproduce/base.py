@@ -89,6 +89,17 @@ class Run:
             keep &= w
         return lat[keep] / 1000.0
 
+    def pair_counts(self) -> Optional[np.ndarray]:
+        """Repetition counts of the run's collision pairs, most repeated
+        first (None without `metrics.collisions`)."""
+        f = self.dir / "collision_pairs.parquet"
+        if not f.exists():
+            return None
+        import pyarrow.parquet as pq
+
+        c = pq.read_table(f, columns=["count"]).column("count").to_numpy().astype(np.int64)
+        return np.sort(c)[::-1]
+
     def columns(self, names: Sequence[str]):
         import pyarrow.parquet as pq
 

@@ -41,12 +41,17 @@ impl Ctx<'_> {
     pub fn remap_new(&mut self, lpn: Lpn, done: u32) -> Result<Ppn, Stall> {
         let plane = self.ftl.plane_for_write(lpn, &self.load);
         let ppn = self.ftl.alloc(plane, Stream::Host, lpn).ok_or(Stall { done })?;
+        self.remap_to(lpn, ppn);
+        Ok(ppn)
+    }
+
+    /// Map `lpn` to the page `ppn` just allocated for it, invalidating the old copy.
+    pub fn remap_to(&mut self, lpn: Lpn, ppn: Ppn) {
         let old = self.ftl.map.get(lpn);
         if old != NO_PAGE {
             self.ftl.invalidate(old);
         }
         self.ftl.map.set(lpn, ppn);
-        Ok(ppn)
     }
 
     /// Write `lpn` to a new page (see `remap_new`).

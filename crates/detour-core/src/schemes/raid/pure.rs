@@ -83,11 +83,7 @@ impl Scheme for Pure {
         self.stats.write_requests += 1;
         for (i, lpn) in lpns.enumerate() {
             let ppn = self.alloc(lpn, ctx).ok_or(Stall { done: i as u32 })?;
-            let old = ctx.ftl.map.get(lpn);
-            if old != NO_PAGE {
-                ctx.ftl.invalidate(old);
-            }
-            ctx.ftl.map.set(lpn, ppn);
+            ctx.remap_to(lpn, ppn);
             self.stats.chan_writes[ctx.geo.channel_of_die(ctx.geo.die_of(ppn)) as usize] += 1;
             let g = plan.group(lpn, false);
             plan.program(g, 0, ppn, lpn, tokens[i], Class::HostWrite, 0);
@@ -97,11 +93,7 @@ impl Scheme for Pure {
 
     fn write_instantly(&mut self, lpn: Lpn, token: Token, ctx: &mut Ctx, _: &mut Plan) -> Result<(), Stall> {
         let ppn = self.alloc(lpn, ctx).ok_or(Stall { done: 0 })?;
-        let old = ctx.ftl.map.get(lpn);
-        if old != NO_PAGE {
-            ctx.ftl.invalidate(old);
-        }
-        ctx.ftl.map.set(lpn, ppn);
+        ctx.remap_to(lpn, ppn);
         ctx.ftl.program_done(ppn, token);
         Ok(())
     }

@@ -1,0 +1,173 @@
+"""Patterned read collisions (rc-1..rc-8): collision accounting on the
+paper's Table 4 device (preset `collisions`) and the replication scheme
+against the original FTL."""
+
+from __future__ import annotations
+
+from typing import Dict, List
+
+import numpy as np
+
+from ..plots import _figure
+from .base import Context, Runs, Section, change, mean
+
+TITLE = "Patterned read collisions: analysis and replication (rc-1..rc-8)"
+PAPER_FILE = "patterned-read-collisions.txt"
+INTRO = ("Device: the `collisions` preset (Table 4: 1 TB TLC, 8 channels x 2 dies, 16 KiB pages, 60/700/3500 us, "
+         "50 us P/E suspension, OP 7%, CWDP static allocation). Collision accounting is `metrics.collisions = true`; "
+         "its definitions (a read joining a die that holds another outstanding host read; imbalanced when that die's "
+         "outstanding commands are at least 2 above the minimum; the expected ratio computed analytically for "
+         "uniformly random dies) are in docs/schemes/collisions.md. The scheme is `collisions` over the "
+         "conventional FTL, compared with the conventional FTL on the same requests.")
+PROFILES = ["msr-patterned", "msr-random"]
+SOURCE = "the paper's Sec. II (planted same-die pairs) and its RR8 baseline"
+L_R = [1, 2, 5, 10, 100]
+L_M = [0.0001, 0.0005, 0.002, 0.02]
+#: The paper's Table 2 rows we can name (mean OCC, expected %, measured %, mean repetition).
+PAPER_TABLE2 = {"HM1": (14.2, 66.2, 61.3, 37.89), "RR8": (7.8, 83.7, 86.0, 1.00)}
+
+
+def experiments(ctx: Context) -> List[Section]:
+    n = 50000 if ctx.quick else 500000
+    w = ctx.workloads(PROFILES, quick_requests=n, full_requests=n)
+    desc = ctx.describe(PROFILES, SOURCE)
+    on = {"metrics.collisions": True}
+    base = ctx.sweep("collisions-base", w, ["collisions"], ["conventional", "collisions"], fixed=on)
+    rr8_w = [{"profile": "msr-random", "label": "RR8", "set": {"requests": n // 5}}]
+    rr8 = ctx.sweep("collisions-rr8", rr8_w, ["collisions"], ["conventional"], fixed={**on, "host.queue_depth": 8})
+    sens_w = ctx.workloads(PROFILES[:1], quick_requests=n, full_requests=n)
+    lr = ctx.sweep("collisions-lr", sens_w, ["collisions"], ["collisions"], fixed={**on, "scheme.collisions.l_m": 0.5},
+                   grid={"scheme.collisions.l_r": L_R})
+    lm = ctx.sweep("collisions-lm", sens_w, ["collisions"], ["collisions"], fixed=on,
+                   grid={"scheme.collisions.l_m": L_M})
+    names = list(dict.fromkeys(r.workload for r in base))
+    by = {nm: {s: base.one(workload=nm, scheme=s) for s in ("conventional", "collisions")} for nm in names}
+    rr = rr8.one(workload="RR8")
+    return [rc1(by, rr, desc), rc2(by, rr, desc), rc3(by, desc), rc4(by, desc),
+            rc5(by, lr, lm, sens_w[0].get("label") or names[0], desc), rc6(by, desc), rc7(by, desc), rc8(by, desc)]
+
+
+def _c(run) -> Dict:
+    return run.summary.get("collisions") or {}
+
+
+def rc1(by: Dict, rr8, desc: str) -> Section:
+    rows = []
+    for nm, d in list(by.items()) + [("RR8", {"conventional": rr8})]:
+        c = _c(d["conventional"])
+        rows.append([nm, int(c["reads"]), c["mean_occ"], c["expected_ratio"] * 100, c["collision_ratio"] * 100,
+                     c["expected_time_share"] * 100, c["time_share_colliding"] * 100, c["imbalanced_share"] * 100,
+                     int(c["imbalanced_pairs"]), c["mean_repetition"]])
+    s = Section("rc-1", "Collision statistics per workload (Table 2), original FTL",
+                "e.g. HM1: OCC 14.2, expected 66.2%, measured 61.3%, mean repetition 37.89; RR8 (random 4 KiB reads "
+                "at OCC 8): 83.7% / 86.0%", desc,
+                ["workload", "die reads", "mean OCC", "expected % (per read)", "measured % (per read)",
+                 "expected % (time share)", "measured % (time share)", "imbalanced %", "imbalanced pairs",
+                 "mean repetition"], rows)
+    r8 = rows[-1]
+    s.notes.append(f"RR8 (msr-random at queue depth 8): per read {r8[4]:.1f}% measured vs {r8[3]:.1f}% expected; as a "
+                   f"share of time with some die holding two reads {r8[6]:.1f}% vs {r8[5]:.1f}% (paper 86.0% vs 83.7%). "
+                   "The paper's RR8 figures match the time-share reading; a per-read ratio cannot exceed "
+                   "1 - (15/16)^7 = 36% at 8 outstanding reads on 16 dies (docs/schemes/collisions.md).")
+    s.agrees = abs(r8[6] - 86.0) < 10 and r8[9] < 1.1
+    return s
+
+
+def rc2(by: Dict, rr8, desc: str) -> Section:
+    rows = [[nm, _c(d["conventional"])["measured_to_expected"]] for nm, d in by.items()]
+    rows.append(["RR8", _c(rr8)["measured_to_expected"]])
+    s = Section("rc-2", "Measured / expected collisions (Fig. 3)", "all but PROJ3 below 1.0", desc,
+                ["workload", "measured / expected"], rows)
+    s.notes.append("The planted-pair profile collides more than random placement would (ratio above 1), which is what "
+                   "the pairs are for; the paper's MSR traces mostly collided less than random, because their reads "
+                   "spread over dies better than random ones. Random reads sit at about 1.")
+    return s
+
+
+def rc3(by: Dict, desc: str) -> Section:
+    rows = [[nm, _c(d["conventional"])["reads_rsd"]] for nm, d in by.items()]
+    s = Section("rc-3", "Relative standard deviation of reads per die (Table 3)",
+                "HM1 0.168, PROJ3 0.121, USR1 0.086, WEB2 0.047 ... SRC2-1 0.016", desc, ["workload", "reads RSD"], rows)
+    return s
+
+
+def rc4(by: Dict, desc: str) -> Section:
+    rows, fig = [], _figure(6, 3.4)
+    ax = fig.subplots()
+    for nm, d in by.items():
+        c = _c(d["conventional"])
+        rows.append([nm, int(c["imbalanced_pairs"]), c["top5pct_pair_share"] * 100])
+        counts = d["conventional"].pair_counts()
+        if counts is not None and len(counts):
+            ax.plot(np.arange(1, len(counts) + 1) / len(counts) * 100, np.cumsum(counts) / counts.sum() * 100, label=nm)
+    ax.set_xlabel("collision pairs, most repeated first (%)")
+    ax.set_ylabel("collisions covered (%)")
+    ax.legend()
+    s = Section("rc-4", "Repetition of collision pairs, sorted (Fig. 4)",
+                "5% of pairs give 80% of collisions for HM1, USR1, WEB2", desc,
+                ["workload", "imbalanced pairs", "share of pair occurrences from the top 5% of pairs %"], rows)
+    s.figures.append(("rc-4", fig))
+    return s
+
+
+def _read_change(run, base) -> float:
+    return change(run.lat("read"), base.lat("read"))
+
+
+def rc5(by: Dict, lr: Runs, lm: Runs, name: str, desc: str) -> Section:
+    base = by[name]["conventional"]
+    rows = [[f"l_R = {v}", "l_M = 50%", _read_change(lr.one(scheme__collisions__l_r=v), base),
+             lr.one(scheme__collisions__l_r=v).counter("collisions.replications", 0.0)] for v in L_R]
+    rows += [[f"l_R = 5", f"l_M = {v * 100:g}%", _read_change(lm.one(scheme__collisions__l_m=v), base),
+              lm.one(scheme__collisions__l_m=v).counter("collisions.replications", 0.0)] for v in L_M]
+    s = Section("rc-5", f"Sensitivity to l_R and l_M ({name}): mean read latency vs the original FTL",
+                "gain saturates past l_R = 5 and l_M = 0.2%; up to -14.6% read latency (HM1)", desc,
+                ["l_R", "l_M", "mean read change %", "replications"], rows)
+    lr_gain = [-r[2] for r in rows[:len(L_R)]]
+    s.notes.append(f"Best gain {max(lr_gain):.1f}% (paper up to 14.6% on HM1). "
+                   + ("It keeps growing past l_R = 5 here: with many planted pairs, five entries per die churn before "
+                      "slow pairs build slack." if lr_gain[-1] > lr_gain[2] + 0.5 else "It saturates near l_R = 5, as in the paper."))
+    return s
+
+
+def rc6(by: Dict, desc: str) -> Section:
+    rows = []
+    for nm, d in by.items():
+        b, c = d["conventional"], d["collisions"]
+        rows.append([nm, b.lat("read"), c.lat("read") / b.lat("read"), b.lat("read", "p99"),
+                     c.lat("read", "p99") / b.lat("read", "p99")])
+    s = Section("rc-6", "Mean and p99 read latency normalised to the original FTL",
+                "PRXY0 -37% mean; 12 traces > 10%; p99 up to -53%, 15 traces >= 20%; 2 traces ~+1%", desc,
+                ["workload", "original read mean us", "scheme / original (mean)", "original read p99 us",
+                 "scheme / original (p99)"], rows)
+    s.agrees = all(r[2] <= 1.01 for r in rows)
+    s.notes.append("Gains are smaller than the paper's on MSR traces, where pairs repeat thousands of times; on "
+                   "random reads the scheme should change nothing (its overhead bound).")
+    return s
+
+
+def rc7(by: Dict, desc: str) -> Section:
+    rows = []
+    for nm, d in by.items():
+        b, c = _c(d["conventional"]), _c(d["collisions"])
+        rows.append([nm, int(b["imbalanced"]), int(c["imbalanced"]), change(c["imbalanced"], b["imbalanced"]),
+                     int(d["collisions"].counter("collisions.replications", 0.0))])
+    s = Section("rc-7", "Imbalanced collisions before / after, and replications (Table 5)",
+                "PRXY0 1,621,471 -> 887,017 (-45.3%) with 24,602 replications; USR0 +4.2%", desc,
+                ["workload", "original", "with the scheme", "change %", "replications"], rows)
+    s.agrees = any(r[3] < 0 for r in rows)
+    return s
+
+
+def rc8(by: Dict, desc: str) -> Section:
+    rows = []
+    for nm, d in by.items():
+        b, c = d["conventional"], d["collisions"]
+        if b.summary["writes"]:
+            rows.append([nm, b.lat("write"), c.lat("write"), change(c.lat("write"), b.lat("write"))])
+    s = Section("rc-8", "Host write latency overhead", "< 0.01%", desc,
+                ["workload", "original write mean us", "with the scheme", "change %"], rows)
+    s.agrees = all(r[3] < 1.0 for r in rows)
+    s.notes.append("Replicas are programmed at background priority; writes can even get faster when fewer reads "
+                   "wait on collided dies.")
+    return s
