@@ -154,6 +154,28 @@ fn cr5m_channel_failure_loses_only_mirrored_updates() {
     }
 }
 
+/// With each channel's mirror copies on the next channel's mirror chip, a
+/// mirrored update survives its channel: every failure loses nothing and
+/// every read returns the latest data (including the channel failure the
+/// paper's layout does not survive).
+#[test]
+fn cr5m_with_mirrors_on_the_next_channel_survives_every_single_failure() {
+    for (unit, index) in FAILURES {
+        let (u, i) = (format!("scheme.raid.fail_unit={unit}"), format!("scheme.raid.fail_index={index}"));
+        let r = run("cr5m", &[&u, &i, "scheme.raid.fail_at_us=800000", "scheme.raid.mirror_channel=next"], &workload());
+        let what = format!("cr5m next {unit} {index}");
+        println!("{what}: lost {} mirror-only reads {} degraded {}", counter(&r, "lost_pages"), counter(&r, "mirror_only_reads"), counter(&r, "degraded_reads"));
+        assert_eq!(r.summary.requests, 6000, "{what}");
+        assert_eq!(counter(&r, "lost_pages"), 0.0, "{what}");
+        assert_eq!(counter(&r, "lost_reads"), 0.0, "{what}");
+        assert_eq!(r.summary.verify_errors, 0, "{what}: {:?}", r.verify_failures);
+        assert!(counter(&r, "stripe_writes_mw") > 0.0, "{what}");
+        if *unit == "channel" {
+            assert!(counter(&r, "mirror_only_reads") > 0.0, "{what}: updates on the lost channel come from the next one");
+        }
+    }
+}
+
 /// Small random writes at a rate that often leaves the mirror chips idle.
 fn small_writes() -> Vec<Request> {
     mixed(5000, 3000, 0.9, 600_000, 11).into_iter().map(|mut r| {

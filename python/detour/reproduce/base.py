@@ -107,7 +107,14 @@ class Run:
 
 
 class Runs(list):
-    """The runs of one sweep, with look-ups by parameter."""
+    """The runs of one or more sweeps, with look-ups by parameter."""
+
+    def __add__(self, other: "Runs") -> "Runs":
+        return Runs(list(self) + list(other))
+
+    def __iadd__(self, other) -> "Runs":
+        self.extend(other)
+        return self
 
     def select(self, **want: Any) -> "Runs":
         def ok(r: Run) -> bool:

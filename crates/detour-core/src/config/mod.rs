@@ -209,6 +209,13 @@ pub struct RaidConfig {
     /// CR5M: mirroring writes stop (and expired data is reclaimed) when the
     /// mirror chip's free space falls below this share of its capacity. Default 0.02 (the paper's 2%).
     pub mirror_threshold: f64,
+    /// CR5M: which channel's mirror chip holds a channel's mirror copies.
+    /// "same" (default, the paper's Fig. 4: the update and its copy share a
+    /// channel, so losing the channel loses updates not yet in the parity)
+    /// or "next" (channel c's copies on channel c+1's mirror chip: one
+    /// channel failure loses nothing, and the two programs of a mirroring
+    /// write use two buses).
+    pub mirror_channel: String,
     /// What fails: "none" (default), "die", "chip" or "channel".
     pub fail_unit: String,
     /// Index of the failed die, chip or channel (dense ids). Default 0.
@@ -222,7 +229,7 @@ pub struct RaidConfig {
 
 impl Default for RaidConfig {
     fn default() -> Self {
-        RaidConfig { mirror_threshold: 0.02, fail_unit: "none".into(), fail_index: 0, fail_at_us: 0.0, rebuild: false }
+        RaidConfig { mirror_threshold: 0.02, mirror_channel: "same".into(), fail_unit: "none".into(), fail_index: 0, fail_at_us: 0.0, rebuild: false }
     }
 }
 

@@ -75,6 +75,7 @@ impl Config {
         self.validate_schemes()?;
         let r = &self.scheme.raid;
         in_range_f("scheme.raid.mirror_threshold", r.mirror_threshold, 0.0, 0.5)?;
+        one_of("scheme.raid.mirror_channel", &r.mirror_channel, &["same", "next"])?;
         one_of("scheme.raid.fail_unit", &r.fail_unit, &["none", "die", "chip", "channel"])?;
         in_range_f("scheme.raid.fail_at_us", r.fail_at_us, 0.0, 1e15)?;
         let units = match r.fail_unit.as_str() {

@@ -107,7 +107,7 @@ impl ParityRaid {
         }
         upd.iter().all(|&(lpn, _)| {
             let ch = self.l.data_channel(lpn);
-            !self.mt.full(ch) && self.l.mirror_dies(ch).all(|d| ctx.load.occ(d) == 0)
+            !self.mt.full(ch) && self.mirror_dies_of(ch).all(|d| ctx.load.occ(d) == 0)
         })
     }
 
@@ -116,7 +116,7 @@ impl ParityRaid {
     pub(super) fn mirror_write(&mut self, upd: &[(Lpn, Token)], ctx: &mut Ctx, plan: &mut Plan, done: u32) -> Result<(), Stall> {
         for &(lpn, _) in upd {
             let ch = self.l.data_channel(lpn);
-            if !can_alloc_in(ctx, self.l.data_dies(ch), &self.fail, Stream::Host) || !can_alloc_in(ctx, self.l.mirror_dies(ch), &self.fail, Stream::Aux) {
+            if !can_alloc_in(ctx, self.l.data_dies(ch), &self.fail, Stream::Host) || !can_alloc_in(ctx, self.mirror_dies_of(ch), &self.fail, Stream::Aux) {
                 return Err(Stall { done });
             }
         }
@@ -124,7 +124,7 @@ impl ParityRaid {
         for &(lpn, _) in upd {
             let ch = self.l.data_channel(lpn);
             let d = alloc_in(ctx, self.l.data_dies(ch), &self.fail, Stream::Host, lpn);
-            let m = alloc_in(ctx, self.l.mirror_dies(ch), &self.fail, Stream::Aux, TAG_MIRROR | lpn);
+            let m = alloc_in(ctx, self.mirror_dies_of(ch), &self.fail, Stream::Aux, TAG_MIRROR | lpn);
             got.extend(d.iter().chain(m.iter()));
             if d.is_none() || m.is_none() {
                 abandon(&got, ctx, plan);

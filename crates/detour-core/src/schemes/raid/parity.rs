@@ -30,6 +30,8 @@ pub struct ParityRaid {
     pub(super) instant: bool,
     /// (mirror threshold, GC threshold, over-provisioning) to size the mirror table.
     shares: (f64, f64, f64),
+    /// CR5M mirror copies on the next channel's mirror chip (`mirror_channel = "next"`).
+    mirror_next: bool,
     ready: bool,
     pub(super) rb: Rebuild,
 }
@@ -41,7 +43,12 @@ impl ParityRaid {
         let fail = Failure::from_config(cfg);
         let empty = MirrorTable::new(0, 0, 0);
         let (tok, parity, ptok) = (Chunked::new(0, 0), Chunked::new(0, NO_PAGE), Chunked::new(0, 0));
-        ParityRaid { org, l, tok, parity, ptok, mt: empty, fail, stats: Stats::default(), instant: false, shares, ready: false, rb: Rebuild::default() }
+        ParityRaid { org, l, tok, parity, ptok, mt: empty, fail, stats: Stats::default(), instant: false, shares, mirror_next: cfg.scheme.raid.mirror_channel == "next", ready: false, rb: Rebuild::default() }
+    }
+
+    /// The dies of the mirror chip that holds channel `ch`'s mirror copies.
+    pub(super) fn mirror_dies_of(&self, ch: u32) -> std::ops::Range<u32> {
+        self.l.mirror_dies(if self.mirror_next { (ch + 1) % self.l.n } else { ch })
     }
 
     pub(super) fn org_mirrors(&self) -> bool {
