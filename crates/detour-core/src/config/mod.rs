@@ -26,6 +26,7 @@ pub struct Config {
     pub host: HostConfig,
     pub scheme: SchemeConfig,
     pub run: RunConfig,
+    pub metrics: MetricsConfig,
 }
 
 #[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
@@ -303,6 +304,15 @@ impl Default for SchemeConfig {
             raid: RaidConfig::default(),
         }
     }
+}
+
+/// `[metrics]`: optional measurements that cost time when on.
+#[derive(Clone, Debug, Default, Serialize, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields, default)]
+pub struct MetricsConfig {
+    /// Read-collision accounting: the summary's `collisions` section and the
+    /// collision pairs (docs/schemes/collisions.md). Default false.
+    pub collisions: bool,
 }
 
 impl Default for RunConfig {

@@ -6,7 +6,7 @@ use super::{Simulation, VerifyFailure};
 use crate::device::OpKind;
 use crate::engine::Event;
 use crate::error::Result;
-use crate::scheduler::{flags, FlashOp};
+use crate::scheduler::{flags, Class, FlashOp};
 use crate::schemes::{Ctx, OpDone, Plan, Scheme};
 
 impl Simulation {
@@ -116,6 +116,11 @@ impl Simulation {
             };
             let id = self.sched.ops.insert(op);
             self.sched.submit(id, &mut self.q)?;
+            if let Some(c) = self.coll.as_mut() {
+                if p.kind == OpKind::Read && p.class == Class::HostRead && !self.sched.ops.get(id).failed {
+                    c.on_read_enqueued(self.q.now(), op.die, id, grp.lpn, &self.sched.dies);
+                }
+            }
             i += 1;
             n += 1;
         }
@@ -144,6 +149,11 @@ impl Simulation {
 
     fn complete_op(&mut self, id: u32) -> Result<()> {
         let mut op = self.sched.ops.remove(id);
+        if let Some(c) = self.coll.as_mut() {
+            if op.kind == OpKind::Read && op.class == Class::HostRead {
+                c.on_read_done(self.q.now(), op.die, id);
+            }
+        }
         let t = op.txn;
         let kind = self.txns.get(t).kind;
         match op.kind {
