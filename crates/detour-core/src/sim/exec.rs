@@ -139,6 +139,16 @@ impl Simulation {
                 return Ok(());
             }
             std::mem::swap(&mut self.done, &mut self.sched.done);
+            // Every read of a finished batch leaves the collision count
+            // before any completion can admit a new read (as the dies' OCC).
+            if let Some(c) = self.coll.as_mut() {
+                for &id in &self.done {
+                    let op = self.sched.ops.get(id);
+                    if op.kind == OpKind::Read && op.class == Class::HostRead {
+                        c.on_read_done(self.q.now(), op.die, id);
+                    }
+                }
+            }
             for k in 0..self.done.len() {
                 let id = self.done[k];
                 self.complete_op(id)?;
@@ -149,11 +159,6 @@ impl Simulation {
 
     fn complete_op(&mut self, id: u32) -> Result<()> {
         let mut op = self.sched.ops.remove(id);
-        if let Some(c) = self.coll.as_mut() {
-            if op.kind == OpKind::Read && op.class == Class::HostRead {
-                c.on_read_done(self.q.now(), op.die, id);
-            }
-        }
         let t = op.txn;
         let kind = self.txns.get(t).kind;
         match op.kind {
