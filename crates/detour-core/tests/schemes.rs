@@ -27,6 +27,8 @@ const SCHEMES: &[(&str, &[&str])] = &[
     ("cr5m", &["host.address=fold", "device.chips_per_channel=2", "device.dies_per_chip=1"]),
     ("cr5", &["host.address=fold", "device.channels=4", "device.dies_per_chip=1", "scheme.raid.fail_unit=die", "scheme.raid.fail_index=2", "scheme.raid.fail_at_us=100000"]),
     ("cr5m", &["host.address=fold", "device.chips_per_channel=2", "device.dies_per_chip=1", "scheme.raid.fail_unit=chip", "scheme.raid.fail_index=0", "scheme.raid.fail_at_us=100000"]),
+    // A tiny l_M so replicas are evicted (both copies kept) under GC pressure.
+    ("collisions", &["scheme.collisions.l_m=0.0005", "metrics.collisions=true"]),
 ];
 
 const VARIANTS: &[&[&str]] = &[
