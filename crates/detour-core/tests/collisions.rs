@@ -100,4 +100,142 @@ fn scheme_removes_patterned_collisions() {
     assert_eq!(base.summary.verify_errors, 0);
     assert_eq!(repl.summary.verify_errors, 0, "{:?}", repl.verify_failures);
     assert!(counter(&repl, "collisions.replications") > 0.0);
+    assert!(c.imbalanced as f64 <= 0.9 * b.imbalanced as f64, "imbalanced {} -> {}", b.imbalanced, c.imbalanced);
+    let ((bm, bp), (cm, cp)) = (lat(&base), lat(&repl));
+    assert!(cm < bm && cp < bp, "read latency {bm}/{bp} -> {cm}/{cp}");
+    // The accounting is the same with or without the scheme: same reads.
+    assert_eq!(b.reads, c.reads);
+}
+
+/// On uniformly random reads there is nothing to gain: the scheme costs
+/// under 1% of mean read latency (the paper's worst case was about +1%).
+#[test]
+fn scheme_costs_little_on_random_reads() {
+    let reqs = profile_reqs("msr-random", 100_000, &[]);
+    let base = sim::run_requests(paper(&[]), &reqs).unwrap();
+    let repl = sim::run_requests(paper(&["scheme.name=collisions"]), &reqs).unwrap();
+    let (bm, cm) = (lat(&base).0, lat(&repl).0);
+    assert!(cm <= bm * 1.01, "mean read latency {bm} -> {cm}");
+    assert!(counter(&repl, "collisions.replications") < 20.0, "{:?}", repl.summary.scheme_counters);
+}
+
+#[test]
+fn metric_is_deterministic_and_does_not_change_the_run() {
+    let reqs = profile_reqs("msr-patterned", 20_000, &[]);
+    let on = |o: &[&str]| sim::run_requests(paper(o), &reqs).unwrap();
+    let (a, b) = (on(&["scheme.name=collisions"]), on(&["scheme.name=collisions"]));
+    assert_eq!(a.summary, b.summary);
+    assert_eq!(a.collision_pairs, b.collision_pairs);
+    let cfg = ConfigBuilder::from_preset("collisions").unwrap().set_all(["scheme.name=collisions"]).unwrap().build().unwrap();
+    let off = sim::run_requests(cfg, &reqs).unwrap();
+    assert!(off.summary.collisions.is_none() && off.collision_pairs.is_empty());
+    assert_eq!(off.summary.latency_us, a.summary.latency_us);
+    assert_eq!(off.summary.scheme_counters, a.summary.scheme_counters);
+    // Pairs come out most repeated first and add up to the summary.
+    let c = coll(&a);
+    assert!(a.collision_pairs.windows(2).all(|w| w[0].count >= w[1].count));
+    assert_eq!(a.collision_pairs.iter().map(|p| p.count as u64).sum::<u64>(), c.pair_occurrences);
+    assert_eq!(a.collision_pairs.len() as u64, c.imbalanced_pairs);
+}
+
+fn read_at(t: u64, page: u64) -> Request {
+    Request { time_ns: t, offset: page * 4096, size: 4096, kind: IoKind::Read, content: 0, volume: 0, line: 0 }
+}
+
+/// Worked by hand on `small` (16 dies; LPN % 16 picks the die): three reads
+/// of pages 0, 16, 32 (one die) at once, then a lone read of page 1 later.
+/// Page 16 and 32 collide (imbalanced: every other die idle); pairs
+/// <0,16>, <0,32>, <16,32> once each.
+#[test]
+fn hand_worked_collisions_through_the_simulator() {
+    let cfg = ConfigBuilder::from_preset("small").unwrap().set_all(["metrics.collisions=true", "scheduler.multiplane=false"]).unwrap().build().unwrap();
+    let reqs = vec![read_at(0, 0), read_at(0, 16), read_at(0, 32), read_at(10_000_000, 1)];
+    let r = sim::run_requests(cfg, &reqs).unwrap();
+    let c = coll(&r);
+    assert_eq!((c.reads, c.collisions, c.imbalanced), (4, 2, 2));
+    let pairs: Vec<(u32, u32, u32)> = r.collision_pairs.iter().map(|p| (p.lpn_a, p.lpn_b, p.count)).collect();
+    assert_eq!(pairs, vec![(0, 16, 1), (0, 32, 1), (16, 32, 1)]);
+    assert_eq!(c.mean_read_occ, (1.0 + 2.0 + 3.0 + 1.0) / 4.0);
+    assert_eq!(c.expected_ratio, (0.0 + (1.0 - 15.0 / 16.0) + (1.0 - (15.0f64 / 16.0).powi(2)) + 0.0) / 4.0);
+    assert_eq!(c.reads_per_die.iter().sum::<u64>(), 4);
+}
+
+/// Pairs read back to back on a tiny device under GC pressure, with writes
+/// to pair pages and an l_M of a few pages: replicas are made, read, dropped
+/// by writes and evicted (both copies kept at times), and every read
+/// returns the latest data.
+#[test]
+fn replicas_verify_clean_under_gc_and_eviction() {
+    let o = [
+        "run.verify=true",
+        "scheme.name=collisions",
+        "scheme.collisions.l_m=0.0008",
+        "scheme.collisions.l_r=8",
+        "device.blocks_per_plane=32",
+        "device.pages_per_block=32",
+        "device.overprovisioning=0.2",
+        "metrics.collisions=true",
+        "ftl.precondition.valid=0.5",
+        "ftl.precondition.to_gc_threshold=true",
+    ];
+    let cfg = ConfigBuilder::from_preset("small").unwrap().set_all(o).unwrap().build().unwrap();
+    let logical = cfg.device.channels as u64 * 2 * 2 * 2 * 32 * 32 * 8 / 10;
+    let mut rng = ChaCha8Rng::seed_from_u64(11);
+    let (mut reqs, mut t) = (Vec::new(), 0u64);
+    for i in 0..30_000u64 {
+        t += rng.random_range(0..60_000);
+        let a = rng.random_range(0..40u64) * 16 + rng.random_range(0..16);
+        if rng.random_range(0..4) == 0 {
+            let page = if rng.random_range(0..3) == 0 { a } else { rng.random_range(0..logical) };
+            reqs.push(Request { kind: IoKind::Write, line: i, ..read_at(t, page) });
+        } else {
+            reqs.push(read_at(t, a));
+            reqs.push(read_at(t, a + 16 * 41));
+        }
+    }
+    let r = sim::run_requests(cfg, &reqs).unwrap();
+    let s = &r.summary;
+    assert_eq!(s.verify_errors, 0, "{:?}", r.verify_failures);
+    assert!(s.gc.runs > 0);
+    eprintln!("{:?}", s.scheme_counters);
+    for key in ["collisions.replications", "collisions.replica_reads", "collisions.replicas_dropped_by_write"] {
+        assert!(counter(&r, key) > 0.0, "{key}: {:?}", s.scheme_counters);
+    }
+    assert!(counter(&r, "collisions.evicted_kept_replica") + counter(&r, "collisions.evicted_kept_original") > 0.0);
+}
+
+/// The numbers docs/schemes/collisions.md reports (rc-1, rc-5..rc-8 in
+/// small): `cargo test -p detour-core --test collisions report -- --ignored --nocapture`.
+#[test]
+#[ignore]
+fn report() {
+    for profile_name in ["msr-patterned", "msr-random"] {
+        let reqs = profile_reqs(profile_name, 500_000, &[]);
+        let base = sim::run_requests(paper(&[]), &reqs).unwrap();
+        let b = coll(&base);
+        let (bm, bp) = lat(&base);
+        eprintln!(
+            "{profile_name}: ops {} occ {:.2} expected {:.3} (sim {:.3}) measured {:.3} m/e {:.2} imbalanced share {:.3} pairs {} mean rep {:.2} top5% {:.2} rsd {:.3} time-share {:.3}/{:.3}",
+            b.reads, b.mean_occ, b.expected_ratio, b.expected_ratio_simulated, b.collision_ratio, b.measured_to_expected,
+            b.imbalanced_share, b.imbalanced_pairs, b.mean_repetition, b.top5pct_pair_share, b.reads_rsd,
+            b.time_share_colliding, b.expected_time_share
+        );
+        eprintln!("  conventional: imbalanced {} read mean {bm:.2} p99 {bp:.1} write mean {:.2}", b.imbalanced, base.summary.latency_us.write.mean);
+        for (l_r, l_m) in [("5", "0.002"), ("1", "0.002"), ("2", "0.002"), ("10", "0.002"), ("100", "0.002"), ("5", "0.0001"), ("5", "0.0005"), ("5", "0.02")] {
+            let a = format!("scheme.collisions.l_r={l_r}");
+            let m = format!("scheme.collisions.l_m={l_m}");
+            let r = sim::run_requests(paper(&["scheme.name=collisions", &a, &m]), &reqs).unwrap();
+            let c = coll(&r);
+            let (mm, mp) = lat(&r);
+            eprintln!(
+                "  l_R {l_r:>3} l_M {l_m:>6}: imbalanced {} ({:+.1}%) read mean {mm:.2} ({:+.2}%) p99 {mp:.1} ({:+.1}%) write mean {:+.3}% repl {}",
+                c.imbalanced,
+                100.0 * (c.imbalanced as f64 / b.imbalanced as f64 - 1.0),
+                100.0 * (mm / bm - 1.0),
+                100.0 * (mp / bp - 1.0),
+                100.0 * (r.summary.latency_us.write.mean / base.summary.latency_us.write.mean - 1.0),
+                counter(&r, "collisions.replications")
+            );
+        }
+    }
 }

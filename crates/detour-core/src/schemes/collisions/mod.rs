@@ -152,7 +152,7 @@ impl Collisions {
                 *s += 1;
             }
         }
-        let (dest, slack) = e.best_slack(die)?;
+        let (dest, slack) = e.best_slack(die, &self.die_reads)?;
         let (a, b) = (e.a, e.b);
         // Equations (2)-(4): benefit t_READ d against r t_PROG^2 / 2.
         let benefit = self.t_read_s * slack as f64;

@@ -19,11 +19,14 @@ impl PairEntry {
         self.a == lpn || self.b == lpn
     }
 
-    /// The die with the largest slack other than `owner` (lowest id on ties), and its slack.
-    pub fn best_slack(&self, owner: u32) -> Option<(u32, u32)> {
+    /// The die with the largest slack other than `owner`, and its slack.
+    /// Ties go to the die with the smallest `tie` value (the read count: the
+    /// same benefit at a lower cost), then the lowest id.
+    pub fn best_slack(&self, owner: u32, tie: &[u64]) -> Option<(u32, u32)> {
         let mut best: Option<(u32, u32)> = None;
         for (e, &s) in self.slack.iter().enumerate() {
-            if e as u32 != owner && s > 0 && best.is_none_or(|(_, b)| s > b) {
+            let better = |(b, bs): (u32, u32)| s > bs || (s == bs && tie[e] < tie[b as usize]);
+            if e as u32 != owner && s > 0 && best.is_none_or(better) {
                 best = Some((e as u32, s));
             }
         }
@@ -111,7 +114,9 @@ mod tests {
     #[test]
     fn best_slack_skips_owner() {
         let e = PairEntry { a: 1, b: 2, occurrences: 13, slack: vec![20, 10, 10, 3] };
-        assert_eq!(e.best_slack(0), Some((1, 10)));
-        assert_eq!(PairEntry { slack: vec![0, 0], ..e }.best_slack(0), None);
+        assert_eq!(e.best_slack(0, &[0; 4]), Some((1, 10)));
+        // Equal slack: the die with fewer reads.
+        assert_eq!(e.best_slack(0, &[0, 5, 4, 0]), Some((2, 10)));
+        assert_eq!(PairEntry { slack: vec![0, 0], ..e }.best_slack(0, &[0; 2]), None);
     }
 }
