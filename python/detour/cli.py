@@ -171,7 +171,8 @@ def cmd_run(a: argparse.Namespace) -> None:
     out = r.write(a.out)
     if not a.quiet:
         print(report.summary_text(r.summary))
-        print(f"wrote {out / 'summary.json'}, {out / 'requests.parquet'}, {out / 'config.toml'} ({wall:.2f} s)")
+        extra = f", {out / 'collision_pairs.parquet'}" if "collisions" in r.summary else ""
+        print(f"wrote {out / 'summary.json'}, {out / 'requests.parquet'}, {out / 'config.toml'}{extra} ({wall:.2f} s)")
 
 
 def cmd_config(a: argparse.Namespace) -> None:

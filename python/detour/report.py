@@ -56,6 +56,17 @@ def comparison_row(name: str, s: Mapping) -> list:
     ]
 
 
+def collisions_text(c: Mapping) -> str:
+    """The read-collision paper's Table 2 row and Table 3 value for one run."""
+    return (
+        f"read collisions: die reads {c['reads']:,}, mean OCC {c['mean_occ']:.1f}, "
+        f"expected {100 * c['expected_ratio']:.1f}%, measured {100 * c['collision_ratio']:.1f}% "
+        f"(time share {100 * c['time_share_colliding']:.1f}% vs {100 * c['expected_time_share']:.1f}% expected), "
+        f"imbalanced {100 * c['imbalanced_share']:.1f}%, imbalanced pairs {c['imbalanced_pairs']:,}, "
+        f"mean repetition {c['mean_repetition']:.2f}; reads per die RSD {c['reads_rsd']:.3f}"
+    )
+
+
 def summary_text(s: Mapping) -> str:
     """A short human-readable account of one run's summary."""
     lat = s["latency_us"]
@@ -74,6 +85,8 @@ def summary_text(s: Mapping) -> str:
     ]
     if s.get("verify"):
         lines.append(f"verify: {s['verify_errors']:,} errors")
+    if "collisions" in s:
+        lines.append(collisions_text(s["collisions"]))
     notes = [f"{k.replace('_', ' ')} {w[k]:,}" for k in ("skipped_malformed", "clamped", "filtered_out", "ignored") if w.get(k)]
     if notes:
         lines.append("trace: " + ", ".join(notes))
