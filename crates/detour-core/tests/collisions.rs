@@ -239,3 +239,25 @@ fn report() {
         }
     }
 }
+
+/// The layer composes: over HotR, TTFlash and CR5 (with a die failing) it
+/// still replicates patterned pages, serves reads from replicas and returns
+/// the latest data; the inner scheme's counters are reported too.
+#[test]
+fn layer_composes_with_other_schemes() {
+    let reqs = profile_reqs("msr-patterned", 30_000, &[]);
+    let bases: [&[&str]; 3] = [
+        &["scheme.collisions.base=hotr"],
+        &["scheme.collisions.base=ttflash", "host.address=fold"],
+        &["scheme.collisions.base=cr5", "host.address=fold", "scheme.raid.fail_unit=die", "scheme.raid.fail_index=3", "scheme.raid.fail_at_us=200000"],
+    ];
+    for extra in bases {
+        let mut o = vec!["run.verify=true", "scheme.name=collisions"];
+        o.extend_from_slice(extra);
+        let r = sim::run_requests(paper(&o), &reqs).unwrap_or_else(|e| panic!("{extra:?}: {e}"));
+        assert_eq!(r.summary.verify_errors, 0, "{extra:?}: {:?}", r.verify_failures);
+        assert!(counter(&r, "collisions.replications") > 0.0, "{extra:?}: {:?}", r.summary.scheme_counters);
+        assert!(counter(&r, "collisions.replica_reads") > 0.0, "{extra:?}: {:?}", r.summary.scheme_counters);
+        assert!(r.summary.scheme_counters.len() > 10, "inner counters missing: {extra:?}");
+    }
+}

@@ -146,8 +146,8 @@ pub struct SchemeConfig {
 #[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
 #[serde(deny_unknown_fields, default)]
 pub struct CollisionsConfig {
-    /// The FTL the collision layer runs on. Default "conventional" (the only
-    /// one so far).
+    /// The scheme the collision layer wraps (any but `collisions`). Default
+    /// "conventional".
     pub base: String,
     /// l_R: collision pairs tracked per die. Default 5; 0 tracks nothing.
     pub l_r: u32,

@@ -33,7 +33,8 @@ impl Config {
         ensure_config!(t.width == 0 || (2..=1024).contains(&t.width), "scheme.ttflash.width", "{} is out of range; valid: 0 (auto) or 2..=1024", t.width);
         one_of("scheme.ttflash.unit", &t.unit, &["chip", "channel"])?;
         let c = &self.scheme.collisions;
-        one_of("scheme.collisions.base", &c.base, &["conventional"])?;
+        let base = crate::schemes::SchemeKind::parse(&c.base).map_err(|_| crate::error::Error::config("scheme.collisions.base", format!("unknown scheme `{}`", c.base)))?;
+        ensure_config!(base != crate::schemes::SchemeKind::Collisions, "scheme.collisions.base", "the collision layer cannot wrap itself");
         in_range_u("scheme.collisions.l_r", c.l_r as u64, 0, 1 << 16)?;
         in_range_f("scheme.collisions.l_m", c.l_m, 0.0, 0.5)?;
         Ok(())

@@ -1,6 +1,7 @@
 //! # Collisions: replication of pages in patterned read collisions
 //!
-//! **What:** a conventional page-mapped FTL that watches its own host reads
+//! **What:** a layer over another scheme (`base`, default the conventional
+//! FTL) that watches the host reads it plans
 //! for imbalanced collisions (a read queued behind another read on a die
 //! whose outstanding commands exceed the minimum over dies by two or more).
 //! Each die keeps a list of at most l_R collision pairs in LRU order, with
@@ -27,20 +28,17 @@
 mod pairs;
 mod replicas;
 
-use super::{Ctx, OpDone, Plan, Scheme, Stall};
+use super::{Ctx, OpDone, Plan, Scheme, SchemeKind, Stall};
 use crate::config::Config;
 use crate::device::{Geometry, OpKind};
 use crate::error::{Error, Result};
 use crate::ftl::Stream;
 use crate::scheduler::Class;
-use crate::types::{Lpn, Ppn, Token, NO_PAGE};
+use crate::scheduler::flags;
+use crate::types::{Lpn, Ppn, Time, Token, NO_PAGE};
 use pairs::PairList;
 use replicas::ReplicaMap;
 use std::ops::Range;
-
-/// Owner bit of a replica page (GC must not remap the host map through it
-/// while it is a replica).
-const REPL: u32 = 1 << 31;
 
 #[derive(Default)]
 struct Counts {
@@ -64,6 +62,12 @@ struct Pending {
 }
 
 pub struct Collisions {
+    /// The scheme this layer wraps: it plans every write, and every read the
+    /// layer does not send to a replica.
+    inner: Box<dyn Scheme>,
+    /// The inner scheme reads an LPN from `ftl.map` alone, so an evicted
+    /// replica may take the original's place (conventional, hotr).
+    map_based: bool,
     dies: usize,
     lists: Vec<PairList>,
     /// Host reads this scheme planned that have not finished, per die.
@@ -82,11 +86,14 @@ pub struct Collisions {
 impl Collisions {
     pub fn new(cfg: &Config, geo: &Geometry) -> Result<Collisions> {
         let c = &cfg.scheme.collisions;
-        if c.base != "conventional" {
-            return Err(Error::config("scheme.collisions.base", format!("`{}`: only \"conventional\" is supported so far", c.base)));
+        let kind = SchemeKind::parse(&c.base).map_err(|_| Error::config("scheme.collisions.base", format!("unknown scheme `{}`", c.base)))?;
+        if kind == SchemeKind::Collisions {
+            return Err(Error::config("scheme.collisions.base", "the collision layer cannot wrap itself"));
         }
         let dies = geo.dies() as usize;
         Ok(Collisions {
+            inner: kind.build(cfg)?,
+            map_based: matches!(kind, SchemeKind::Conventional | SchemeKind::HotR),
             dies,
             lists: (0..dies).map(|_| PairList::new(c.l_r)).collect(),
             queued: (0..dies).map(|_| Vec::with_capacity(8)).collect(),
@@ -100,20 +107,42 @@ impl Collisions {
         })
     }
 
-    /// The copy of `lpn` to read: the replica when it is programmed and its
-    /// die has fewer outstanding commands than the original's.
-    fn pick_copy(&mut self, lpn: Lpn, ppn: Ppn, ctx: &Ctx) -> Ppn {
-        let Some(r) = self.map.get(lpn).copied() else { return ppn };
-        if !ctx.ftl.is_programmed(r.ppn) {
-            return ppn;
+    /// The replica to read `lpn` from, if it has a programmed one on a
+    /// working die with fewer outstanding commands than the original's (or
+    /// the original's die failed); counts the choice either way.
+    fn replica_for(&mut self, lpn: Lpn, ctx: &Ctx) -> Option<Ppn> {
+        let r = self.map.get(lpn).copied()?;
+        let rdie = ctx.geo.die_of(r.ppn);
+        if !ctx.ftl.is_programmed(r.ppn) || ctx.load.failed(rdie) {
+            return None;
         }
-        let to_replica = ctx.load.occ(ctx.geo.die_of(r.ppn)) < ctx.load.occ(ctx.geo.die_of(ppn));
+        let orig = ctx.ftl.map.get(lpn);
+        let to_replica = orig == NO_PAGE || {
+            let odie = ctx.geo.die_of(orig);
+            ctx.load.failed(odie) || ctx.load.occ(rdie) < ctx.load.occ(odie)
+        };
         self.map.read(lpn, to_replica);
-        if to_replica {
-            self.n.replica_reads += 1;
-            return r.ppn;
+        self.n.replica_reads += to_replica as u64;
+        to_replica.then_some(r.ppn)
+    }
+
+    /// Record the flash reads the inner scheme planned for `lpn` (ops from
+    /// `first` on): a group with a single result read is a plain read.
+    fn note_inner_reads(&mut self, lpn: Lpn, first: usize, plan: &Plan, ctx: &Ctx) {
+        let reads = || plan.ops[first..].iter().filter(|op| op.kind == OpKind::Read && op.class == Class::HostRead && op.flags & flags::RESULT != 0);
+        if reads().count() == 1 {
+            if let Some(op) = reads().next() {
+                self.note_read(lpn, ctx.geo.die_of(op.ppn), ctx);
+            }
         }
-        ppn
+    }
+
+    /// A host read of `lpn` joins `die`'s queue.
+    fn note_read(&mut self, lpn: Lpn, die: u32, ctx: &Ctx) {
+        self.n.reads += 1;
+        self.observe(lpn, die, ctx);
+        self.queued[die as usize].push(lpn);
+        self.die_reads[die as usize] += 1;
     }
 
     /// A read of `lpn` is about to join `die`'s queue: record its imbalanced
@@ -184,7 +213,7 @@ impl Collisions {
             self.n.skipped += 1;
             return;
         };
-        let Some(ppn) = ctx.ftl.alloc(plane, Stream::Aux, p.lpn | REPL) else {
+        let Some(ppn) = ctx.ftl.alloc(plane, Stream::Aux, p.lpn) else {
             self.n.skipped += 1;
             return;
         };
@@ -195,7 +224,7 @@ impl Collisions {
         self.n.replications += 1;
         let mut plan = Plan::default();
         let g = plan.group(p.lpn, false);
-        plan.program(g, 0, ppn, p.lpn | REPL, op.token, Class::Background, 0);
+        plan.program(g, 0, ppn, p.lpn, op.token, Class::Background, 0);
         ctx.background.push(plan);
     }
 
@@ -204,7 +233,7 @@ impl Collisions {
     fn evict(&mut self, ctx: &mut Ctx) {
         let Some((lpn, r)) = self.map.pop_lru() else { return };
         let orig = ctx.ftl.map.get(lpn);
-        if r.counter >= 0 && ctx.ftl.is_programmed(r.ppn) && orig != NO_PAGE {
+        if self.map_based && r.counter >= 0 && ctx.ftl.is_programmed(r.ppn) && orig != NO_PAGE {
             self.n.kept_replica += 1;
             ctx.ftl.invalidate(orig);
             ctx.ftl.map.set(lpn, r.ppn);
@@ -228,41 +257,44 @@ impl Scheme for Collisions {
         "collisions"
     }
 
+    fn logical_pages(&self, geo: &Geometry) -> Option<u32> {
+        self.inner.logical_pages(geo)
+    }
+
     fn plan_read(&mut self, lpns: Range<Lpn>, ctx: &mut Ctx, plan: &mut Plan) -> std::result::Result<(), Stall> {
-        for lpn in lpns {
-            let ppn = ctx.ftl.map.get(lpn);
-            if !ctx.ftl.is_programmed(ppn) {
-                plan.buffered += 1;
+        for (i, lpn) in lpns.enumerate() {
+            if let Some(r) = self.replica_for(lpn, ctx) {
+                self.note_read(lpn, ctx.geo.die_of(r), ctx);
+                let g = plan.group(lpn, true);
+                plan.read(g, 0, r, Class::HostRead, 0);
                 continue;
             }
-            let ppn = self.pick_copy(lpn, ppn, ctx);
-            let die = ctx.geo.die_of(ppn);
-            self.n.reads += 1;
-            self.observe(lpn, die, ctx);
-            self.queued[die as usize].push(lpn);
-            self.die_reads[die as usize] += 1;
-            let g = plan.group(lpn, true);
-            plan.read(g, 0, ppn, Class::HostRead, 0);
+            let first = plan.ops.len();
+            self.inner.plan_read(lpn..lpn + 1, ctx, plan).map_err(|s| Stall { done: i as u32 + s.done })?;
+            self.note_inner_reads(lpn, first, plan, ctx);
         }
         Ok(())
     }
 
     fn plan_write(&mut self, lpns: Range<Lpn>, tokens: &[Token], ctx: &mut Ctx, plan: &mut Plan) -> std::result::Result<(), Stall> {
-        for (i, lpn) in lpns.enumerate() {
-            ctx.write_mapped(lpn, tokens[i], plan, i as u32)?;
+        let r = self.inner.plan_write(lpns.clone(), tokens, ctx, plan);
+        let done = r.err().map_or(lpns.len() as u32, |s| s.done);
+        for lpn in lpns.start..lpns.start + done {
             self.drop_replica(lpn, ctx);
         }
-        Ok(())
+        r
     }
 
-    fn write_instantly(&mut self, lpn: Lpn, token: Token, ctx: &mut Ctx, _: &mut Plan) -> std::result::Result<(), Stall> {
-        let ppn = ctx.remap_new(lpn, 0)?;
-        ctx.ftl.program_done(ppn, token);
+    fn write_instantly(&mut self, lpn: Lpn, token: Token, ctx: &mut Ctx, scratch: &mut Plan) -> std::result::Result<(), Stall> {
+        self.inner.write_instantly(lpn, token, ctx, scratch)?;
         self.drop_replica(lpn, ctx);
         Ok(())
     }
 
     fn on_complete(&mut self, op: &OpDone, ctx: &mut Ctx) {
+        if self.inner.wants_completions() {
+            self.inner.on_complete(op, ctx);
+        }
         if op.kind != OpKind::Read || op.class != Class::HostRead || !op.host {
             return;
         }
@@ -280,16 +312,23 @@ impl Scheme for Collisions {
     }
 
     fn on_gc_move(&mut self, from: Ppn, to: Ppn, owner: u32, ctx: &mut Ctx) {
-        let lpn = owner & !REPL;
-        // A replica kept in place of its original is the LPN's only copy.
-        if owner & REPL == 0 || !self.map.moved(lpn, from, to) {
-            ctx.remap_moved(lpn, from, to);
+        // A replica kept in place of its original is the inner scheme's page.
+        if !self.map.moved(from, to) {
+            self.inner.on_gc_move(from, to, owner, ctx);
         }
+    }
+
+    fn tick(&mut self, ctx: &mut Ctx) {
+        self.inner.tick(ctx);
+    }
+
+    fn tick_interval(&self) -> Option<Time> {
+        self.inner.tick_interval()
     }
 
     fn counters(&self) -> Vec<(&'static str, f64)> {
         let n = &self.n;
-        vec![
+        let mut v = vec![
             ("collisions.reads", n.reads as f64),
             ("collisions.imbalanced_seen", n.imbalanced as f64),
             ("collisions.replications_decided", n.decided as f64),
@@ -300,6 +339,8 @@ impl Scheme for Collisions {
             ("collisions.evicted_kept_original", n.kept_original as f64),
             ("collisions.replicas_dropped_by_write", n.dropped_by_write as f64),
             ("collisions.replicated_pages", self.map.len() as f64),
-        ]
+        ];
+        v.extend(self.inner.counters());
+        v
     }
 }

@@ -16,6 +16,8 @@ pub struct Replica {
 #[derive(Default)]
 pub struct ReplicaMap {
     entries: HashMap<Lpn, Replica>,
+    /// Replica page -> LPN: tells this layer's pages from the inner scheme's.
+    by_ppn: HashMap<Ppn, Lpn>,
     /// stamp -> LPN, least recently used first.
     lru: BTreeMap<u64, Lpn>,
     stamp: u64,
@@ -31,11 +33,17 @@ impl ReplicaMap {
     }
 
     pub fn insert(&mut self, lpn: Lpn, ppn: Ppn) {
+        self.remove(lpn);
         self.stamp += 1;
         self.lru.insert(self.stamp, lpn);
-        if let Some(old) = self.entries.insert(lpn, Replica { ppn, counter: 0, stamp: self.stamp }) {
-            self.lru.remove(&old.stamp);
-        }
+        self.by_ppn.insert(ppn, lpn);
+        self.entries.insert(lpn, Replica { ppn, counter: 0, stamp: self.stamp });
+    }
+
+    /// `ppn` is a replica page of this map.
+    #[cfg(test)]
+    pub fn owns(&self, ppn: Ppn) -> bool {
+        self.by_ppn.contains_key(&ppn)
     }
 
     /// A read of `lpn` went to the replica (`to_replica`) or the original:
@@ -54,24 +62,24 @@ impl ReplicaMap {
     pub fn remove(&mut self, lpn: Lpn) -> Option<Replica> {
         let e = self.entries.remove(&lpn)?;
         self.lru.remove(&e.stamp);
+        self.by_ppn.remove(&e.ppn);
         Some(e)
     }
 
     /// Remove and return the least recently used entry.
     pub fn pop_lru(&mut self) -> Option<(Lpn, Replica)> {
-        let (_, lpn) = self.lru.pop_first()?;
-        self.entries.remove(&lpn).map(|e| (lpn, e))
+        let lpn = *self.lru.first_key_value()?.1;
+        self.remove(lpn).map(|e| (lpn, e))
     }
 
-    /// GC moved the replica of `lpn` from `from` to `to`.
-    pub fn moved(&mut self, lpn: Lpn, from: Ppn, to: Ppn) -> bool {
-        match self.entries.get_mut(&lpn) {
-            Some(e) if e.ppn == from => {
-                e.ppn = to;
-                true
-            }
-            _ => false,
+    /// GC moved a replica page from `from` to `to`; false if `from` is not one.
+    pub fn moved(&mut self, from: Ppn, to: Ppn) -> bool {
+        let Some(lpn) = self.by_ppn.remove(&from) else { return false };
+        self.by_ppn.insert(to, lpn);
+        if let Some(e) = self.entries.get_mut(&lpn) {
+            e.ppn = to;
         }
+        true
     }
 }
 
@@ -90,8 +98,11 @@ mod tests {
         let (lpn, e) = m.pop_lru().unwrap();
         assert_eq!((lpn, e.ppn), (2, 200));
         assert_eq!(m.get(1).unwrap().counter, 1);
-        assert!(m.moved(1, 100, 101) && !m.moved(1, 100, 102));
+        assert!(m.owns(100) && !m.owns(200));
+        assert!(m.moved(100, 101) && !m.moved(100, 102));
+        assert!(m.owns(101) && !m.owns(100));
         assert_eq!(m.remove(1).unwrap().ppn, 101);
         assert_eq!(m.len(), 0);
+        assert!(!m.owns(101));
     }
 }
