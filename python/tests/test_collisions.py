@@ -40,3 +40,16 @@ def test_off_by_default(tmp_path):
 
 def test_collisions_scheme_listed():
     assert "collisions" in dict(detour.schemes())
+
+
+def test_analyze_collisions_cli(cli, tmp_path):
+    out = tmp_path / "an"
+    p = cli("analyze", "collisions", "--profile", "msr-patterned", "--profile-set", "requests=3000", "--no-progress", "--out", out)
+    assert p.returncode == 0, p.stderr
+    assert "Imbalanced collision pairs" in p.stdout and "Reads per die RSD" in p.stdout
+    s = json.loads((out / "summary.json").read_text())
+    assert s["collisions"]["reads"] > 0 and s["device"] == "collisions"
+    pairs = pq.read_table(out / "collision_pairs.parquet")
+    assert pairs.num_rows == s["collisions"]["imbalanced_pairs"]
+    p = cli("analyze", "collisions", "--profile", "msr-random", "--profile-set", "requests=500", "--no-progress", "--set", "scheme.collisions.l_r=-1")
+    assert p.returncode == 2 and "scheme.collisions.l_r" in p.stderr

@@ -136,7 +136,7 @@ impl SchemeKind {
         ("cr4", "Channel RAID-4: stripes of N-1 data pages, parity on a dedicated channel"),
         ("cr5", "Channel RAID-5: stripes of N-1 data pages, rotating parity, semi-dynamic allocation"),
         ("cr5m", "CR5 with a hidden mirror chip per channel: small updates mirrored, parity deferred"),
-        ("collisions", "Conventional FTL that replicates pages of repeating imbalanced read-collision pairs"),
+        ("collisions", "A layer (over conventional by default) replicating pages of repeating imbalanced read-collision pairs"),
     ];
 
     pub fn parse(name: &str) -> Result<SchemeKind> {
