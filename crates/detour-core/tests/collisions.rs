@@ -209,8 +209,13 @@ fn replicas_verify_clean_under_gc_and_eviction() {
 #[test]
 #[ignore]
 fn report() {
-    for profile_name in ["msr-patterned", "msr-random"] {
-        let reqs = profile_reqs(profile_name, 500_000, &[]);
+    let cases: [(&str, &str, &[(&str, &str)]); 3] = [
+        ("msr-patterned", "msr-patterned", &[]),
+        ("msr-patterned, 200 pairs", "msr-patterned", &[("pairs.count", "200")]),
+        ("msr-random", "msr-random", &[]),
+    ];
+    for (profile_name, profile_id, extra) in cases {
+        let reqs = profile_reqs(profile_id, 500_000, extra);
         let base = sim::run_requests(paper(&[]), &reqs).unwrap();
         let b = coll(&base);
         let (bm, bp) = lat(&base);
@@ -221,20 +226,21 @@ fn report() {
             b.time_share_colliding, b.expected_time_share
         );
         eprintln!("  conventional: imbalanced {} read mean {bm:.2} p99 {bp:.1} write mean {:.2}", b.imbalanced, base.summary.latency_us.write.mean);
-        for (l_r, l_m) in [("5", "0.002"), ("1", "0.002"), ("2", "0.002"), ("10", "0.002"), ("100", "0.002"), ("5", "0.0001"), ("5", "0.0005"), ("5", "0.02")] {
+        for (l_r, l_m) in [("5", "0.002"), ("1", "0.002"), ("2", "0.002"), ("10", "0.002"), ("100", "0.002"), ("5", "0.0000001"), ("5", "0.00001"), ("5", "0.02")] {
             let a = format!("scheme.collisions.l_r={l_r}");
             let m = format!("scheme.collisions.l_m={l_m}");
             let r = sim::run_requests(paper(&["scheme.name=collisions", &a, &m]), &reqs).unwrap();
             let c = coll(&r);
             let (mm, mp) = lat(&r);
             eprintln!(
-                "  l_R {l_r:>3} l_M {l_m:>6}: imbalanced {} ({:+.1}%) read mean {mm:.2} ({:+.2}%) p99 {mp:.1} ({:+.1}%) write mean {:+.3}% repl {}",
+                "  l_R {l_r:>3} l_M {l_m:>9}: imbalanced {} ({:+.1}%) read mean {mm:.2} ({:+.2}%) p99 {mp:.1} ({:+.1}%) write mean {:+.3}% (0 = no writes) repl {} evicted {}",
                 c.imbalanced,
                 100.0 * (c.imbalanced as f64 / b.imbalanced as f64 - 1.0),
                 100.0 * (mm / bm - 1.0),
                 100.0 * (mp / bp - 1.0),
-                100.0 * (r.summary.latency_us.write.mean / base.summary.latency_us.write.mean - 1.0),
-                counter(&r, "collisions.replications")
+                if base.summary.writes > 0 { 100.0 * (r.summary.latency_us.write.mean / base.summary.latency_us.write.mean - 1.0) } else { 0.0 },
+                counter(&r, "collisions.replications"),
+                counter(&r, "collisions.evicted_kept_replica") + counter(&r, "collisions.evicted_kept_original")
             );
         }
     }
