@@ -204,12 +204,27 @@ fn replicas_verify_clean_under_gc_and_eviction() {
     assert!(counter(&r, "collisions.evicted_kept_replica") + counter(&r, "collisions.evicted_kept_original") > 0.0);
 }
 
+/// Wall time of one run with the collision accounting off and on (the
+/// "costs nothing when off" claim): `... --ignored --nocapture overhead`.
+#[test]
+#[ignore]
+fn overhead() {
+    let reqs = profile_reqs("msr-random", 300_000, &[]);
+    let cfg = |on: bool| ConfigBuilder::from_preset("collisions").unwrap().set_all([format!("metrics.collisions={on}").as_str()]).unwrap().build().unwrap();
+    for on in [false, true, false, true] {
+        let t = std::time::Instant::now();
+        sim::run_requests(cfg(on), &reqs).unwrap();
+        eprintln!("metrics.collisions={on}: {:.3} s", t.elapsed().as_secs_f64());
+    }
+}
+
 /// The numbers docs/schemes/collisions.md reports (rc-1, rc-5..rc-8 in
 /// small): `cargo test -p detour-core --test collisions report -- --ignored --nocapture`.
 #[test]
 #[ignore]
 fn report() {
-    let cases: [(&str, &str, &[(&str, &str)]); 3] = [
+    type Case<'a> = (&'a str, &'a str, &'a [(&'a str, &'a str)]);
+    let cases: [Case; 3] = [
         ("msr-patterned", "msr-patterned", &[]),
         ("msr-patterned, 200 pairs", "msr-patterned", &[("pairs.count", "200")]),
         ("msr-random", "msr-random", &[]),
