@@ -192,7 +192,7 @@ impl Collisions {
             return None;
         }
         let list = &self.lists[die as usize];
-        // The victim appears in more of the die's pairs (ties: the one queued first).
+        // The victim appears in more of the die's pairs (ties: the lower LPN).
         let victim = if list.appearances(b) > list.appearances(a) { b } else { a };
         let busy = self.map.get(victim).is_some() || self.pending.iter().any(|p| p.lpn == victim);
         (!busy).then_some(Pending { lpn: victim, die, dest })
