@@ -96,6 +96,14 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--out", "-o", metavar="DIR", help="also write the run's files (summary.json, collision_pairs.parquet, ...) here")
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
 
+    p = sub.add_parser("reproduce", help="run a paper's experiments: `collisions` runs rc-1..rc-8 and writes tables beside the paper's")
+    p.add_argument("what", choices=["collisions"], help="the paper")
+    _add_device(p, "collisions")
+    p.add_argument("--trace", "-t", action="append", default=[], metavar="FILE", help="run on this trace instead of the synthetic profiles (repeatable)")
+    p.add_argument("--requests", type=int, default=100000, metavar="N", help="requests per synthetic profile (default 100000)")
+    p.add_argument("--out", "-o", required=True, metavar="DIR", help="write table2.csv, schemes.csv, sensitivity.csv, *_pairs.parquet, report.md here")
+    p.add_argument("--quiet", "-q", action="store_true", help="print nothing but errors")
+
     p = sub.add_parser("config", help="print the resolved configuration as TOML")
     _add_device(p, "small")
 
@@ -208,6 +216,17 @@ def cmd_analyze(a: argparse.Namespace) -> None:
     if a.out:
         out = r.write(a.out)
         print(f"wrote {out / 'summary.json'}, {out / 'collision_pairs.parquet'}, {out / 'requests.parquet'}, {out / 'config.toml'}")
+
+
+def cmd_reproduce(a: argparse.Namespace) -> None:
+    from .collisions import reproduce
+
+    overrides = list(a.overrides) + ([f"scheme.name={a.scheme}"] if a.scheme else [])
+    say = (lambda _m: None) if a.quiet else (lambda m: print(m, file=sys.stderr))
+    out = reproduce(Path(a.out), device=a.device, overrides=overrides, traces=a.trace, requests=a.requests, say=say)
+    if not a.quiet:
+        print((out / "report.md").read_text())
+        print(f"wrote {out}/table2.csv, schemes.csv, sensitivity.csv, *_pairs.parquet, report.md")
 
 
 def cmd_config(a: argparse.Namespace) -> None:
@@ -355,6 +374,7 @@ def cmd_results(a: argparse.Namespace) -> None:
 COMMANDS = {
     "run": cmd_run,
     "analyze": cmd_analyze,
+    "reproduce": cmd_reproduce,
     "config": cmd_config,
     "presets": cmd_presets,
     "schemes": cmd_schemes,

@@ -3,6 +3,7 @@ table and `collision_pairs.parquet` (docs/schemes/collisions.md)."""
 
 from __future__ import annotations
 
+import csv
 import json
 
 import numpy as np
@@ -53,3 +54,20 @@ def test_analyze_collisions_cli(cli, tmp_path):
     assert pairs.num_rows == s["collisions"]["imbalanced_pairs"]
     p = cli("analyze", "collisions", "--profile", "msr-random", "--profile-set", "requests=500", "--no-progress", "--set", "scheme.collisions.l_r=-1")
     assert p.returncode == 2 and "scheme.collisions.l_r" in p.stderr
+
+
+def test_reproduce_collisions_cli(cli, tmp_path):
+    out = tmp_path / "rep"
+    p = cli("reproduce", "collisions", "--requests", "1500", "--out", out)
+    assert p.returncode == 0, p.stderr
+    assert "Table 2 (the paper's" in p.stdout
+    with open(out / "table2.csv") as f:
+        rows = list(csv.DictReader(f))
+    assert [r["workload"] for r in rows] == ["msr-patterned", "msr-patterned-200", "msr-random", "rr8"]
+    assert all(r["imbalanced_share_pct"] == "100.0" for r in rows if r["workload"] == "rr8")
+    with open(out / "schemes.csv") as f:
+        schemes = list(csv.DictReader(f))
+    assert len(schemes) == 4 and {r["l_r"] for r in schemes} == {"5"}
+    with open(out / "sensitivity.csv") as f:
+        assert len(list(csv.DictReader(f))) == 4 * 7
+    assert pq.read_table(out / "rr8_pairs.parquet").num_rows == int(rows[3]["imbalanced_pairs"])
