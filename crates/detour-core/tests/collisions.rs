@@ -282,3 +282,19 @@ fn layer_composes_with_other_schemes() {
         assert!(r.summary.scheme_counters.len() > 10, "inner counters missing: {extra:?}");
     }
 }
+
+#[test]
+fn bad_collision_keys_name_the_key() {
+    let build = |kv: &str| ConfigBuilder::from_preset("collisions").unwrap().set_all([kv]).and_then(|b| b.build());
+    for (kv, key) in [
+        ("scheme.collisions.base=nope", "scheme.collisions.base"),
+        ("scheme.collisions.base=collisions", "scheme.collisions.base"),
+        ("scheme.collisions.l_m=0.9", "scheme.collisions.l_m"),
+        ("scheme.collisions.l_r=-1", "scheme.collisions.l_r"),
+        ("scheme.collisions.bogus=1", "scheme.collisions.bogus"),
+        ("metrics.foo=true", "metrics.foo"),
+    ] {
+        let e = build(kv).err().unwrap_or_else(|| panic!("{kv} accepted")).to_string();
+        assert!(e.contains(key), "{kv}: {e}");
+    }
+}
