@@ -297,4 +297,13 @@ fn bad_collision_keys_name_the_key() {
         let e = build(kv).err().unwrap_or_else(|| panic!("{kv} accepted")).to_string();
         assert!(e.contains(key), "{kv}: {e}");
     }
+    // The inner scheme's own requirements hold under the layer.
+    let layered = |kv: &[&str]| ConfigBuilder::from_preset("collisions").unwrap().set_all(kv.iter().copied()).and_then(|b| b.build());
+    for (kv, key) in [
+        (&["scheme.name=collisions", "scheme.collisions.base=cr1", "device.channels=3"][..], "device.channels"),
+        (&["scheme.name=collisions", "scheme.collisions.base=cr5m"][..], "device.chips_per_channel"),
+    ] {
+        let e = layered(kv).err().unwrap_or_else(|| panic!("{kv:?} accepted")).to_string();
+        assert!(e.contains(key), "{kv:?}: {e}");
+    }
 }

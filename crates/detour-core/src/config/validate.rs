@@ -88,7 +88,11 @@ impl Config {
             _ => d.channels as u64,
         };
         in_range_u("scheme.raid.fail_index", r.fail_index as u64, 0, units - 1)?;
-        let name = self.scheme.name.as_str();
+        // The collision layer's inner scheme needs what it needs alone.
+        let name = match self.scheme.name.as_str() {
+            "collisions" => self.scheme.collisions.base.as_str(),
+            n => n,
+        };
         if name == "cr1" {
             ensure_config!(d.channels % 2 == 0, "device.channels", "cr1 pairs channels: {} is not even", d.channels);
         }
