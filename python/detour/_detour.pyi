@@ -72,7 +72,7 @@ def run(
     profile_overrides: Sequence[str] = ...,
     requests: Optional[Mapping[str, npt.NDArray[np.generic]]] = None,
     progress: Optional[Callable[[int, int], object]] = None,
-) -> Tuple[str, Dict[str, npt.NDArray[np.generic]], str, str]:
+) -> Tuple[str, Dict[str, npt.NDArray[np.generic]], str, str, Dict[str, npt.NDArray[np.generic]]]:
     """Run one simulation with the GIL released.
 
     `config`: a complete TOML document (from `config`). Workload: exactly one
@@ -87,10 +87,13 @@ def run(
     arrivals and at the end; if it raises, the run stops and the exception
     propagates. Ctrl-C stops the run and raises KeyboardInterrupt.
 
-    Returns `(summary_json, columns, verify_failures_json, workload_json)`:
-    columns maps each name of COLUMNS to a NumPy array (uint64 arrival_ns,
-    latency_ns, offset; uint32 size, bus_ns, array_ns, delay_ns; bool
-    is_write, warmup), one row per request in arrival order.
+    Returns `(summary_json, columns, verify_failures_json, workload_json,
+    collision_pairs)`: columns maps each name of COLUMNS to a NumPy array
+    (uint64 arrival_ns, latency_ns, offset; uint32 size, bus_ns, array_ns,
+    delay_ns; bool is_write, warmup), one row per request in arrival order;
+    collision_pairs maps `lpn_a`, `lpn_b`, `count` to uint32 arrays, one row
+    per collision pair, most repeated first (empty unless
+    `metrics.collisions = true`).
     """
 
 def inspect_trace(

@@ -5,6 +5,7 @@
     >>> r.summary["latency_us"]["read"]["p99"]
     >>> r.to_pandas().latency_ns.describe()
     >>> r.write("out/")          # out/summary.json, out/requests.parquet
+    >>> r.collision_pairs_table()   # with metrics.collisions = true
 
 Everything here converts and arranges; the simulation is in the Rust core.
 """
@@ -114,12 +115,16 @@ class Result:
       order (`COLUMNS`).
     - `verify_failures`: the first reads that returned wrong data.
     - `config_toml`: the resolved configuration as TOML (to rerun exactly).
+    - `collision_pairs`: with `metrics.collisions = true`, NumPy arrays
+      `lpn_a`, `lpn_b`, `count`: every read-collision pair and how often it
+      was recorded, most repeated first (docs/schemes/collisions.md).
     """
 
     summary: dict
     columns: dict
     verify_failures: list = field(default_factory=list)
     config_toml: str = ""
+    collision_pairs: dict = field(default_factory=dict)
 
     def __len__(self) -> int:
         return len(self.columns["arrival_ns"]) if self.columns else 0
@@ -144,6 +149,14 @@ class Result:
         meta = {b"detour.summary": json.dumps(self.summary).encode()}
         return table.replace_schema_metadata(meta)
 
+    def collision_pairs_table(self):
+        """The collision pairs as a `pyarrow.Table` (lpn_a, lpn_b, count),
+        most repeated first; empty when collision accounting was off."""
+        import pyarrow as pa
+
+        names = ("lpn_a", "lpn_b", "count")
+        return pa.table({n: self.collision_pairs.get(n, np.zeros(0, np.uint32)) for n in names})
+
     def to_pandas(self):
         """The per-request columns as a `pandas.DataFrame` (needs pandas)."""
         try:
@@ -154,7 +167,8 @@ class Result:
 
     def write(self, out_dir: PathLike) -> Path:
         """Write `summary.json`, `requests.parquet` and `config.toml` into
-        `out_dir` (created if needed). Each file is written to a temporary
+        `out_dir` (created if needed), and `collision_pairs.parquet` when
+        collision accounting was on. Each file is written to a temporary
         name in the same directory and renamed, so a reader never sees a
         half-written file. Returns the directory."""
         import pyarrow.parquet as pq
@@ -163,6 +177,9 @@ class Result:
         out.mkdir(parents=True, exist_ok=True)
         _atomic_write(out / "requests.parquet", lambda p: pq.write_table(self.to_arrow(), p, compression="zstd"))
         _atomic_write(out / "config.toml", lambda p: Path(p).write_text(self.config_toml))
+        if "collisions" in self.summary:
+            table = self.collision_pairs_table()
+            _atomic_write(out / "collision_pairs.parquet", lambda p: pq.write_table(table, p, compression="zstd"))
         text = json.dumps(self.summary, indent=2, allow_nan=False) + "\n"
         _atomic_write(out / "summary.json", lambda p: Path(p).write_text(text))
         return out
@@ -338,11 +355,13 @@ def result_from(cfg: str, out) -> "Result":
     """A `Result` from what `_detour.run` returned for the config `cfg`: the
     summary gains the verify failures, the resolved config, the workload's
     description and the version."""
-    summary_json, columns, failures_json, workload_json = out
+    summary_json, columns, failures_json, workload_json, pairs = out
     failures = json.loads(failures_json)
     summary = json.loads(summary_json)
     summary["verify_failures"] = failures
     summary["config"] = json.loads(_detour.config_json(cfg))
     summary["workload"] = json.loads(workload_json)
     summary["detour_version"] = _detour.__version__
-    return Result(summary=summary, columns=dict(columns), verify_failures=failures, config_toml=cfg)
+    return Result(
+        summary=summary, columns=dict(columns), verify_failures=failures, config_toml=cfg, collision_pairs=dict(pairs)
+    )

@@ -85,6 +85,17 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
     p.add_argument("--quiet", "-q", action="store_true", help="print nothing but errors")
 
+    p = sub.add_parser("analyze", help="analyse one run: `collisions` prints the read-collision paper's Table 2 row and Table 3 value")
+    p.add_argument("what", choices=["collisions"], help="the analysis")
+    _add_device(p, "collisions")
+    src = p.add_mutually_exclusive_group(required=True)
+    src.add_argument("--trace", "-t", metavar="FILE", help="a trace file (plain, .gz or .zst)")
+    src.add_argument("--profile", "-p", metavar="NAME|TOML", help="a synthetic workload profile or a spec file")
+    _add_reader(p)
+    p.add_argument("--profile-set", dest="profile_overrides", action="append", default=[], metavar="KEY=VALUE", help="override one key of the profile (repeatable)")
+    p.add_argument("--out", "-o", metavar="DIR", help="also write the run's files (summary.json, collision_pairs.parquet, ...) here")
+    p.add_argument("--no-progress", action="store_true", help="no progress bar")
+
     p = sub.add_parser("config", help="print the resolved configuration as TOML")
     _add_device(p, "small")
 
@@ -183,7 +194,32 @@ def cmd_run(a: argparse.Namespace) -> None:
     out = r.write(a.out)
     if not a.quiet:
         print(report.summary_text(r.summary))
-        print(f"wrote {out / 'summary.json'}, {out / 'requests.parquet'}, {out / 'config.toml'} ({wall:.2f} s)")
+        extra = f", {out / 'collision_pairs.parquet'}" if "collisions" in r.summary else ""
+        print(f"wrote {out / 'summary.json'}, {out / 'requests.parquet'}, {out / 'config.toml'}{extra} ({wall:.2f} s)")
+
+
+def cmd_analyze(a: argparse.Namespace) -> None:
+    from .api import run
+
+    if a.profile_overrides and not a.profile:
+        raise CliError("--profile-set needs --profile")
+    r = run(
+        a.device,
+        trace=a.trace,
+        format=a.format,
+        skip_malformed=a.skip_malformed,
+        volume=a.volume,
+        clamp_backwards_time=a.clamp_backwards_time,
+        profile=a.profile,
+        profile_overrides=a.profile_overrides or None,
+        overrides=[*a.overrides, "metrics.collisions=true"],
+        scheme=a.scheme,
+        progress=not a.no_progress,
+    )
+    print(report.collisions_table(r.summary))
+    if a.out:
+        out = r.write(a.out)
+        print(f"wrote {out / 'summary.json'}, {out / 'collision_pairs.parquet'}, {out / 'requests.parquet'}, {out / 'config.toml'}")
 
 
 def cmd_config(a: argparse.Namespace) -> None:
@@ -350,6 +386,7 @@ def cmd_reproduce(a: argparse.Namespace) -> None:
 
 COMMANDS = {
     "run": cmd_run,
+    "analyze": cmd_analyze,
     "config": cmd_config,
     "presets": cmd_presets,
     "schemes": cmd_schemes,

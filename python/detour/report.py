@@ -58,6 +58,39 @@ def comparison_row(name: str, s: Mapping) -> list:
     ]
 
 
+def collisions_text(c: Mapping) -> str:
+    """The read-collision paper's Table 2 row and Table 3 value for one run."""
+    return (
+        f"read collisions: die reads {c['reads']:,}, mean OCC {c['mean_occ']:.1f}, "
+        f"expected {100 * c['expected_ratio']:.1f}%, measured {100 * c['collision_ratio']:.1f}% "
+        f"(time share {100 * c['time_share_colliding']:.1f}% vs {100 * c['expected_time_share']:.1f}% expected), "
+        f"imbalanced {100 * c['imbalanced_share']:.1f}%, imbalanced pairs {c['imbalanced_pairs']:,}, "
+        f"mean repetition {c['mean_repetition']:.2f}; reads per die RSD {c['reads_rsd']:.3f}"
+    )
+
+
+def collisions_table(s: Mapping) -> str:
+    """Table 2's rows (rc-1), Fig. 3's ratio (rc-2), Table 3's RSD (rc-3)
+    and the top-5% share of pair repetitions (rc-4) for one run."""
+    c = s["collisions"]
+    rows = [
+        ["No. of die operations (host reads)", f"{c['reads']:,}"],
+        ["Average OCC (at read arrivals)", f"{c['mean_occ']:.1f}"],
+        ["Expected collision ratio (per read)", f"{100 * c['expected_ratio']:.1f}%"],
+        ["Measured collision ratio (per read)", f"{100 * c['collision_ratio']:.1f}%"],
+        ["Expected share of time colliding", f"{100 * c['expected_time_share']:.1f}%"],
+        ["Measured share of time colliding", f"{100 * c['time_share_colliding']:.1f}%"],
+        ["Imbalanced to all collisions", f"{100 * c['imbalanced_share']:.1f}%"],
+        ["Imbalanced collision pairs", f"{c['imbalanced_pairs']:,}"],
+        ["Mean repetition of pairs", f"{c['mean_repetition']:.2f}"],
+        ["Measured / expected collisions (Fig. 3)", f"{c['measured_to_expected']:.2f}"],
+        ["Reads per die RSD (Table 3)", f"{c['reads_rsd']:.3f}"],
+        ["Share of repetitions in the top 5% of pairs", f"{100 * c['top5pct_pair_share']:.1f}%"],
+    ]
+    head = f"read collisions: {s['scheme']} on {s['device'] or 'custom device'}, {s['requests']:,} requests"
+    return head + "\n" + table(["", "value"], rows)
+
+
 def summary_text(s: Mapping) -> str:
     """A short human-readable account of one run's summary."""
     lat = s["latency_us"]
@@ -76,6 +109,8 @@ def summary_text(s: Mapping) -> str:
     ]
     if s.get("verify"):
         lines.append(f"verify: {s['verify_errors']:,} errors")
+    if "collisions" in s:
+        lines.append(collisions_text(s["collisions"]))
     notes = [f"{k.replace('_', ' ')} {w[k]:,}" for k in ("skipped_malformed", "clamped", "filtered_out", "ignored") if w.get(k)]
     if notes:
         lines.append("trace: " + ", ".join(notes))

@@ -30,6 +30,13 @@ const SCHEMES: &[(&str, &[&str])] = &[
     ("cr5m", &["host.address=fold", "device.chips_per_channel=2", "device.dies_per_chip=1"]),
     ("cr5", &["host.address=fold", "device.channels=4", "device.dies_per_chip=1", "scheme.raid.fail_unit=die", "scheme.raid.fail_index=2", "scheme.raid.fail_at_us=100000"]),
     ("cr5m", &["host.address=fold", "device.chips_per_channel=2", "device.dies_per_chip=1", "scheme.raid.fail_unit=chip", "scheme.raid.fail_index=0", "scheme.raid.fail_at_us=100000"]),
+    // A tiny l_M so replicas are evicted (both copies kept) under GC pressure.
+    ("collisions", &["scheme.collisions.l_m=0.0005", "metrics.collisions=true"]),
+    // The collision layer over other schemes (their rows' extra config).
+    ("collisions", &["scheme.collisions.base=hotr", "scheme.collisions.l_m=0.0005", "scheme.hotr.migrate_share=0.5", "scheme.hotr.rlru_per_chip=64"]),
+    ("collisions", &["scheme.collisions.base=rails", "scheme.collisions.l_m=0.0005", "device.blocks_per_plane=64", "scheme.rails.swap_us=20000"]),
+    ("collisions", &["scheme.collisions.base=ttflash", "scheme.collisions.l_m=0.0005", "device.blocks_per_plane=64", "scheme.ttflash.width=2"]),
+    ("collisions", &["scheme.collisions.base=cr5", "scheme.collisions.l_m=0.0005", "host.address=fold", "device.channels=4", "device.dies_per_chip=1", "scheme.raid.fail_unit=die", "scheme.raid.fail_index=2", "scheme.raid.fail_at_us=100000"]),
 ];
 
 const VARIANTS: &[&[&str]] = &[

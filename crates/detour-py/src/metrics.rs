@@ -1,6 +1,6 @@
 //! Results: the summary as JSON, per-request columns as NumPy arrays.
 
-use detour_core::metrics::{RequestColumns, Summary};
+use detour_core::metrics::{PairCount, RequestColumns, Summary};
 use numpy::PyArray1;
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
@@ -22,6 +22,15 @@ pub fn columns<'py>(py: Python<'py>, c: RequestColumns) -> PyResult<Bound<'py, P
     d.set_item("array_ns", PyArray1::from_vec(py, c.array_ns))?;
     d.set_item("delay_ns", PyArray1::from_vec(py, c.delay_ns))?;
     d.set_item("warmup", PyArray1::from_vec(py, c.warmup))?;
+    Ok(d)
+}
+
+/// Collision pairs as three NumPy arrays (empty unless `metrics.collisions`).
+pub fn pairs<'py>(py: Python<'py>, p: &[PairCount]) -> PyResult<Bound<'py, PyDict>> {
+    let d = PyDict::new(py);
+    d.set_item("lpn_a", PyArray1::from_vec(py, p.iter().map(|x| x.lpn_a).collect()))?;
+    d.set_item("lpn_b", PyArray1::from_vec(py, p.iter().map(|x| x.lpn_b).collect()))?;
+    d.set_item("count", PyArray1::from_vec(py, p.iter().map(|x| x.count).collect()))?;
     Ok(d)
 }
 

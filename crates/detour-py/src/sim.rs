@@ -58,7 +58,8 @@ impl Progress for PyProgress {
 /// with `profile_overrides`) or `requests` (a dict of arrays, see the stubs). `progress(requests_arrived, sim_time_ns)` is called every
 /// few thousand requests and at the end.
 ///
-/// Returns `(summary_json, columns, verify_failures_json, workload_json)`.
+/// Returns `(summary_json, columns, verify_failures_json, workload_json,
+/// collision_pairs)`.
 #[pyfunction]
 #[pyo3(signature = (
     config, *, trace=None, format=None, skip_malformed=false, volume=None, clamp_backwards_time=false,
@@ -78,7 +79,7 @@ pub fn run<'py>(
     profile_overrides: Vec<String>,
     requests: Option<Bound<'py, PyDict>>,
     progress: Option<Py<PyAny>>,
-) -> PyResult<(String, Bound<'py, PyDict>, String, String)> {
+) -> PyResult<(String, Bound<'py, PyDict>, String, String, Bound<'py, PyDict>)> {
     let cfg = config::parse(config)?;
     let synthetic = profile.is_some() || profile_toml.is_some();
     let source = match (trace, synthetic, requests) {
@@ -113,5 +114,6 @@ pub fn run<'py>(
         metrics::columns(py, result.requests)?,
         metrics::to_json(&result.verify_failures)?,
         metrics::to_json(&info)?,
+        metrics::pairs(py, &result.collision_pairs)?,
     ))
 }

@@ -23,6 +23,7 @@ from .base import Context, ReproduceError, Section
 PAPERS = {
     "hotr": "hotr",
     "cr5m": "cr5m",
+    "collisions": "collisions",
 }
 
 __all__ = ["PAPERS", "ReproduceError", "Section", "reproduce", "reproduce_all"]

@@ -56,6 +56,11 @@ def execute(task: dict) -> dict:
         buf = io.BytesIO()
         pq.write_table(r.to_arrow(), buf, compression="zstd")
         files["requests.parquet"] = buf.getvalue()
+        pairs = r.collision_pairs_table()
+        if pairs.num_rows:  # only with metrics.collisions
+            buf = io.BytesIO()
+            pq.write_table(pairs, buf, compression="zstd")
+            files["collision_pairs.parquet"] = buf.getvalue()
         files["summary.json"] = (json.dumps(r.summary, indent=2, allow_nan=False) + "\n").encode()
         status = "ok"
     except KeyboardInterrupt:

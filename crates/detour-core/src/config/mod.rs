@@ -26,6 +26,7 @@ pub struct Config {
     pub host: HostConfig,
     pub scheme: SchemeConfig,
     pub run: RunConfig,
+    pub metrics: MetricsConfig,
 }
 
 #[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
@@ -137,6 +138,28 @@ pub struct SchemeConfig {
     pub ttflash: TtflashConfig,
     /// Channel RAID (cr1, cr4, cr5, cr5m): mirror threshold and failure injection.
     pub raid: RaidConfig,
+    pub collisions: CollisionsConfig,
+}
+
+/// `[scheme.collisions]`: replication of pages in patterned read collisions
+/// (docs/schemes/collisions.md).
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields, default)]
+pub struct CollisionsConfig {
+    /// The scheme the collision layer wraps (any but `collisions`). Default
+    /// "conventional".
+    pub base: String,
+    /// l_R: collision pairs tracked per die. Default 5; 0 tracks nothing.
+    pub l_r: u32,
+    /// l_M: replicated pages at most, as a share of the physical pages.
+    /// Default 0.002 (the paper's 0.2% of capacity).
+    pub l_m: f64,
+}
+
+impl Default for CollisionsConfig {
+    fn default() -> Self {
+        CollisionsConfig { base: "conventional".into(), l_r: 5, l_m: 0.002 }
+    }
 }
 
 /// `[scheme.hotr]`: hot read replication (docs/schemes/hotr.md).
@@ -312,8 +335,18 @@ impl Default for SchemeConfig {
             rails: RailsConfig::default(),
             ttflash: TtflashConfig::default(),
             raid: RaidConfig::default(),
+            collisions: CollisionsConfig::default(),
         }
     }
+}
+
+/// `[metrics]`: optional measurements that cost time when on.
+#[derive(Clone, Debug, Default, Serialize, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields, default)]
+pub struct MetricsConfig {
+    /// Read-collision accounting: the summary's `collisions` section and the
+    /// collision pairs (docs/schemes/collisions.md). Default false.
+    pub collisions: bool,
 }
 
 impl Default for RunConfig {

@@ -102,6 +102,7 @@ fn base(device: DeviceConfig) -> Config {
         host: HostConfig::default(),
         scheme: SchemeConfig::default(),
         run: RunConfig::default(),
+        metrics: MetricsConfig::default(),
     }
 }
 

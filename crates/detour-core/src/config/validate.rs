@@ -32,6 +32,11 @@ impl Config {
         let t = &self.scheme.ttflash;
         ensure_config!(t.width == 0 || (2..=1024).contains(&t.width), "scheme.ttflash.width", "{} is out of range; valid: 0 (auto) or 2..=1024", t.width);
         one_of("scheme.ttflash.unit", &t.unit, &["chip", "channel"])?;
+        let c = &self.scheme.collisions;
+        let base = crate::schemes::SchemeKind::parse(&c.base).map_err(|_| crate::error::Error::config("scheme.collisions.base", format!("unknown scheme `{}`", c.base)))?;
+        ensure_config!(base != crate::schemes::SchemeKind::Collisions, "scheme.collisions.base", "the collision layer cannot wrap itself");
+        in_range_u("scheme.collisions.l_r", c.l_r as u64, 0, 1 << 16)?;
+        in_range_f("scheme.collisions.l_m", c.l_m, 0.0, 0.5)?;
         Ok(())
     }
 
@@ -84,7 +89,11 @@ impl Config {
             _ => d.channels as u64,
         };
         in_range_u("scheme.raid.fail_index", r.fail_index as u64, 0, units - 1)?;
-        let name = self.scheme.name.as_str();
+        // The collision layer's inner scheme needs what it needs alone.
+        let name = match self.scheme.name.as_str() {
+            "collisions" => self.scheme.collisions.base.as_str(),
+            n => n,
+        };
         if name == "cr1" {
             ensure_config!(d.channels % 2 == 0, "device.channels", "cr1 pairs channels: {} is not even", d.channels);
         }

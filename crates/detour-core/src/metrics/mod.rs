@@ -1,9 +1,11 @@
 //! Results: per-request columns and the run summary. Every field is defined
 //! in docs/results.md; latencies are exact (see `percentile`).
 
+pub mod collisions;
 mod columns;
 pub mod percentile;
 
+pub use collisions::{CollisionSummary, CollisionTracker, PairCount};
 pub use columns::RequestColumns;
 pub use percentile::{nearest_rank, rsd, LatencyStats};
 
@@ -105,6 +107,9 @@ pub struct Summary {
     /// Times a request waited for a free page (GC behind).
     pub stalls: u64,
     pub scheme_counters: BTreeMap<String, f64>,
+    /// Read-collision accounting (`metrics.collisions = true`; absent otherwise).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub collisions: Option<CollisionSummary>,
     /// Events processed, and simulated time at the end, s.
     pub events: u64,
     pub sim_time_s: f64,

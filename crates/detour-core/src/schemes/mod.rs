@@ -8,6 +8,7 @@
 //! docs/adding-a-scheme.md: one file here, one [`SchemeKind`] variant, one
 //! config section, one row in tests/schemes.rs.
 
+mod collisions;
 mod common;
 mod conventional;
 mod hotr;
@@ -16,6 +17,7 @@ mod ttflash;
 mod plan;
 mod raid;
 
+pub use collisions::Collisions;
 pub use common::Ctx;
 pub use conventional::Conventional;
 pub use hotr::HotR;
@@ -131,6 +133,7 @@ pub enum SchemeKind {
     Cr4,
     Cr5,
     Cr5m,
+    Collisions,
 }
 
 impl SchemeKind {
@@ -144,6 +147,7 @@ impl SchemeKind {
         ("cr4", "Channel RAID-4: stripes of N-1 data pages, parity on a dedicated channel"),
         ("cr5", "Channel RAID-5: stripes of N-1 data pages, rotating parity, semi-dynamic allocation"),
         ("cr5m", "CR5 with a hidden mirror chip per channel: small updates mirrored, parity deferred"),
+        ("collisions", "A layer (over conventional by default) replicating pages of repeating imbalanced read-collision pairs"),
     ];
 
     pub fn parse(name: &str) -> Result<SchemeKind> {
@@ -157,6 +161,7 @@ impl SchemeKind {
             "cr4" => Ok(SchemeKind::Cr4),
             "cr5" => Ok(SchemeKind::Cr5),
             "cr5m" => Ok(SchemeKind::Cr5m),
+            "collisions" => Ok(SchemeKind::Collisions),
             _ => {
                 let known: Vec<&str> = Self::ALL.iter().map(|(n, _)| *n).collect();
                 Err(Error::config("scheme.name", format!("unknown scheme `{name}`; known: {}", known.join(", "))))
@@ -177,6 +182,7 @@ impl SchemeKind {
             SchemeKind::Cr4 => raid::build(raid::Org::Cr4, cfg),
             SchemeKind::Cr5 => raid::build(raid::Org::Cr5, cfg),
             SchemeKind::Cr5m => raid::build(raid::Org::Cr5m, cfg),
+            SchemeKind::Collisions => Box::new(Collisions::new(cfg, &geo()?)?),
         })
     }
 }

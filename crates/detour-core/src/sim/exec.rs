@@ -6,7 +6,7 @@ use super::{Simulation, VerifyFailure};
 use crate::device::OpKind;
 use crate::engine::Event;
 use crate::error::Result;
-use crate::scheduler::{flags, FlashOp};
+use crate::scheduler::{flags, Class, FlashOp};
 use crate::schemes::{Ctx, OpDone, Plan, Scheme};
 
 impl Simulation {
@@ -116,6 +116,11 @@ impl Simulation {
             };
             let id = self.sched.ops.insert(op);
             self.sched.submit(id, &mut self.q)?;
+            if let Some(c) = self.coll.as_mut() {
+                if p.kind == OpKind::Read && p.class == Class::HostRead && !self.sched.ops.get(id).failed {
+                    c.on_read_enqueued(self.q.now(), op.die, id, grp.lpn, &self.sched.dies);
+                }
+            }
             i += 1;
             n += 1;
         }
@@ -134,6 +139,16 @@ impl Simulation {
                 return Ok(());
             }
             std::mem::swap(&mut self.done, &mut self.sched.done);
+            // Every read of a finished batch leaves the collision count
+            // before any completion can admit a new read (as the dies' OCC).
+            if let Some(c) = self.coll.as_mut() {
+                for &id in &self.done {
+                    let op = self.sched.ops.get(id);
+                    if op.kind == OpKind::Read && op.class == Class::HostRead {
+                        c.on_read_done(self.q.now(), op.die, id);
+                    }
+                }
+            }
             for k in 0..self.done.len() {
                 let id = self.done[k];
                 self.complete_op(id)?;

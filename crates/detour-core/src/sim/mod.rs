@@ -17,7 +17,7 @@ use crate::device::{Geometry, Timing};
 use crate::engine::{Event, EventQueue};
 use crate::error::{Error, Result};
 use crate::ftl::{Chunked, Ftl};
-use crate::metrics::{self, RequestColumns, Summary};
+use crate::metrics::{self, CollisionTracker, PairCount, RequestColumns, Summary};
 use crate::scheduler::Scheduler;
 use crate::schemes::{Plan, Scheme, SchemeKind};
 use crate::types::{Time, Token};
@@ -61,6 +61,8 @@ pub struct RunResult {
     pub summary: Summary,
     pub requests: RequestColumns,
     pub verify_failures: Vec<VerifyFailure>,
+    /// Collision pairs, most repeated first (empty unless `metrics.collisions`).
+    pub collision_pairs: Vec<PairCount>,
 }
 
 #[derive(Default)]
@@ -112,6 +114,8 @@ pub struct Simulation {
     done: Vec<u32>,
     n: Counters,
     failures: Vec<VerifyFailure>,
+    /// Read-collision accounting (`metrics.collisions`).
+    coll: Option<Box<CollisionTracker>>,
     source: String,
 }
 
@@ -163,6 +167,7 @@ impl Simulation {
             done: Vec::new(),
             n: Counters::default(),
             failures: Vec::new(),
+            coll: cfg.metrics.collisions.then(|| Box::new(CollisionTracker::new(geo.dies(), cfg.run.seed))),
             source: "<workload>".into(),
             geo,
             cfg,
@@ -255,10 +260,18 @@ impl Simulation {
             folded: self.n.folded,
         };
         s.scheme_counters = self.scheme.counters().into_iter().map(|(k, v)| (k.to_string(), v)).collect();
+        let collision_pairs = match &self.coll {
+            Some(c) => {
+                let pairs = c.pair_counts();
+                s.collisions = Some(c.summary(&pairs));
+                pairs
+            }
+            None => Vec::new(),
+        };
         if !self.cfg.run.record_requests {
             self.cols.clear();
         }
-        RunResult { summary: s, requests: self.cols, verify_failures: self.failures }
+        RunResult { summary: s, requests: self.cols, verify_failures: self.failures, collision_pairs }
     }
 
     #[inline]
