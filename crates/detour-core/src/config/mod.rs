@@ -137,6 +137,53 @@ pub struct SchemeConfig {
     pub ttflash: TtflashConfig,
     /// Channel RAID (cr1, cr4, cr5, cr5m): mirror threshold and failure injection.
     pub raid: RaidConfig,
+    /// Deduplicating schemes (ca-ssd, rr-ssd, oracle, pblru).
+    pub rrssd: RrssdConfig,
+}
+
+/// `[scheme.rrssd]`: the content-addressed schemes ca-ssd, rr-ssd, oracle
+/// and pblru (docs/schemes/rr-ssd.md).
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields, default)]
+pub struct RrssdConfig {
+    /// Hashing latency per written page on the request path, µs. Default 12
+    /// (the paper's Table II).
+    pub hash_us: f64,
+    /// Length of one profiling/replication period, s of trace time. Default
+    /// 86,400 (one day); the synthetic FIU profiles scale a day to 60 s.
+    pub period_s: f64,
+    /// Replication space beyond what deduplication saved, in percent of the
+    /// workload's unique-LPN footprint (the paper's alpha). Default 0: only
+    /// the space deduplication saved.
+    pub alpha_pct: f64,
+    /// rr-ssd placement of copies: "popularity" (S / (E x Pop), the paper's),
+    /// "random", "static" (round robin from the original chip) or "online"
+    /// (copies made during the period, placed by S / (E x Pop x QL)).
+    /// Default "popularity".
+    pub placement: String,
+    /// How the end-of-period copies are made: "mirror" (instantly, as the
+    /// paper's mirror SSD serves the host meanwhile; only the cost is
+    /// reported) or "simulated" (background reads and programs). Default
+    /// "mirror". On-line and PBLRU copies are always simulated.
+    pub replication_io: String,
+    /// Bits of the per-value saturating read counter. Default 0 = log2(chips).
+    pub counter_bits: u32,
+    /// PBLRU: blocked reads of a page before it is replicated. Default 2.
+    pub pblru_min_blocked: u32,
+}
+
+impl Default for RrssdConfig {
+    fn default() -> Self {
+        RrssdConfig {
+            hash_us: 12.0,
+            period_s: 86_400.0,
+            alpha_pct: 0.0,
+            placement: "popularity".into(),
+            replication_io: "mirror".into(),
+            counter_bits: 0,
+            pblru_min_blocked: 2,
+        }
+    }
 }
 
 /// `[scheme.hotr]`: hot read replication (docs/schemes/hotr.md).
@@ -301,6 +348,7 @@ impl Default for SchemeConfig {
             rails: RailsConfig::default(),
             ttflash: TtflashConfig::default(),
             raid: RaidConfig::default(),
+            rrssd: RrssdConfig::default(),
         }
     }
 }

@@ -32,6 +32,14 @@ impl Config {
         let t = &self.scheme.ttflash;
         ensure_config!(t.width == 0 || (2..=1024).contains(&t.width), "scheme.ttflash.width", "{} is out of range; valid: 0 (auto) or 2..=1024", t.width);
         one_of("scheme.ttflash.unit", &t.unit, &["chip", "channel"])?;
+        let r = &self.scheme.rrssd;
+        in_range_f("scheme.rrssd.hash_us", r.hash_us, 0.0, 1e6)?;
+        in_range_f("scheme.rrssd.period_s", r.period_s, 1e-3, 1e9)?;
+        in_range_f("scheme.rrssd.alpha_pct", r.alpha_pct, 0.0, 1000.0)?;
+        one_of("scheme.rrssd.placement", &r.placement, &["popularity", "random", "static", "online"])?;
+        one_of("scheme.rrssd.replication_io", &r.replication_io, &["mirror", "simulated"])?;
+        in_range_u("scheme.rrssd.counter_bits", r.counter_bits as u64, 0, 16)?;
+        in_range_u("scheme.rrssd.pblru_min_blocked", r.pblru_min_blocked as u64, 1, 1 << 20)?;
         Ok(())
     }
 

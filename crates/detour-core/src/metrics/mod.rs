@@ -105,6 +105,10 @@ pub struct Summary {
     /// Times a request waited for a free page (GC behind).
     pub stalls: u64,
     pub scheme_counters: BTreeMap<String, f64>,
+    /// Per-period rows of schemes that work in periods (RR-SSD and the other
+    /// deduplicating schemes: one row per day); absent for the others.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub periods: Vec<BTreeMap<String, f64>>,
     /// Events processed, and simulated time at the end, s.
     pub events: u64,
     pub sim_time_s: f64,

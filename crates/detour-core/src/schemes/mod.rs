@@ -10,6 +10,7 @@
 
 mod common;
 mod conventional;
+mod dedup;
 mod hotr;
 mod rails;
 mod ttflash;
@@ -18,6 +19,7 @@ mod raid;
 
 pub use common::Ctx;
 pub use conventional::Conventional;
+pub use dedup::{Dedup, Mode as DedupMode};
 pub use hotr::HotR;
 pub use rails::Rails;
 pub use ttflash::TtFlash;
@@ -28,6 +30,7 @@ use crate::device::{Geometry, OpKind};
 use crate::error::{Error, Result};
 use crate::scheduler::Class;
 use crate::types::{Lpn, Ppn, Time, Token};
+use std::collections::BTreeMap;
 use std::ops::Range;
 
 /// A plan could not be finished because a plane had no free page; the
@@ -108,6 +111,12 @@ pub trait Scheme {
     fn counters(&self) -> Vec<(&'static str, f64)> {
         Vec::new()
     }
+
+    /// One row of named numbers per period, for schemes that work in
+    /// periods (RR-SSD's days); reported as `summary.periods`.
+    fn periods(&self) -> Vec<BTreeMap<String, f64>> {
+        Vec::new()
+    }
 }
 
 /// Every scheme Detour knows, by its config name.
@@ -121,6 +130,10 @@ pub enum SchemeKind {
     Cr4,
     Cr5,
     Cr5m,
+    CaSsd,
+    RrSsd,
+    Oracle,
+    Pblru,
 }
 
 impl SchemeKind {
@@ -133,6 +146,10 @@ impl SchemeKind {
         ("cr4", "Channel RAID-4: stripes of N-1 data pages, parity on a dedicated channel"),
         ("cr5", "Channel RAID-5: stripes of N-1 data pages, rotating parity, semi-dynamic allocation"),
         ("cr5m", "CR5 with a hidden mirror chip per channel: small updates mirrored, parity deferred"),
+        ("ca-ssd", "CA-SSD: content-addressed dedup FTL; duplicate content costs no flash write"),
+        ("rr-ssd", "RR-SSD: CA-SSD plus popular values replicated each period, reads to the least-loaded copy"),
+        ("oracle", "Ideal-All-Chip replication on CA-SSD: every read served by the least-loaded die, free"),
+        ("pblru", "PBLRU on CA-SSD: blocked pages replicated on-line in a priority-based LRU space"),
     ];
 
     pub fn parse(name: &str) -> Result<SchemeKind> {
@@ -145,6 +162,10 @@ impl SchemeKind {
             "cr4" => Ok(SchemeKind::Cr4),
             "cr5" => Ok(SchemeKind::Cr5),
             "cr5m" => Ok(SchemeKind::Cr5m),
+            "ca-ssd" => Ok(SchemeKind::CaSsd),
+            "rr-ssd" => Ok(SchemeKind::RrSsd),
+            "oracle" => Ok(SchemeKind::Oracle),
+            "pblru" => Ok(SchemeKind::Pblru),
             _ => {
                 let known: Vec<&str> = Self::ALL.iter().map(|(n, _)| *n).collect();
                 Err(Error::config("scheme.name", format!("unknown scheme `{name}`; known: {}", known.join(", "))))
@@ -164,6 +185,10 @@ impl SchemeKind {
             SchemeKind::Cr4 => raid::build(raid::Org::Cr4, cfg),
             SchemeKind::Cr5 => raid::build(raid::Org::Cr5, cfg),
             SchemeKind::Cr5m => raid::build(raid::Org::Cr5m, cfg),
+            SchemeKind::CaSsd => Box::new(Dedup::new(DedupMode::CaSsd, cfg)?),
+            SchemeKind::RrSsd => Box::new(Dedup::new(DedupMode::RrSsd, cfg)?),
+            SchemeKind::Oracle => Box::new(Dedup::new(DedupMode::Oracle, cfg)?),
+            SchemeKind::Pblru => Box::new(Dedup::new(DedupMode::Pblru, cfg)?),
         })
     }
 }

@@ -255,6 +255,7 @@ impl Simulation {
             folded: self.n.folded,
         };
         s.scheme_counters = self.scheme.counters().into_iter().map(|(k, v)| (k.to_string(), v)).collect();
+        s.periods = self.scheme.periods();
         if !self.cfg.run.record_requests {
             self.cols.clear();
         }
