@@ -27,6 +27,16 @@ const SCHEMES: &[(&str, &[&str])] = &[
     ("cr5m", &["host.address=fold", "device.chips_per_channel=2", "device.dies_per_chip=1"]),
     ("cr5", &["host.address=fold", "device.channels=4", "device.dies_per_chip=1", "scheme.raid.fail_unit=die", "scheme.raid.fail_index=2", "scheme.raid.fail_at_us=100000"]),
     ("cr5m", &["host.address=fold", "device.chips_per_channel=2", "device.dies_per_chip=1", "scheme.raid.fail_unit=chip", "scheme.raid.fail_index=0", "scheme.raid.fail_at_us=100000"]),
+    // The deduplicating schemes: the stress workload carries no content, so
+    // every write is unique and the replication budget is alpha% alone.
+    ("ca-ssd", &[]),
+    ("rr-ssd", &["scheme.rrssd.period_s=0.05", "scheme.rrssd.alpha_pct=10"]),
+    ("rr-ssd", &["scheme.rrssd.period_s=0.05", "scheme.rrssd.alpha_pct=10", "scheme.rrssd.replication_io=simulated"]),
+    ("rr-ssd", &["scheme.rrssd.period_s=0.05", "scheme.rrssd.alpha_pct=10", "scheme.rrssd.placement=random"]),
+    ("rr-ssd", &["scheme.rrssd.period_s=0.05", "scheme.rrssd.alpha_pct=10", "scheme.rrssd.placement=static"]),
+    ("rr-ssd", &["scheme.rrssd.period_s=0.05", "scheme.rrssd.alpha_pct=10", "scheme.rrssd.placement=online"]),
+    ("oracle", &[]),
+    ("pblru", &["scheme.rrssd.alpha_pct=10", "scheme.rrssd.pblru_min_blocked=1"]),
 ];
 
 const VARIANTS: &[&[&str]] = &[
