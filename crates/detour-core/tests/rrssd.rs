@@ -195,3 +195,76 @@ fn bad_rrssd_keys_name_themselves() {
     let err = detour_core::config::ConfigBuilder::from_preset("small").unwrap().set_all(["scheme.rrssd.nope=1"]).map(|b| b.build());
     assert!(format!("{err:?}").contains("nope"), "{err:?}");
 }
+
+/// The paper's comparison on the synthetic FIU profiles (rr-6/7/9/10/12),
+/// on the rr-ssd device with a 60 s "day". Slow: run with
+/// `cargo test -p detour-core --test rrssd profiles -- --ignored --nocapture`
+/// (PROFILES=mail,homes to choose; REQUESTS=n to cut each run short;
+/// SCALE=x compresses arrival times by x, and the 60 s day with them, to
+/// load the 256-die device: the profiles' 2,000 req/s barely queue on it).
+#[test]
+#[ignore]
+fn profiles_compare_schemes() {
+    use detour_core::config::ConfigBuilder;
+    use detour_core::workload::generator::Generator;
+    use detour_core::workload::profiles::{apply_overrides, profile};
+    let names = std::env::var("PROFILES").unwrap_or_else(|_| "webvm,homes,mail".into());
+    let schemes: [(&str, &[&str]); 7] = [
+        ("ca-ssd", &[]),
+        ("rr-ssd", &[]),
+        ("oracle", &[]),
+        ("rr-ssd", &["scheme.rrssd.placement=random"]),
+        ("rr-ssd", &["scheme.rrssd.placement=static"]),
+        ("rr-ssd", &["scheme.rrssd.placement=online"]),
+        ("pblru", &[]),
+    ];
+    for name in names.split(',') {
+        let mut spec = profile(name).unwrap();
+        if let Ok(n) = std::env::var("REQUESTS") {
+            spec = apply_overrides(&spec, &[("requests", n.as_str())]).unwrap();
+        }
+        let reqs: Vec<Request> = Generator::new(&spec).unwrap().collect();
+        let scale: f64 = std::env::var("SCALE").map_or(1.0, |s| s.parse().unwrap());
+        let (ts, period) = (format!("host.time_scale={scale}"), format!("scheme.rrssd.period_s={}", 60.0 * scale));
+        let mut base = (0.0, 0.0);
+        for (scheme, extra) in schemes {
+            let sname = format!("scheme.name={scheme}");
+            let mut o = vec!["run.verify=true", ts.as_str(), period.as_str(), sname.as_str()];
+            o.extend_from_slice(extra);
+            let cfg = ConfigBuilder::from_preset("rr-ssd").unwrap().set_all(o.iter().copied()).unwrap().build().unwrap();
+            let r = sim::run_requests(cfg, &reqs).unwrap();
+            let s = &r.summary;
+            let (rd, all) = (s.latency_us.read.mean, s.latency_us.all.mean);
+            if scheme == "ca-ssd" {
+                base = (rd, all);
+            }
+            let imp = |b: f64, x: f64| 100.0 * (b - x) / b;
+            let c = &s.scheme_counters;
+            let g = |k: &str| c.get(k).copied().unwrap_or(0.0);
+            println!(
+                "{name:8} {scheme:7} {:28} read {rd:8.1} us ({:6.2}%) all {all:8.1} us ({:6.2}%) p99 {:9.1} verify_err {} dedup {:.2} saved {:.3} copies {} rep_ratio {:.4} repl_min {:.3} replica_reads {}",
+                extra.join(" "),
+                imp(base.0, rd),
+                imp(base.1, all),
+                s.latency_us.all.p99,
+                s.verify_errors,
+                g("dedup.ratio"),
+                g("dedup.space_saved_share"),
+                g("rrssd.copies_made") + g("pblru.copies_made"),
+                g("rrssd.replication_write_ratio") + g("pblru.replication_write_ratio"),
+                g("rrssd.replication_minutes"),
+                g("dedup.replica_reads"),
+            );
+            let b = &s.breakdown_us.read;
+            println!("    read breakdown us: queue {:.1} bus {:.1} array {:.1} delay {:.1}; gc runs {}", b.queue, b.bus, b.array, b.delay, s.gc.runs);
+            if scheme == "rr-ssd" && extra.is_empty() {
+                for p in &s.periods {
+                    println!(
+                        "    day {} reads {} Rep {:.3} New {:.3} replica-read {:.3} copies +{} -{} budget {} read {:.1} us",
+                        p["period"], p["reads"], p["rep_share"], p["new_share"], p["replica_read_share"], p["copies_made"], p["copies_dropped"], p["budget_pages"], p["read_mean_us"]
+                    );
+                }
+            }
+        }
+    }
+}

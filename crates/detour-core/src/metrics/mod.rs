@@ -114,6 +114,34 @@ pub struct Summary {
     pub sim_time_s: f64,
 }
 
+/// Add each period's mean read and mean overall latency (µs, measured
+/// requests by arrival time) to the scheme's period rows.
+pub fn period_latency(cols: &RequestColumns, period_s: f64, rows: &mut [BTreeMap<String, f64>]) {
+    if rows.is_empty() {
+        return;
+    }
+    let period_ns = (period_s * 1e9).max(1.0);
+    let mut sums = vec![[0.0f64; 4]; rows.len()];
+    for i in 0..cols.len() {
+        if cols.warmup[i] {
+            continue;
+        }
+        let k = ((cols.arrival_ns[i] as f64 / period_ns) as usize).min(rows.len() - 1);
+        let l = cols.latency_ns[i] as f64 / 1e3;
+        let s = &mut sums[k];
+        s[2] += l;
+        s[3] += 1.0;
+        if !cols.is_write[i] {
+            s[0] += l;
+            s[1] += 1.0;
+        }
+    }
+    for (row, s) in rows.iter_mut().zip(&sums) {
+        row.insert("read_mean_us".into(), if s[1] > 0.0 { s[0] / s[1] } else { 0.0 });
+        row.insert("all_mean_us".into(), if s[3] > 0.0 { s[2] / s[3] } else { 0.0 });
+    }
+}
+
 /// Fill the latency, breakdown and throughput parts from the columns.
 pub fn latency_parts(cols: &RequestColumns, s: &mut Summary) {
     let mut lat: [Vec<u64>; 2] = [Vec::new(), Vec::new()];

@@ -256,6 +256,7 @@ impl Simulation {
         };
         s.scheme_counters = self.scheme.counters().into_iter().map(|(k, v)| (k.to_string(), v)).collect();
         s.periods = self.scheme.periods();
+        metrics::period_latency(&self.cols, self.cfg.scheme.rrssd.period_s, &mut s.periods);
         if !self.cfg.run.record_requests {
             self.cols.clear();
         }

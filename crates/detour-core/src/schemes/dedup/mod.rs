@@ -60,6 +60,8 @@ pub struct Dedup {
     pblru: Option<Pblru>,
     periods: Periods,
     n: Counts,
+    oracle_cursor: u32,
+    read_ns: Time,
 }
 
 impl Dedup {
@@ -76,6 +78,8 @@ impl Dedup {
             pblru: (mode == Mode::Pblru).then(|| Pblru::new(r)),
             periods: Periods::default(),
             n: Counts::default(),
+            oracle_cursor: 0,
+            read_ns: timing.read,
         })
     }
 
@@ -110,7 +114,7 @@ impl Dedup {
         debug_assert_ne!(v, NO_VPN, "read of unplaced LPN {lpn}");
         let Some(e) = self.t.vpns.get(v as usize) else { return };
         let (token, replicated) = (e.token, e.copies.len() > 1);
-        let Some((i, ppn)) = least_loaded_copy(&e.copies, ctx) else {
+        let Some((i, ppn)) = least_loaded_copy(&e.copies, ctx, self.read_ns) else {
             plan.buffered += 1; // the value's only program is still pending
             return;
         };
@@ -141,8 +145,8 @@ impl Dedup {
     fn oracle_read(&mut self, g: u32, ppn: Ppn, ctx: &mut Ctx, plan: &mut Plan) {
         let geo = ctx.geo;
         let die = geo.die_of(ppn);
-        let best = ctx.load.least_loaded(0..geo.dies()).unwrap_or(die);
-        if ctx.load.occ(best) >= ctx.load.occ(die) {
+        let best = self.oracle_die(ctx);
+        if read_load(best, ctx, self.read_ns) >= read_load(die, ctx, self.read_ns) {
             return plan.read(g, 0, ppn, Class::HostRead, 0);
         }
         let per_die = geo.pages_per_plane() * geo.planes_per_die;
@@ -150,6 +154,24 @@ impl Dedup {
         plan.groups[g as usize].check = false;
         plan.read_only(g, 0, shadow, Class::HostRead, 0);
         self.n.oracle_shadow_reads += 1;
+    }
+
+    /// The least-loaded die (`read_load`), ties to the least busy channel,
+    /// then round robin: a fixed tie-break would send every read of
+    /// an idle device to the first channel and queue them on its bus.
+    fn oracle_die(&mut self, ctx: &Ctx) -> u32 {
+        let (geo, load) = (ctx.geo, &ctx.load);
+        let per_ch = geo.dies_per_channel();
+        let ch_occ: Vec<u32> = (0..geo.channels).map(|c| (c * per_ch..(c + 1) * per_ch).map(|d| load.occ(d)).sum()).collect();
+        let n = geo.dies();
+        let start = self.oracle_cursor % n;
+        let best = (0..n)
+            .map(|k| (start + k) % n)
+            .filter(|&d| !load.failed(d))
+            .min_by_key(|&d| (read_load(d, ctx, self.read_ns), ch_occ[geo.channel_of_die(d) as usize]))
+            .unwrap_or(0);
+        self.oracle_cursor = best + 1;
+        best
     }
 
     fn close_period(&mut self, ctx: &mut Ctx) {
@@ -167,13 +189,22 @@ pub(crate) fn budget_pages(t: &Tables, alpha_pct: f64) -> u64 {
     t.saved() + (alpha_pct / 100.0 * t.mapped_lpns as f64) as u64
 }
 
-/// The programmed copy on the least-loaded die (ties: least-loaded chip,
-/// then the earlier copy); None while no copy is programmed.
-fn least_loaded_copy(copies: &[Ppn], ctx: &Ctx) -> Option<(usize, Ppn)> {
-    let key = |p: Ppn| {
-        let die = ctx.geo.die_of(p);
-        (ctx.load.occ(die), ctx.load.chip_occ(ctx.geo.chip_of_die(die)))
-    };
+/// How long a read sent to `die` now would wait, estimated from what the
+/// scheme can see: the rest of the running array operation plus one read
+/// time per other outstanding command; ties go to the less loaded chip.
+/// Counting commands alone sends reads of a write-heavy workload to dies
+/// whose one command is a 400 µs program.
+fn read_load(die: u32, ctx: &Ctx, read_ns: Time) -> (Time, u32) {
+    let busy = ctx.load.busy_for(die, ctx.now);
+    let running = (busy > 0 || ctx.load.writing(die)) as u32;
+    let queued = ctx.load.occ(die).saturating_sub(running) as Time;
+    (busy + queued * read_ns, ctx.load.chip_occ(ctx.geo.chip_of_die(die)))
+}
+
+/// The programmed copy on the least-loaded die (`read_load`; ties: the
+/// earlier copy); None while no copy is programmed.
+fn least_loaded_copy(copies: &[Ppn], ctx: &Ctx, read_ns: Time) -> Option<(usize, Ppn)> {
+    let key = |p: Ppn| read_load(ctx.geo.die_of(p), ctx, read_ns);
     copies.iter().copied().enumerate().filter(|&(_, p)| ctx.ftl.is_programmed(p)).min_by_key(|&(i, p)| (key(p), i))
 }
 
@@ -197,7 +228,12 @@ pub(crate) fn copy_to_chip(t: &mut Tables, v: u32, chip: u32, mirror: bool, ctx:
     let Some(plane) = plane_on_chip(chip, ctx) else { return false };
     let e = &t.vpns[v as usize];
     let token = e.token;
-    let Some((_, src)) = least_loaded_copy(&e.copies, ctx) else { return false };
+    // Source: a programmed copy on a die not writing if there is one (the
+    // copy is background work; an exact load estimate matters little).
+    let programmed = || e.copies.iter().copied().filter(|&p| ctx.ftl.is_programmed(p));
+    let Some(src) = programmed().find(|&p| !ctx.load.writing(ctx.geo.die_of(p))).or_else(|| programmed().next()) else {
+        return false;
+    };
     let Some(ppn) = ctx.ftl.alloc(plane, Stream::Aux, v) else { return false };
     if mirror {
         ctx.ftl.program_done(ppn, token);
