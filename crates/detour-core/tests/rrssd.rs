@@ -224,6 +224,11 @@ fn profiles_compare_schemes() {
             spec = apply_overrides(&spec, &[("requests", n.as_str())]).unwrap();
         }
         let reqs: Vec<Request> = Generator::new(&spec).unwrap().collect();
+        let pop = detour_core::workload::popularity(reqs.iter().copied(), 60.0, 10);
+        println!("{name}: {} read pages, {} write pages, {} values; top values serving 80% of reads: {:.1}%", pop.read_pages, pop.write_pages, pop.distinct_values, 100.0 * pop.top80_read_values);
+        for d in &pop.days {
+            println!("    day {} new values {} read-yesterday {:.3} yesterday-top80 {:.3} new-read {:.3}", d.day, d.new_values, d.read_yesterday, d.yesterday_top80, d.new_read_share);
+        }
         let scale: f64 = std::env::var("SCALE").map_or(1.0, |s| s.parse().unwrap());
         let (ts, period) = (format!("host.time_scale={scale}"), format!("scheme.rrssd.period_s={}", 60.0 * scale));
         let mut base = (0.0, 0.0);
