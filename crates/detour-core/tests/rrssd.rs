@@ -201,7 +201,8 @@ fn bad_rrssd_keys_name_themselves() {
 /// `cargo test -p detour-core --test rrssd profiles -- --ignored --nocapture`
 /// (PROFILES=mail,homes to choose; REQUESTS=n to cut each run short;
 /// SCALE=x compresses arrival times by x, and the 60 s day with them, to
-/// load the 256-die device: the profiles' 2,000 req/s barely queue on it).
+/// load the 256-die device: the profiles' 2,000 req/s barely queue on it;
+/// DAYS=k makes the replication period k days: rr-5's weekly replication).
 #[test]
 #[ignore]
 fn profiles_compare_schemes() {
@@ -230,7 +231,8 @@ fn profiles_compare_schemes() {
             println!("    day {} new values {} read-yesterday {:.3} yesterday-top80 {:.3} new-read {:.3}", d.day, d.new_values, d.read_yesterday, d.yesterday_top80, d.new_read_share);
         }
         let scale: f64 = std::env::var("SCALE").map_or(1.0, |s| s.parse().unwrap());
-        let (ts, period) = (format!("host.time_scale={scale}"), format!("scheme.rrssd.period_s={}", 60.0 * scale));
+        let days: f64 = std::env::var("DAYS").map_or(1.0, |s| s.parse().unwrap());
+        let (ts, period) = (format!("host.time_scale={scale}"), format!("scheme.rrssd.period_s={}", 60.0 * scale * days));
         let mut base = (0.0, 0.0);
         for (scheme, extra) in schemes {
             let sname = format!("scheme.name={scheme}");
