@@ -275,3 +275,24 @@ fn profiles_compare_schemes() {
         }
     }
 }
+
+/// rr-4 on the profiles: webvm keeps its popular read values from day to
+/// day, homes does not; the top-80% share sits at the floor Table III's
+/// unique-read share allows (docs/workloads.md).
+#[test]
+fn popularity_analysis_tells_webvm_from_homes() {
+    use detour_core::workload::generator::Generator;
+    use detour_core::workload::profiles::{apply_overrides, profile};
+    let two_days = |name: &str| {
+        let spec = apply_overrides(&profile(name).unwrap(), &[("requests", "240000")]).unwrap();
+        detour_core::workload::popularity(Generator::new(&spec).unwrap(), 60.0, 10)
+    };
+    let (w, h) = (two_days("webvm"), two_days("homes"));
+    assert!(w.days.len() >= 2 && h.days.len() >= 2);
+    assert!((0.35..0.45).contains(&w.top80_read_values), "{}", w.top80_read_values);
+    assert!((0.7..0.8).contains(&h.top80_read_values), "{}", h.top80_read_values);
+    assert!(w.days[1].read_yesterday > 0.5 && h.days[1].read_yesterday < 0.3, "{:?} {:?}", w.days[1], h.days[1]);
+    assert!(w.days[1].new_read_share < h.days[1].new_read_share);
+    assert!(w.days.iter().all(|d| d.new_values > 0));
+    assert_eq!(w.cdf.len(), 10);
+}
