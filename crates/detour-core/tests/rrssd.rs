@@ -212,7 +212,8 @@ fn profiles_compare_schemes() {
     use detour_core::workload::generator::Generator;
     use detour_core::workload::profiles::{apply_overrides, profile};
     let names = std::env::var("PROFILES").unwrap_or_else(|_| "webvm,homes,mail".into());
-    let schemes: [(&str, &[&str]); 7] = [
+    let schemes: [(&str, &[&str]); 8] = [
+        ("conventional", &[]),
         ("ca-ssd", &[]),
         ("rr-ssd", &[]),
         ("oracle", &[]),
@@ -237,9 +238,9 @@ fn profiles_compare_schemes() {
         let (ts, period) = (format!("host.time_scale={scale}"), format!("scheme.rrssd.period_s={}", 60.0 * scale * days));
         let alpha = format!("scheme.rrssd.alpha_pct={}", std::env::var("ALPHA").unwrap_or_else(|_| "0".into()));
         let only = std::env::var("ONLY").unwrap_or_default();
-        let mut base = (0.0, 0.0);
+        let (mut base, mut conv) = ((0.0, 0.0), (0.0, 0.0));
         for (scheme, extra) in schemes {
-            if scheme != "ca-ssd" && !only.is_empty() && !only.split(',').any(|o| o == scheme) {
+            if !["ca-ssd", "conventional"].contains(&scheme) && !only.is_empty() && !only.split(',').any(|o| o == scheme) {
                 continue;
             }
             let sname = format!("scheme.name={scheme}");
@@ -251,6 +252,16 @@ fn profiles_compare_schemes() {
             let (rd, all) = (s.latency_us.read.mean, s.latency_us.all.mean);
             if scheme == "ca-ssd" {
                 base = (rd, all);
+            }
+            if scheme == "conventional" {
+                conv = (rd, all);
+                println!(
+                    "{name:8} conventional read {rd:8.1} us all {all:8.1} us write {:8.1} us p99 {:9.1} verify_err {}",
+                    s.latency_us.write.mean,
+                    s.latency_us.all.p99,
+                    s.verify_errors
+                );
+                continue;
             }
             let imp = |b: f64, x: f64| 100.0 * (b - x) / b;
             let c = &s.scheme_counters;
@@ -268,6 +279,12 @@ fn profiles_compare_schemes() {
                 g("rrssd.replication_write_ratio") + g("pblru.replication_write_ratio"),
                 g("rrssd.replication_minutes"),
                 g("dedup.replica_reads"),
+            );
+            println!(
+                "    vs conventional (rr-3, Table III): read {:6.2}% all {:6.2}%; write {:8.1} us",
+                imp(conv.0, rd),
+                imp(conv.1, all),
+                s.latency_us.write.mean
             );
             let b = &s.breakdown_us.read;
             println!("    read breakdown us: queue {:.1} bus {:.1} array {:.1} delay {:.1}; gc runs {}", b.queue, b.bus, b.array, b.delay, s.gc.runs);
