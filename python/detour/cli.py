@@ -126,6 +126,19 @@ def build_parser() -> argparse.ArgumentParser:
                    help="override one key of the profile, e.g. requests=10000 (repeatable)")
     p.add_argument("--to", default="mqsim", metavar="FORMAT", help="output format (default: mqsim)")
 
+    p = sub.add_parser("reproduce", help="run a paper's experiments and write tables beside its numbers")
+    p.add_argument("paper", choices=["rr-ssd"], help="which paper (rr-ssd: rr-1..rr-12 of EXPERIMENTS.md)")
+    _add_device(p, "rr-ssd")
+    p.add_argument("--profile", "-p", action="append", default=[], metavar="NAME",
+                   help="a synthetic profile (repeatable; default: the six FIU profiles unless --trace is given)")
+    p.add_argument("--trace", "-t", action="append", default=[], metavar="FILE", help="a trace with content hashes (repeatable)")
+    p.add_argument("--profile-set", dest="profile_overrides", action="append", default=[], metavar="KEY=VALUE",
+                   help="override one key of every profile (repeatable), e.g. requests=100000")
+    p.add_argument("--scale", type=float, default=0.05, help="host.time_scale: compress arrivals (and the day) to load the device (default 0.05)")
+    p.add_argument("--day-s", type=float, default=None, help="a day in trace seconds (default 60 for profiles, 86400 for traces)")
+    p.add_argument("--out", "-o", required=True, metavar="DIR", help="write rr-*.md, figures and results.json here")
+    p.add_argument("--no-progress", action="store_true", help="no progress bars")
+
     p = sub.add_parser("demo", help="run the bundled workload under every scheme, print a table, plot it")
     p.add_argument("--out", "-o", default="detour-demo", metavar="DIR", help="output directory (default: detour-demo)")
     p.add_argument("--device", "-d", default="small", metavar="PRESET|TOML", help="device (default: small)")
@@ -278,6 +291,17 @@ def _cmd_popularity(a: argparse.Namespace, traces) -> None:
     print(report.table(["day", "reads", "writes", "new values", "read yesterday", "yesterday's top 80%", "new reads"], rows))
 
 
+def cmd_reproduce(a: argparse.Namespace) -> None:
+    from .reproduce import PROFILES, rr_ssd
+
+    profiles = a.profile or ([] if a.trace else list(PROFILES))
+    out = rr_ssd(a.out, profiles=profiles, traces=a.trace, device=a.device, scale=a.scale, day_s=a.day_s,
+                 profile_overrides=a.profile_overrides or None, overrides=a.overrides,
+                 progress=not a.no_progress)
+    print((out / "README.md").read_text())
+    print(f"wrote the tables, figures and results.json to {out}")
+
+
 def cmd_demo(a: argparse.Namespace) -> None:
     from .demo import demo
 
@@ -352,6 +376,7 @@ COMMANDS = {
     "schemes": cmd_schemes,
     "profiles": cmd_profiles,
     "traces": cmd_traces,
+    "reproduce": cmd_reproduce,
     "demo": cmd_demo,
     "bench": cmd_bench,
     "sweep": cmd_sweep,
