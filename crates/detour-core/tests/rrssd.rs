@@ -204,7 +204,8 @@ fn bad_rrssd_keys_name_themselves() {
 /// load the 256-die device: the profiles' 2,000 req/s barely queue on it;
 /// DAYS=k makes the replication period k days: rr-5's weekly replication;
 /// ALPHA=a sets scheme.rrssd.alpha_pct (rr-8); ONLY=rr-ssd,oracle keeps
-/// those schemes (CA-SSD always runs, as the baseline)).
+/// those schemes (CA-SSD always runs, as the baseline); IO=simulated makes
+/// the end-of-period copies background I/O instead of the mirror SSD's).
 #[test]
 #[ignore]
 fn profiles_compare_schemes() {
@@ -238,13 +239,14 @@ fn profiles_compare_schemes() {
         let (ts, period) = (format!("host.time_scale={scale}"), format!("scheme.rrssd.period_s={}", 60.0 * scale * days));
         let alpha = format!("scheme.rrssd.alpha_pct={}", std::env::var("ALPHA").unwrap_or_else(|_| "0".into()));
         let only = std::env::var("ONLY").unwrap_or_default();
+        let io = format!("scheme.rrssd.replication_io={}", std::env::var("IO").unwrap_or_else(|_| "mirror".into()));
         let (mut base, mut conv) = ((0.0, 0.0), (0.0, 0.0));
         for (scheme, extra) in schemes {
             if !["ca-ssd", "conventional"].contains(&scheme) && !only.is_empty() && !only.split(',').any(|o| o == scheme) {
                 continue;
             }
             let sname = format!("scheme.name={scheme}");
-            let mut o = vec!["run.verify=true", ts.as_str(), period.as_str(), alpha.as_str(), sname.as_str()];
+            let mut o = vec!["run.verify=true", ts.as_str(), period.as_str(), alpha.as_str(), io.as_str(), sname.as_str()];
             o.extend_from_slice(extra);
             let cfg = ConfigBuilder::from_preset("rr-ssd").unwrap().set_all(o.iter().copied()).unwrap().build().unwrap();
             let r = sim::run_requests(cfg, &reqs).unwrap();
