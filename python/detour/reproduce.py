@@ -124,9 +124,8 @@ def _lat(s: dict, cls: str = "read", stat: str = "mean") -> float:
     return s["latency_us"][cls][stat]
 
 
-def write_tables(data: Mapping[str, dict], out: Path, scale: float) -> None:
-    """One Markdown file per experiment."""
-    note = f"Arrivals compressed by `host.time_scale = {scale}`; every run in verify mode.\n\n"
+def _tables_device(data: Mapping[str, dict]) -> Dict[str, str]:
+    """rr-1..rr-5: the device, the baseline and the workloads."""
     t: Dict[str, str] = {}
     rows = []
     for n, d in data.items():
@@ -161,6 +160,12 @@ def write_tables(data: Mapping[str, dict], out: Path, scale: float) -> None:
                  "'weekly' window at its end.\n\n"
                  + _table(["workload", "daily K", "daily min", "weekly K", "weekly min", "paper daily K", "paper daily min",
                            "paper weekly K", "paper weekly min"], rows))
+    return t
+
+
+def _tables_rr(data: Mapping[str, dict]) -> Dict[str, str]:
+    """rr-6..rr-8: RR-SSD against CA-SSD and Oracle."""
+    t: Dict[str, str] = {}
     rows = []
     for n, d in data.items():
         ca, rr, orc = (d["runs"][k].get("periods", []) for k in ("ca-ssd", "rr-ssd", "oracle"))
@@ -182,6 +187,12 @@ def write_tables(data: Mapping[str, dict], out: Path, scale: float) -> None:
     alphas = sorted({a for d in data.values() for a in d["alpha"]})
     t["rr-8"] = ("# rr-8: RR-SSD read improvement vs replication space alpha (paper: saturates near 20% at ~25% / ~33%)\n\n"
                  f"alpha = 0 is rr-7's RR read column.\n\n" + _table(["workload", *(f"alpha {a:g}%" for a in alphas)], rows))
+    return t
+
+
+def _tables_variants(data: Mapping[str, dict]) -> Dict[str, str]:
+    """rr-9..rr-12 and the verify check: placements, on-line, tails, write cost."""
+    t: Dict[str, str] = {}
     rows = [[n, *(_imp(_lat(d["runs"]["ca-ssd"]), _lat(d["runs"][k])) for k in ("rr-ssd", "random", "static", "pblru"))]
             for n, d in data.items()]
     t["rr-9"] = ("# rr-9: placement, read improvement over CA-SSD (paper: RR-SSD about 2x Random/Static; PBLRU between)\n\n"
@@ -201,6 +212,13 @@ def write_tables(data: Mapping[str, dict], out: Path, scale: float) -> None:
     t["rr-12"] = "# rr-12: replication writes / all flash writes (Table V)\n\n" + _table(["workload", "ours %", "paper %"], rows)
     rows = [[n, k, d["runs"][k]["verify_errors"]] for n, d in data.items() for k in d["runs"]]
     t["verify"] = "# verify errors (must all be 0)\n\n" + _table(["workload", "scheme", "errors"], rows)
+    return t
+
+
+def write_tables(data: Mapping[str, dict], out: Path, scale: float) -> None:
+    """One Markdown file per experiment, and README.md with them all."""
+    note = f"Arrivals compressed by `host.time_scale = {scale}`; every run in verify mode.\n\n"
+    t = {**_tables_device(data), **_tables_rr(data), **_tables_variants(data)}
     for k, text in t.items():
         (out / f"{k}.md").write_text(text + ("\n" + note if k != "rr-2" else ""))
     (out / "README.md").write_text("# RR-SSD reproduction\n\n" + note + "\n".join(t.values()))
