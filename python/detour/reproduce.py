@@ -182,9 +182,10 @@ def _tables_rr(data: Mapping[str, dict]) -> Dict[str, str]:
     t["rr-7"] = ("# rr-7: whole-run improvement over CA-SSD (Table IV)\n\n"
                  + _table(["workload", "RR read %", "RR total %", "Oracle read %", "Oracle total %", "paper RR read",
                            "paper RR total", "paper Oracle read", "paper Oracle total"], rows))
-    rows = [[n, *(d["alpha"].get(a) and _imp(_lat(d["runs"]["ca-ssd"]), d["alpha"][a]) for a in sorted(d["alpha"]))]
-            for n, d in data.items() if d["alpha"]]
-    alphas = sorted({a for d in data.values() for a in d["alpha"]})
+    # results.json turns the alpha keys into strings: compare them as numbers.
+    by_alpha = {n: {float(a): v for a, v in d["alpha"].items()} for n, d in data.items() if d["alpha"]}
+    alphas = sorted({a for v in by_alpha.values() for a in v})
+    rows = [[n, *(_imp(_lat(data[n]["runs"]["ca-ssd"]), v[a]) if a in v else None for a in alphas)] for n, v in by_alpha.items()]
     t["rr-8"] = ("# rr-8: RR-SSD read improvement vs replication space alpha (paper: saturates near 20% at ~25% / ~33%)\n\n"
                  f"alpha = 0 is rr-7's RR read column.\n\n" + _table(["workload", *(f"alpha {a:g}%" for a in alphas)], rows))
     return t
