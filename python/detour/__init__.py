@@ -10,6 +10,7 @@ The simulator is a Rust library (`detour-core`); this package drives it::
 - `run`, `Result`, `config`, `presets`, `schemes`: simulate (`detour.api`)
 - `formats`, `inspect_trace`, `convert_trace`: traces (`detour.traces`)
 - `profiles`, `profile_spec`, `generate`: synthetic workloads (`detour.traces`)
+- `value_popularity`: value-popularity analysis of a trace or profile (`detour.traces`)
 - exceptions: `DetourError` and its subclasses `TraceError`, `ConfigError`,
   `GeometryError`, `SimulationError`, `DetourIOError` (also an `OSError`);
   Ctrl-C during a run raises `KeyboardInterrupt`.
@@ -28,7 +29,7 @@ from ._detour import (
     __version__,
 )
 from .api import COLUMNS, Result, config, presets, run, schemes
-from .traces import convert_trace, formats, generate, inspect_trace, profile_spec, profiles
+from .traces import convert_trace, formats, generate, inspect_trace, profile_spec, profiles, value_popularity
 
 __all__ = [
     "COLUMNS",
@@ -50,4 +51,5 @@ __all__ = [
     "presets",
     "run",
     "schemes",
+    "value_popularity",
 ]

@@ -120,6 +120,22 @@ def convert_trace(
     """Convert trace `src` to format `to` written to `dst` (replaced).
     Returns `(requests_written, workload_json)`."""
 
+def value_popularity(
+    path: Optional[str] = None,
+    profile: Optional[str] = None,
+    *,
+    spec_toml: Optional[str] = None,
+    overrides: Sequence[str] = ...,
+    format: Optional[str] = None,
+    skip_malformed: bool = False,
+    volume: Optional[int] = None,
+    clamp_backwards_time: bool = False,
+    day_s: float = 86400.0,
+    points: int = 100,
+) -> str:
+    """Value popularity of a trace (`path`) or a synthetic profile, as JSON
+    (read/write CDFs, top-80% share, per-day new values and persistence)."""
+
 def profiles() -> List[Tuple[str, str]]:
     """(name, description) of every synthetic workload profile."""
 

@@ -120,6 +120,16 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--to", required=True, metavar="FORMAT", help="output format")
     _add_reader(p)
     p.add_argument("--keep-absolute-time", action="store_true", help="keep the trace's own time origin")
+    p = tsub.add_parser("popularity", help="value popularity of a trace or profile (RR-SSD rr-4)")
+    src = p.add_mutually_exclusive_group(required=True)
+    src.add_argument("--trace", "-t", metavar="FILE", help="a trace file with content hashes")
+    src.add_argument("--profile", "-p", metavar="NAME|TOML", help="a synthetic profile or spec file")
+    p.add_argument("--profile-set", dest="profile_overrides", action="append", default=[], metavar="KEY=VALUE",
+                   help="override one key of the profile (repeatable)")
+    _add_reader(p)
+    p.add_argument("--day-s", type=float, default=86_400.0, help="length of a day in trace seconds (default 86400; the FIU profiles use 60)")
+    p.add_argument("--points", type=int, default=20, help="points of the CDF to print (default 20)")
+    p.add_argument("--json", action="store_true", help="print the analysis as JSON")
     p = tsub.add_parser("generate", help="write a synthetic workload as a trace")
     p.add_argument("output")
     p.add_argument("--profile", "-p", required=True, metavar="NAME|TOML", help="a profile (see `detour profiles`) or a spec file")
@@ -292,9 +302,28 @@ def cmd_traces(a: argparse.Namespace) -> None:
             a.input, a.output, a.to, keep_absolute_time=a.keep_absolute_time, **_reader_kwargs(a)
         )
         print(f"wrote {info['written']:,} requests as {a.to} to {a.output} (read as {info['format']})")
+    elif a.traces_command == "popularity":
+        _cmd_popularity(a, traces)
     elif a.traces_command == "generate":
         n = traces.generate(a.profile, a.output, to=a.to, overrides=a.profile_overrides)
         print(f"wrote {n:,} requests of {a.profile} as {a.to} to {a.output}")
+
+
+def _cmd_popularity(a: argparse.Namespace, traces) -> None:
+    if a.trace:
+        p = traces.value_popularity(a.trace, day_s=a.day_s, points=a.points, **_reader_kwargs(a))
+    else:
+        p = traces.value_popularity(profile=a.profile, overrides=a.profile_overrides, day_s=a.day_s, points=a.points)
+    if a.json:
+        print(json.dumps(p, indent=2))
+        return
+    print(f"{p['read_pages']:,} page reads, {p['write_pages']:,} page writes, {p['distinct_values']:,} distinct values; "
+          f"{100 * p['top80_read_values']:.1f}% of the read values serve 80% of the reads")
+    rows = [[f"{100 * c['values']:.0f}%", f"{100 * c['reads']:.1f}%", f"{100 * c['writes']:.1f}%"] for c in p["cdf"]]
+    print(report.table(["values (by read count)", "reads", "writes"], rows))
+    rows = [[d["day"], f"{d['reads']:,}", f"{d['writes']:,}", f"{d['new_values']:,}", f"{100 * d['read_yesterday']:.1f}%",
+             f"{100 * d['yesterday_top80']:.1f}%", f"{100 * d['new_read_share']:.1f}%"] for d in p["days"]]
+    print(report.table(["day", "reads", "writes", "new values", "read yesterday", "yesterday's top 80%", "new reads"], rows))
 
 
 def cmd_demo(a: argparse.Namespace) -> None:

@@ -74,6 +74,43 @@ def convert_trace(
     return info
 
 
+def value_popularity(
+    path: Optional[PathLike] = None,
+    *,
+    profile: Optional[PathLike] = None,
+    overrides: Overrides = None,
+    day_s: float = 86_400.0,
+    points: int = 100,
+    format: Optional[str] = None,
+    skip_malformed: bool = False,
+    volume: Optional[int] = None,
+    clamp_backwards_time: bool = False,
+) -> dict:
+    """Value popularity of a trace (`path`) or a synthetic `profile` (RR-SSD
+    rr-4, docs/schemes/rr-ssd.md): `cdf` (values sorted by read count, with
+    the cumulative share of reads and writes), `top80_read_values` (share of
+    read values serving 80% of reads) and `days` (per `day_s` of trace time:
+    new values, reads of yesterday's values and of yesterday's top-80%)."""
+    if (path is None) == (profile is None):
+        raise ValueError("give exactly one of path and profile")
+    if path is not None:
+        out = _detour.value_popularity(
+            os.fspath(path),
+            format=format,
+            skip_malformed=skip_malformed,
+            volume=volume,
+            clamp_backwards_time=clamp_backwards_time,
+            day_s=day_s,
+            points=points,
+        )
+    else:
+        name, text = _profile_source(profile)
+        out = _detour.value_popularity(
+            None, name, spec_toml=text, overrides=_override_list(overrides), day_s=day_s, points=points
+        )
+    return json.loads(out)
+
+
 def profiles() -> list:
     """`[(name, description), ...]` of the synthetic workload profiles."""
     return list(_detour.profiles())

@@ -3,7 +3,6 @@ table and `collision_pairs.parquet` (docs/schemes/collisions.md)."""
 
 from __future__ import annotations
 
-import csv
 import json
 
 import numpy as np

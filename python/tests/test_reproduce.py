@@ -11,7 +11,7 @@ import pytest
 
 from conftest import run_cli
 from detour.reproduce import PAPERS, ReproduceError, reproduce
-from detour.reproduce.base import Runs, load_runs, nearest_rank, sweep_toml
+from detour.reproduce.base import Runs, nearest_rank, sweep_toml
 from detour.sweep import plan
 
 DEMO_TRACE = Path(__file__).resolve().parents[1] / "detour" / "data" / "demo.trace"

@@ -37,6 +37,16 @@ const SCHEMES: &[(&str, &[&str])] = &[
     ("collisions", &["scheme.collisions.base=rails", "scheme.collisions.l_m=0.0005", "device.blocks_per_plane=64", "scheme.rails.swap_us=20000"]),
     ("collisions", &["scheme.collisions.base=ttflash", "scheme.collisions.l_m=0.0005", "device.blocks_per_plane=64", "scheme.ttflash.width=2"]),
     ("collisions", &["scheme.collisions.base=cr5", "scheme.collisions.l_m=0.0005", "host.address=fold", "device.channels=4", "device.dies_per_chip=1", "scheme.raid.fail_unit=die", "scheme.raid.fail_index=2", "scheme.raid.fail_at_us=100000"]),
+    // The deduplicating schemes: the stress workload carries no content, so
+    // every write is unique and the replication budget is alpha% alone.
+    ("ca-ssd", &[]),
+    ("rr-ssd", &["scheme.rrssd.period_s=0.05", "scheme.rrssd.alpha_pct=10"]),
+    ("rr-ssd", &["scheme.rrssd.period_s=0.05", "scheme.rrssd.alpha_pct=10", "scheme.rrssd.replication_io=simulated"]),
+    ("rr-ssd", &["scheme.rrssd.period_s=0.05", "scheme.rrssd.alpha_pct=10", "scheme.rrssd.placement=random"]),
+    ("rr-ssd", &["scheme.rrssd.period_s=0.05", "scheme.rrssd.alpha_pct=10", "scheme.rrssd.placement=static"]),
+    ("rr-ssd", &["scheme.rrssd.period_s=0.05", "scheme.rrssd.alpha_pct=10", "scheme.rrssd.placement=online"]),
+    ("oracle", &[]),
+    ("pblru", &["scheme.rrssd.alpha_pct=10", "scheme.rrssd.pblru_min_blocked=1"]),
 ];
 
 const VARIANTS: &[&[&str]] = &[

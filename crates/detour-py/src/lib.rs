@@ -40,5 +40,6 @@ fn _detour(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(workload::profiles, m)?)?;
     m.add_function(wrap_pyfunction!(workload::profile_spec, m)?)?;
     m.add_function(wrap_pyfunction!(workload::generate, m)?)?;
+    m.add_function(wrap_pyfunction!(workload::value_popularity, m)?)?;
     Ok(())
 }

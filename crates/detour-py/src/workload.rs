@@ -139,6 +139,56 @@ pub fn inspect_trace(
     to_json(&stats)
 }
 
+/// Value popularity (RR-SSD rr-4) of a trace or a synthetic profile, as
+/// JSON: read/write CDFs, the share of values serving 80% of reads, and per
+/// day new values and persistence. Give `path` or one of `profile` / `spec_toml`.
+#[pyfunction]
+#[pyo3(signature = (path=None, profile=None, *, spec_toml=None, overrides=Vec::new(), format=None, skip_malformed=false, volume=None, clamp_backwards_time=false, day_s=86_400.0, points=100))]
+#[allow(clippy::too_many_arguments)]
+pub fn value_popularity(
+    py: Python<'_>,
+    path: Option<PathBuf>,
+    profile: Option<&str>,
+    spec_toml: Option<&str>,
+    overrides: Vec<String>,
+    format: Option<&str>,
+    skip_malformed: bool,
+    volume: Option<u32>,
+    clamp_backwards_time: bool,
+    day_s: f64,
+    points: usize,
+) -> PyResult<String> {
+    if !(day_s.is_finite() && day_s > 0.0) {
+        return Err(to_py(Error::config("day_s", format!("{day_s} must be > 0"))));
+    }
+    let source = match path {
+        Some(path) => Source::Trace { path, opts: trace_options(format, skip_malformed, volume, clamp_backwards_time, false)? },
+        None => {
+            let (name, spec) = resolve_spec(profile, spec_toml, &overrides)?;
+            Source::Profile { name, spec: Box::new(spec) }
+        }
+    };
+    let mut error = None;
+    let outcome = py.allow_threads(|| {
+        let mut it = Interruptible { inner: source.open()?, n: 0, error: None };
+        let mut failed = None;
+        let requests = std::iter::from_fn(|| match it.next()? {
+            Ok(r) => Some(r),
+            Err(e) => {
+                failed = Some(e);
+                None
+            }
+        });
+        let p = core_workload::popularity(requests, day_s, points);
+        error = it.error.take();
+        failed.map_or(Ok(p), Err)
+    });
+    match outcome {
+        Ok(p) => to_json(&p),
+        Err(e) => Err(error.unwrap_or_else(|| to_py(e))),
+    }
+}
+
 /// Stop a stream with `Error::Interrupted` when Ctrl-C is pressed (checked
 /// every 65,536 requests), remembering the Python exception to re-raise.
 struct Interruptible<I> {

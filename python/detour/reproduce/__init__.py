@@ -24,6 +24,7 @@ PAPERS = {
     "hotr": "hotr",
     "cr5m": "cr5m",
     "collisions": "collisions",
+    "rr-ssd": "rrssd",
 }
 
 __all__ = ["PAPERS", "ReproduceError", "Section", "reproduce", "reproduce_all"]

@@ -9,7 +9,7 @@ from typing import Dict, List
 import numpy as np
 
 from ..plots import _figure
-from .base import Context, Runs, Section, change, mean
+from .base import Context, Runs, Section, change
 
 TITLE = "Patterned read collisions: analysis and replication (rc-1..rc-8)"
 PAPER_FILE = "patterned-read-collisions.txt"

@@ -139,6 +139,8 @@ pub struct SchemeConfig {
     /// Channel RAID (cr1, cr4, cr5, cr5m): mirror threshold and failure injection.
     pub raid: RaidConfig,
     pub collisions: CollisionsConfig,
+    /// Deduplicating schemes (ca-ssd, rr-ssd, oracle, pblru).
+    pub rrssd: RrssdConfig,
 }
 
 /// `[scheme.collisions]`: replication of pages in patterned read collisions
@@ -159,6 +161,51 @@ pub struct CollisionsConfig {
 impl Default for CollisionsConfig {
     fn default() -> Self {
         CollisionsConfig { base: "conventional".into(), l_r: 5, l_m: 0.002 }
+    }
+}
+
+/// `[scheme.rrssd]`: the content-addressed schemes ca-ssd, rr-ssd, oracle
+/// and pblru (docs/schemes/rr-ssd.md).
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields, default)]
+pub struct RrssdConfig {
+    /// Hashing latency per written page on the request path, µs. Default 12
+    /// (the paper's Table II).
+    pub hash_us: f64,
+    /// Length of one profiling/replication period, s of trace time. Default
+    /// 86,400 (one day); the synthetic FIU profiles scale a day to 60 s.
+    pub period_s: f64,
+    /// Replication space beyond what deduplication saved, in percent of the
+    /// workload's unique-LPN footprint (the paper's alpha). Default 0: only
+    /// the space deduplication saved.
+    pub alpha_pct: f64,
+    /// rr-ssd placement of copies: "popularity" (S / (E x Pop), the paper's),
+    /// "random", "static" (round robin from the original chip) or "online"
+    /// (copies made during the period, placed by S / (E x Pop x QL)).
+    /// Default "popularity".
+    pub placement: String,
+    /// How the end-of-period copies are made: "mirror" (instantly, as the
+    /// paper's mirror SSD serves the host meanwhile; only the cost is
+    /// reported) or "simulated" (background reads and programs). Default
+    /// "mirror". On-line and PBLRU copies are always simulated.
+    pub replication_io: String,
+    /// Bits of the per-value saturating read counter. Default 0 = log2(chips).
+    pub counter_bits: u32,
+    /// PBLRU: blocked reads of a page before it is replicated. Default 2.
+    pub pblru_min_blocked: u32,
+}
+
+impl Default for RrssdConfig {
+    fn default() -> Self {
+        RrssdConfig {
+            hash_us: 12.0,
+            period_s: 86_400.0,
+            alpha_pct: 0.0,
+            placement: "popularity".into(),
+            replication_io: "mirror".into(),
+            counter_bits: 0,
+            pblru_min_blocked: 2,
+        }
     }
 }
 
@@ -336,6 +383,7 @@ impl Default for SchemeConfig {
             ttflash: TtflashConfig::default(),
             raid: RaidConfig::default(),
             collisions: CollisionsConfig::default(),
+            rrssd: RrssdConfig::default(),
         }
     }
 }

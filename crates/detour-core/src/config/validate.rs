@@ -37,6 +37,14 @@ impl Config {
         ensure_config!(base != crate::schemes::SchemeKind::Collisions, "scheme.collisions.base", "the collision layer cannot wrap itself");
         in_range_u("scheme.collisions.l_r", c.l_r as u64, 0, 1 << 16)?;
         in_range_f("scheme.collisions.l_m", c.l_m, 0.0, 0.5)?;
+        let r = &self.scheme.rrssd;
+        in_range_f("scheme.rrssd.hash_us", r.hash_us, 0.0, 1e6)?;
+        in_range_f("scheme.rrssd.period_s", r.period_s, 1e-3, 1e9)?;
+        in_range_f("scheme.rrssd.alpha_pct", r.alpha_pct, 0.0, 1000.0)?;
+        one_of("scheme.rrssd.placement", &r.placement, &["popularity", "random", "static", "online"])?;
+        one_of("scheme.rrssd.replication_io", &r.replication_io, &["mirror", "simulated"])?;
+        in_range_u("scheme.rrssd.counter_bits", r.counter_bits as u64, 0, 16)?;
+        in_range_u("scheme.rrssd.pblru_min_blocked", r.pblru_min_blocked as u64, 1, 1 << 20)?;
         Ok(())
     }
 

@@ -110,9 +110,41 @@ pub struct Summary {
     /// Read-collision accounting (`metrics.collisions = true`; absent otherwise).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub collisions: Option<CollisionSummary>,
+    /// Per-period rows of schemes that work in periods (RR-SSD and the other
+    /// deduplicating schemes: one row per day); absent for the others.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub periods: Vec<BTreeMap<String, f64>>,
     /// Events processed, and simulated time at the end, s.
     pub events: u64,
     pub sim_time_s: f64,
+}
+
+/// Add each period's mean read and mean overall latency (µs, measured
+/// requests by arrival time) to the scheme's period rows.
+pub fn period_latency(cols: &RequestColumns, period_s: f64, rows: &mut [BTreeMap<String, f64>]) {
+    if rows.is_empty() {
+        return;
+    }
+    let period_ns = (period_s * 1e9).max(1.0);
+    let mut sums = vec![[0.0f64; 4]; rows.len()];
+    for i in 0..cols.len() {
+        if cols.warmup[i] {
+            continue;
+        }
+        let k = ((cols.arrival_ns[i] as f64 / period_ns) as usize).min(rows.len() - 1);
+        let l = cols.latency_ns[i] as f64 / 1e3;
+        let s = &mut sums[k];
+        s[2] += l;
+        s[3] += 1.0;
+        if !cols.is_write[i] {
+            s[0] += l;
+            s[1] += 1.0;
+        }
+    }
+    for (row, s) in rows.iter_mut().zip(&sums) {
+        row.insert("read_mean_us".into(), if s[1] > 0.0 { s[0] / s[1] } else { 0.0 });
+        row.insert("all_mean_us".into(), if s[3] > 0.0 { s[2] / s[3] } else { 0.0 });
+    }
 }
 
 /// Fill the latency, breakdown and throughput parts from the columns.

@@ -29,6 +29,17 @@ impl<'a> LoadView<'a> {
     pub fn writing(&self, die: u32) -> bool {
         self.dies[die as usize].writing()
     }
+    /// Time until the die's running array operation ends (0 when idle or
+    /// moving data; a suspended operation's remainder is not counted).
+    #[inline]
+    pub fn busy_for(&self, die: u32, now: crate::types::Time) -> crate::types::Time {
+        let d = &self.dies[die as usize];
+        if d.phase == crate::device::Phase::Array {
+            d.array_end.saturating_sub(now)
+        } else {
+            0
+        }
+    }
     #[inline]
     pub fn failed(&self, die: u32) -> bool {
         self.dies[die as usize].failed

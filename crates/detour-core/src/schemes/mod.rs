@@ -11,6 +11,7 @@
 mod collisions;
 mod common;
 mod conventional;
+mod dedup;
 mod hotr;
 mod rails;
 mod ttflash;
@@ -20,6 +21,7 @@ mod raid;
 pub use collisions::Collisions;
 pub use common::Ctx;
 pub use conventional::Conventional;
+pub use dedup::{Dedup, Mode as DedupMode};
 pub use hotr::HotR;
 pub use rails::Rails;
 pub use ttflash::TtFlash;
@@ -30,6 +32,7 @@ use crate::device::{Geometry, OpKind};
 use crate::error::{Error, Result};
 use crate::scheduler::Class;
 use crate::types::{Lpn, Ppn, Time, Token};
+use std::collections::BTreeMap;
 use std::ops::Range;
 
 /// A plan could not be finished because a plane had no free page; the
@@ -119,6 +122,12 @@ pub trait Scheme {
     fn counters(&self) -> Vec<(&'static str, f64)> {
         Vec::new()
     }
+
+    /// One row of named numbers per period, for schemes that work in
+    /// periods (RR-SSD's days); reported as `summary.periods`.
+    fn periods(&self) -> Vec<BTreeMap<String, f64>> {
+        Vec::new()
+    }
 }
 
 /// Every scheme Detour knows, by its config name.
@@ -134,6 +143,10 @@ pub enum SchemeKind {
     Cr5,
     Cr5m,
     Collisions,
+    CaSsd,
+    RrSsd,
+    Oracle,
+    Pblru,
 }
 
 impl SchemeKind {
@@ -148,6 +161,10 @@ impl SchemeKind {
         ("cr5", "Channel RAID-5: stripes of N-1 data pages, rotating parity, semi-dynamic allocation"),
         ("cr5m", "CR5 with a hidden mirror chip per channel: small updates mirrored, parity deferred"),
         ("collisions", "A layer (over conventional by default) replicating pages of repeating imbalanced read-collision pairs"),
+        ("ca-ssd", "CA-SSD: content-addressed dedup FTL; duplicate content costs no flash write"),
+        ("rr-ssd", "RR-SSD: CA-SSD plus popular values replicated each period, reads to the least-loaded copy"),
+        ("oracle", "Ideal-All-Chip replication on CA-SSD: every read served by the least-loaded die, free"),
+        ("pblru", "PBLRU on CA-SSD: blocked pages replicated on-line in a priority-based LRU space"),
     ];
 
     pub fn parse(name: &str) -> Result<SchemeKind> {
@@ -162,6 +179,10 @@ impl SchemeKind {
             "cr5" => Ok(SchemeKind::Cr5),
             "cr5m" => Ok(SchemeKind::Cr5m),
             "collisions" => Ok(SchemeKind::Collisions),
+            "ca-ssd" => Ok(SchemeKind::CaSsd),
+            "rr-ssd" => Ok(SchemeKind::RrSsd),
+            "oracle" => Ok(SchemeKind::Oracle),
+            "pblru" => Ok(SchemeKind::Pblru),
             _ => {
                 let known: Vec<&str> = Self::ALL.iter().map(|(n, _)| *n).collect();
                 Err(Error::config("scheme.name", format!("unknown scheme `{name}`; known: {}", known.join(", "))))
@@ -183,6 +204,10 @@ impl SchemeKind {
             SchemeKind::Cr5 => raid::build(raid::Org::Cr5, cfg),
             SchemeKind::Cr5m => raid::build(raid::Org::Cr5m, cfg),
             SchemeKind::Collisions => Box::new(Collisions::new(cfg, &geo()?)?),
+            SchemeKind::CaSsd => Box::new(Dedup::new(DedupMode::CaSsd, cfg)?),
+            SchemeKind::RrSsd => Box::new(Dedup::new(DedupMode::RrSsd, cfg)?),
+            SchemeKind::Oracle => Box::new(Dedup::new(DedupMode::Oracle, cfg)?),
+            SchemeKind::Pblru => Box::new(Dedup::new(DedupMode::Pblru, cfg)?),
         })
     }
 }

@@ -268,6 +268,8 @@ impl Simulation {
             }
             None => Vec::new(),
         };
+        s.periods = self.scheme.periods();
+        metrics::period_latency(&self.cols, self.cfg.scheme.rrssd.period_s, &mut s.periods);
         if !self.cfg.run.record_requests {
             self.cols.clear();
         }

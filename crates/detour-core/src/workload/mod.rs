@@ -29,6 +29,7 @@ pub struct Request {
 // format and streams `Request`s; `formats/` holds one parser per format.
 pub mod formats;
 pub mod inspect;
+pub mod popularity;
 pub mod reader;
 pub mod writer;
 
@@ -38,5 +39,6 @@ pub mod profiles;
 
 pub use formats::TraceFormat;
 pub use inspect::{inspect, SizeBucket, TraceStats};
+pub use popularity::{popularity, Popularity};
 pub use reader::{open_trace, open_trace_reader, TraceOptions, TraceStream};
 pub use writer::write_trace;
