@@ -113,3 +113,26 @@ def test_runs_select_by_grid_key(tmp_path):
     assert rs.one(workload="a", device__flash__cell="tlc").spec["grid"]["device.flash.cell"] == "tlc"
     with pytest.raises(ReproduceError, match="found 2"):
         rs.one(workload="a")
+
+
+def test_reproduce_all_quick_writes_every_papers_report(tmp_path):
+    """Every paper's quick reproduction runs end to end: each experiment id
+    of ../shared/EXPERIMENTS.md has a section with rows, and the index
+    links every report."""
+    from detour.reproduce import reproduce_all
+
+    index = reproduce_all(tmp_path, quick=True, workers=2, say=quiet)
+    links = index.read_text()
+    expected = {"hotr": [f"hr-{i}" for i in range(1, 8)], "cr5m": [f"cr-{i}" for i in range(1, 8)] + ["cr-f"],
+                "collisions": [f"rc-{i}" for i in range(1, 9)], "rr-ssd": [f"rr-{i}" for i in range(1, 13)]}
+    assert set(expected) == set(PAPERS)
+    for paper, ids in expected.items():
+        assert f"{paper}/report.html" in links
+        secs = sections(tmp_path / paper)
+        assert sorted(secs) == sorted(ids), paper
+        for sid, s in secs.items():
+            assert s["rows"], f"{paper} {sid}"
+    # the RAID organisations lose nothing after one failure, except CR5M's channel (the paper's layout)
+    lost = {(r[0], r[1]): r[2] for r in sections(tmp_path / "cr5m")["cr-f"]["rows"]}
+    assert all(v == 0 for (org, unit), v in lost.items() if org not in ("PURE", "CR5M") or (org == "CR5M" and unit != "channel"))
+    assert lost[("CR5M next", "channel")] == 0 and lost[("PURE", "die")] > 0
