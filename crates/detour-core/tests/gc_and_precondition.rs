@@ -126,3 +126,34 @@ fn gc_resumes_when_pinned_victims_are_released() {
     assert_eq!(r.summary.requests, 12_000);
     assert_eq!(r.summary.verify_errors, 0);
 }
+
+/// A scheme that writes more than the host fills some planes first: CR4's
+/// parity channel takes five programs for every one on a data channel of
+/// six. Preconditioning collects a plane that fills up (no simulated time)
+/// and goes on; every page it wrote, moved or not, reads back its token.
+#[test]
+fn preconditioning_collects_planes_that_fill_up() {
+    let o = |valid: &'static str| {
+        small(&[
+            "run.verify=true",
+            "device.channels=6",
+            "device.chips_per_channel=1",
+            "device.dies_per_chip=1",
+            "device.planes_per_die=2",
+            "device.blocks_per_plane=32",
+            "device.pages_per_block=32",
+            "device.overprovisioning=0.2",
+            "host.address=fold",
+            "scheme.name=cr4",
+            valid,
+        ])
+    };
+    // Reads of every preconditioned page, then some writes.
+    let logical = 5 * 2 * 32 * 32 * 8 / 10 * 6 / 10;
+    let mut reqs: Vec<_> = (0..logical as u64).map(|p| req(p * 50_000, p, 1, IoKind::Read)).collect();
+    reqs.extend((0..2000u64).map(|i| req(logical as u64 * 50_000 + i * 200_000, (i * 7) % logical as u64, 1, IoKind::Write)));
+    let r = sim::run_requests(o("ftl.precondition.valid=0.6"), &reqs).unwrap();
+    assert_eq!(r.summary.requests, reqs.len() as u64);
+    assert_eq!(r.summary.verify_errors, 0, "{:?}", r.verify_failures);
+    assert!(r.summary.pages.placed_on_read <= 5, "the read pages were preconditioned: {}", r.summary.pages.placed_on_read);
+}

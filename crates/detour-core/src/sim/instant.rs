@@ -6,6 +6,7 @@
 
 use super::Simulation;
 use crate::error::{Error, Result};
+use crate::ftl::Stream;
 use crate::types::{mix64, page_token, Lpn, Token};
 use rand::Rng;
 use std::ops::Range;
@@ -29,7 +30,7 @@ impl Simulation {
         };
         for lpn in 0..valid {
             let t = initial_token(lpn);
-            self.instant_write(lpn, t)?;
+            self.instant_write(lpn, t, true)?;
             report(lpn as u64, valid as u64)?;
         }
         let floor = self.geo.planes() as u64 * (self.gc_free_blocks() as u64 + 1);
@@ -59,7 +60,7 @@ impl Simulation {
                     // Filling to the GC threshold ends when a plane the scheme writes
                     // is there, even if planes it never writes (hidden mirror chips)
                     // still hold free blocks: the total alone would overfill the others.
-                    match self.instant_write(lpn, t) {
+                    match self.instant_write(lpn, t, !p.to_gc_threshold) {
                         Err(_) if p.to_gc_threshold => {
                             overwrites = 0;
                             break;
@@ -81,8 +82,16 @@ impl Simulation {
         ((self.cfg.ftl.gc_threshold * self.geo.blocks_per_plane as f64).ceil() as u32).max(crate::ftl::GC_RESERVE + 1)
     }
 
-    fn instant_write(&mut self, lpn: Lpn, token: Token) -> Result<()> {
-        if self.write_now(lpn, token).is_err() {
+    /// With `gc`, a plane that fills up is collected at once and the write
+    /// retried: schemes that write more than the host (parity, copies) would
+    /// otherwise fill some planes long before the requested occupancy.
+    /// Filling to the GC threshold stops at the first full plane instead.
+    fn instant_write(&mut self, lpn: Lpn, token: Token, gc: bool) -> Result<()> {
+        let mut r = self.write_now(lpn, token);
+        while r.is_err() && gc && self.instant_gc() {
+            r = self.write_now(lpn, token);
+        }
+        if r.is_err() {
             return Err(Error::config(
                 "ftl.precondition",
                 format!("the device filled up while preconditioning (at LPN {lpn}); lower valid or invalid"),
@@ -93,6 +102,35 @@ impl Simulation {
             o.set(lpn, token);
         }
         Ok(())
+    }
+
+    /// Greedy GC with no simulated time on every plane below its threshold,
+    /// until each is above it or has no block to reclaim; the scheme hears
+    /// every move. True if any block was reclaimed.
+    fn instant_gc(&mut self) -> bool {
+        let mut any = false;
+        for plane in 0..self.geo.planes() {
+            while self.ftl.needs_gc(plane) {
+                let Some(victim) = self.ftl.start_gc(plane) else { break };
+                let mut pages = std::mem::take(&mut self.scratch);
+                self.ftl.live_pages_of(victim, &mut pages);
+                for &from in &pages {
+                    let owner = self.ftl.owner(from);
+                    let Some(to) = self.ftl.alloc(plane, Stream::Gc, owner) else { break };
+                    self.ftl.program_done(to, self.ftl.token(from));
+                    self.finish_move(from, to, owner);
+                }
+                self.scratch = pages;
+                if self.ftl.block(victim).valid > 0 {
+                    break; // the reserve ran out mid-victim: leave it collecting
+                }
+                self.ftl.victim_moved(victim);
+                self.ftl.erase_issued(victim);
+                self.ftl.erase_done(victim);
+                any = true;
+            }
+        }
+        any
     }
 
     /// Write one page at once through the scheme's `write_instantly`.
