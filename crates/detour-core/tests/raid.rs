@@ -315,3 +315,23 @@ fn request_size_sweep_cr5_vs_cr5m() {
         println!("size {kib} KiB: cr5 {cr5:.1} us, cr5m {cr5m:.1} us ({:+.1}%)", (cr5m / cr5 - 1.0) * 100.0);
     }
 }
+
+/// Regression: a rebuild planned in the same instant as a host write to the
+/// page it rebuilds reads the data as it was before the write; verify mode
+/// must check it against that version (it once compared it with the write's
+/// token and reported a false error). Found by `detour reproduce cr5m`'s
+/// failure section on SSD1: build profile, chip 0 failing at 89.6 s.
+#[test]
+fn a_rebuild_racing_a_host_write_is_verified_against_what_it_read() {
+    use detour_core::config::ConfigBuilder;
+    use detour_core::workload::generator::Generator;
+    use detour_core::workload::profiles::{apply_overrides, profile};
+    let spec = apply_overrides(&profile("build").unwrap(), &[("requests", "100000"), ("footprint_bytes", "268435456")]).unwrap();
+    let reqs: Vec<Request> = Generator::new(&spec).unwrap().collect();
+    let o = ["ftl.precondition.valid=0.3", "run.verify=true", "scheme.raid.rebuild=true", "scheme.raid.fail_at_us=89605735",
+             "scheme.raid.fail_unit=chip", "device.blocks_per_plane=256"];
+    let cfg = ConfigBuilder::from_preset("cr5m-ssd1-cr4").unwrap().set_all(o.iter().copied()).unwrap().build().unwrap();
+    let r = sim::run_requests(cfg, &reqs).unwrap();
+    assert!(counter(&r, "rebuild_pages") > 1000.0);
+    assert_eq!(r.summary.verify_errors, 0, "{:?}", r.verify_failures);
+}

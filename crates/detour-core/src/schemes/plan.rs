@@ -30,6 +30,10 @@ pub struct GroupSpec {
     pub lpn: Lpn,
     /// Verify the group's result against the LPN's latest token.
     pub check: bool,
+    /// The token to verify against, when fixed before the group starts:
+    /// the simulator sets it for background plans submitted while a host
+    /// write was planned, which read the data as it was before that write.
+    pub expect: Option<Token>,
 }
 
 #[derive(Clone, Debug, Default)]
@@ -57,7 +61,7 @@ impl Plan {
     /// Open a group; `check` asks verify mode to compare its result with the
     /// latest token of `lpn`.
     pub fn group(&mut self, lpn: Lpn, check: bool) -> u32 {
-        self.groups.push(GroupSpec { lpn, check });
+        self.groups.push(GroupSpec { lpn, check, expect: None });
         (self.groups.len() - 1) as u32
     }
 

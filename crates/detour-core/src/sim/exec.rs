@@ -33,7 +33,7 @@ impl Simulation {
         txn.buffered += plan.buffered;
         for g in &plan.groups {
             let expect = match (&self.oracle, g.check) {
-                (Some(o), true) => o.get(g.lpn),
+                (Some(o), true) => g.expect.unwrap_or_else(|| o.get(g.lpn)),
                 _ => 0,
             };
             txn.groups.push(GroupState { lpn: g.lpn, check: g.check, expect, ..GroupState::default() });

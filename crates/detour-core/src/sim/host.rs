@@ -115,6 +115,7 @@ impl Simulation {
             let tokens = std::mem::take(&mut self.tokens);
             let r = self.with_ctx(|s, ctx| s.plan_write(range.clone(), &tokens, ctx, &mut plan));
             let done = r.err().map_or(io.pages - from, |s| s.done);
+            self.fix_background_expectations();
             for (i, lpn) in (range.start..range.start + done).enumerate() {
                 self.mark_written(lpn, tokens[i]);
             }
@@ -146,6 +147,18 @@ impl Simulation {
             self.parked.push_back(Parked { txn: t, from: at });
         }
         self.after_plan(t)
+    }
+
+    /// Background plans the scheme submitted while planning a write (e.g.
+    /// a rebuild) read the data as it was before the write: verify them
+    /// against that, not against the write's tokens.
+    fn fix_background_expectations(&mut self) {
+        let Some(o) = self.oracle.as_ref() else { return };
+        for g in self.bg.iter_mut().flat_map(|p| p.groups.iter_mut()) {
+            if g.check && g.expect.is_none() {
+                g.expect = Some(o.get(g.lpn));
+            }
+        }
     }
 
     fn mark_written(&mut self, lpn: u32, token: Token) {
