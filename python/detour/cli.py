@@ -181,25 +181,8 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def cmd_run(a: argparse.Namespace) -> None:
-    from .api import run
-
-    if a.profile_overrides and not a.profile:
-        raise CliError("--profile-set needs --profile")
     t0 = time.perf_counter()
-    r = run(
-        a.device,
-        trace=a.trace,
-        format=a.format,
-        skip_malformed=a.skip_malformed,
-        volume=a.volume,
-        clamp_backwards_time=a.clamp_backwards_time,
-        profile=a.profile,
-        profile_overrides=a.profile_overrides or None,
-        overrides=a.overrides,
-        scheme=a.scheme,
-        verify=True if a.verify else None,
-        progress=not (a.no_progress or a.quiet),
-    )
+    r = _run_args(a, a.overrides, verify=True if a.verify else None, progress=not (a.no_progress or a.quiet))
     wall = time.perf_counter() - t0
     out = r.write(a.out)
     if not a.quiet:
@@ -208,24 +191,19 @@ def cmd_run(a: argparse.Namespace) -> None:
         print(f"wrote {out / 'summary.json'}, {out / 'requests.parquet'}, {out / 'config.toml'}{extra} ({wall:.2f} s)")
 
 
-def cmd_analyze(a: argparse.Namespace) -> None:
+def _run_args(a: argparse.Namespace, overrides, **kw):
+    """One run from `run`-style arguments (device, trace or profile, reader options)."""
     from .api import run
 
     if a.profile_overrides and not a.profile:
         raise CliError("--profile-set needs --profile")
-    r = run(
-        a.device,
-        trace=a.trace,
-        format=a.format,
-        skip_malformed=a.skip_malformed,
-        volume=a.volume,
-        clamp_backwards_time=a.clamp_backwards_time,
-        profile=a.profile,
-        profile_overrides=a.profile_overrides or None,
-        overrides=[*a.overrides, "metrics.collisions=true"],
-        scheme=a.scheme,
-        progress=not a.no_progress,
-    )
+    return run(a.device, trace=a.trace, format=a.format, skip_malformed=a.skip_malformed, volume=a.volume,
+               clamp_backwards_time=a.clamp_backwards_time, profile=a.profile,
+               profile_overrides=a.profile_overrides or None, overrides=overrides, scheme=a.scheme, **kw)
+
+
+def cmd_analyze(a: argparse.Namespace) -> None:
+    r = _run_args(a, [*a.overrides, "metrics.collisions=true"], progress=not a.no_progress)
     print(report.collisions_table(r.summary))
     if a.out:
         out = r.write(a.out)
