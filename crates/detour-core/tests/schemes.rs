@@ -33,6 +33,7 @@ const SCHEMES: &[(&str, &[&str])] = &[
     // A tiny l_M so replicas are evicted (both copies kept) under GC pressure.
     ("collisions", &["scheme.collisions.l_m=0.0005", "metrics.collisions=true"]),
     // The collision layer over other schemes (their rows' extra config).
+    ("collisions", &["scheme.collisions.base=ca-ssd", "scheme.collisions.l_m=0.0005"]),
     ("collisions", &["scheme.collisions.base=hotr", "scheme.collisions.l_m=0.0005", "scheme.hotr.migrate_share=0.5", "scheme.hotr.rlru_per_chip=64"]),
     ("collisions", &["scheme.collisions.base=rails", "scheme.collisions.l_m=0.0005", "device.blocks_per_plane=64", "scheme.rails.swap_us=20000"]),
     ("collisions", &["scheme.collisions.base=ttflash", "scheme.collisions.l_m=0.0005", "device.blocks_per_plane=64", "scheme.ttflash.width=2"]),

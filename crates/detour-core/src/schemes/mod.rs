@@ -98,6 +98,18 @@ pub trait Scheme {
         true
     }
 
+    /// The page a plain read of `lpn` reads now (NO_PAGE if none), and
+    /// whether `ppn` holds `lpn`'s current data: what a layer over this
+    /// scheme (the collision layer) needs to find and check the data. The
+    /// default is the shared page map; schemes with their own tables say.
+    fn page_of(&self, lpn: Lpn, ctx: &Ctx) -> Ppn {
+        ctx.ftl.map.get(lpn)
+    }
+
+    fn holds(&self, lpn: Lpn, ppn: Ppn, ctx: &Ctx) -> bool {
+        self.page_of(lpn, ctx) == ppn
+    }
+
     /// Whether `plane`, below its free-block threshold, may start collecting
     /// now. A scheme that must keep some planes' GC apart (TTFlash: one
     /// member of a stripe at a time) says no; the core asks again after each

@@ -116,7 +116,7 @@ impl Collisions {
         if !ctx.ftl.is_programmed(r.ppn) || ctx.load.failed(rdie) {
             return None;
         }
-        let orig = ctx.ftl.map.get(lpn);
+        let orig = self.inner.page_of(lpn, ctx);
         let to_replica = orig == NO_PAGE || {
             let odie = ctx.geo.die_of(orig);
             ctx.load.failed(odie) || ctx.load.occ(rdie) < ctx.load.occ(odie)
@@ -202,7 +202,7 @@ impl Collisions {
     /// destination die at background priority.
     fn replicate(&mut self, p: Pending, op: &OpDone, ctx: &mut Ctx) {
         // A write or GC since the read was planned moved the page: skip.
-        let live = ctx.ftl.map.get(p.lpn) == op.ppn && ctx.ftl.is_programmed(op.ppn);
+        let live = self.inner.holds(p.lpn, op.ppn, ctx) && ctx.ftl.is_programmed(op.ppn);
         if !live || self.max_replicas == 0 || self.map.get(p.lpn).is_some() {
             self.n.skipped += 1;
             return;

@@ -262,6 +262,18 @@ pub(crate) fn chips_holding(t: &Tables, v: u32, geo: &Geometry) -> Vec<bool> {
 }
 
 impl Scheme for Dedup {
+    fn page_of(&self, lpn: Lpn, _: &Ctx) -> Ppn {
+        match self.t.vpn_of(lpn) {
+            NO_VPN => NO_PAGE,
+            v => self.t.vpns[v as usize].copies.first().copied().unwrap_or(NO_PAGE),
+        }
+    }
+
+    fn holds(&self, lpn: Lpn, ppn: Ppn, _: &Ctx) -> bool {
+        let v = self.t.vpn_of(lpn);
+        v != NO_VPN && self.t.vpns[v as usize].copies.contains(&ppn)
+    }
+
     fn name(&self) -> &'static str {
         match self.mode {
             Mode::CaSsd => "ca-ssd",
