@@ -87,8 +87,9 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("analyze", help="analyse one run: `collisions` prints the read-collision paper's Table 2 row and Table 3 value")
     p.add_argument("what", choices=["collisions"], help="the analysis")
+    p.add_argument("trace_file", nargs="?", metavar="TRACE", help="a trace file (the same as --trace)")
     _add_device(p, "collisions")
-    src = p.add_mutually_exclusive_group(required=True)
+    src = p.add_mutually_exclusive_group()
     src.add_argument("--trace", "-t", metavar="FILE", help="a trace file (plain, .gz or .zst)")
     src.add_argument("--profile", "-p", metavar="NAME|TOML", help="a synthetic workload profile or a spec file")
     _add_reader(p)
@@ -203,6 +204,11 @@ def _run_args(a: argparse.Namespace, overrides, **kw):
 
 
 def cmd_analyze(a: argparse.Namespace) -> None:
+    if a.trace_file and (a.trace or a.profile):
+        raise CliError("give the trace once: TRACE, --trace or --profile")
+    a.trace = a.trace or a.trace_file
+    if not (a.trace or a.profile):
+        raise CliError("give a trace (TRACE or --trace) or --profile")
     r = _run_args(a, [*a.overrides, "metrics.collisions=true"], progress=not a.no_progress)
     print(report.collisions_table(r.summary))
     if a.out:

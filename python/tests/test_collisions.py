@@ -53,3 +53,14 @@ def test_analyze_collisions_cli(cli, tmp_path):
     assert pairs.num_rows == s["collisions"]["imbalanced_pairs"]
     p = cli("analyze", "collisions", "--profile", "msr-random", "--profile-set", "requests=500", "--no-progress", "--set", "scheme.collisions.l_r=-1")
     assert p.returncode == 2 and "scheme.collisions.l_r" in p.stderr
+
+
+def test_analyze_collisions_takes_the_trace_as_an_argument(cli, tmp_path):
+    from conftest import write_mqsim_trace
+
+    trace = write_mqsim_trace(tmp_path / "t.trace", 300)
+    p = cli("analyze", "collisions", trace, "--no-progress", "--set", "host.address=fold")
+    assert p.returncode == 0, p.stderr
+    assert "Reads per die RSD" in p.stdout
+    p = cli("analyze", "collisions", "--no-progress")
+    assert p.returncode == 2 and "give a trace" in p.stderr
