@@ -13,22 +13,6 @@ use detour_core::{sim, IoKind};
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 
-
-const TINY: [&str; 8] = [
-    "run.verify=true",
-    "device.channels=2",
-    "device.chips_per_channel=1",
-    "device.dies_per_chip=2",
-    "device.planes_per_die=2",
-    "device.blocks_per_plane=64",
-    "device.pages_per_block=32",
-    "device.overprovisioning=0.2",
-];
-
-fn counter(s: &Summary, key: &str) -> f64 {
-    s.scheme_counters.get(key).copied().unwrap_or(0.0)
-}
-
 #[test]
 fn staging_chip_verifies_clean_under_gc_pressure() {
     let variants: [&[&str]; 4] = [&[], &["ftl.allocation=dynamic"], &["scheduler.suspension=true"], &["host.queue_depth=4"]];

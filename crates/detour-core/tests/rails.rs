@@ -4,27 +4,11 @@
 
 mod common;
 use common::*;
-use detour_core::metrics::Summary;
 use detour_core::sim;
 
 // The stress workload (tests/common) has a hot set of 300 pages and
 // multi-page requests, half writes: reads often hit pages whose read-half
 // copy is stale or still being flushed.
-
-fn counter(s: &Summary, key: &str) -> f64 {
-    s.scheme_counters.get(key).copied().unwrap_or(0.0)
-}
-
-const TINY: [&str; 8] = [
-    "run.verify=true",
-    "device.channels=2",
-    "device.chips_per_channel=1",
-    "device.dies_per_chip=2",
-    "device.planes_per_die=2",
-    "device.blocks_per_plane=64",
-    "device.pages_per_block=32",
-    "device.overprovisioning=0.2",
-];
 
 #[test]
 fn copies_converge_across_frequent_swaps_under_gc_pressure() {

@@ -3,13 +3,7 @@
 
 mod common;
 use common::*;
-use detour_core::metrics::Summary;
 use detour_core::sim;
-
-
-fn counter(s: &Summary, key: &str) -> f64 {
-    s.scheme_counters.get(key).copied().unwrap_or(0.0)
-}
 
 /// Run `stress` on `channels` x `chips` chips (2 dies x 2 planes x 64 blocks
 /// of 32 pages each) and check every read, plain or rebuilt.

@@ -48,31 +48,30 @@ impl Opened {
         }
     }
 
+    /// `summary.workload` of requests no reader parsed: nothing skipped.
+    fn generated_info(&self, kind: &str, n: u64) -> serde_json::Value {
+        serde_json::json!({
+            "source": self.name(),
+            "kind": kind,
+            "format": null,
+            "requests": n,
+            "skipped_malformed": 0,
+            "clamped": 0,
+            "filtered_out": 0,
+            "ignored": 0,
+        })
+    }
+
     /// `summary.workload`: source, format and the reader's counters.
     pub fn info(&self) -> serde_json::Value {
         match self {
             Opened::Trace(t) => stream_info(t),
-            Opened::Profile { gen, n, .. } => serde_json::json!({
-                "source": self.name(),
-                "kind": "profile",
-                "format": null,
-                "requests": n,
-                "skipped_malformed": 0,
-                "clamped": 0,
-                "filtered_out": 0,
-                "ignored": 0,
-                "spec": serde_json::to_value(gen.spec()).unwrap_or(serde_json::Value::Null),
-            }),
-            Opened::Requests { n, .. } => serde_json::json!({
-                "source": self.name(),
-                "kind": "requests",
-                "format": null,
-                "requests": n,
-                "skipped_malformed": 0,
-                "clamped": 0,
-                "filtered_out": 0,
-                "ignored": 0,
-            }),
+            Opened::Profile { gen, n, .. } => {
+                let mut v = self.generated_info("profile", *n);
+                v["spec"] = serde_json::to_value(gen.spec()).unwrap_or(serde_json::Value::Null);
+                v
+            }
+            Opened::Requests { n, .. } => self.generated_info("requests", *n as u64),
         }
     }
 }

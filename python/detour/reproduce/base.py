@@ -107,14 +107,8 @@ class Run:
 
 
 class Runs(list):
-    """The runs of one or more sweeps, with look-ups by parameter."""
-
-    def __add__(self, other: "Runs") -> "Runs":
-        return Runs(list(self) + list(other))
-
-    def __iadd__(self, other) -> "Runs":
-        self.extend(other)
-        return self
+    """The runs of one or more sweeps (`+=` keeps the type), with look-ups
+    by parameter."""
 
     def select(self, **want: Any) -> "Runs":
         def ok(r: Run) -> bool:
@@ -193,10 +187,10 @@ class Context:
     say: Callable[[str], None] = print
     sweeps_run: List[dict] = field(default_factory=list)
 
-    def workloads(self, profiles: Sequence[str], quick_requests: int, full_requests: Optional[int] = None,
+    def workloads(self, profiles: Sequence[str], quick_requests: Optional[int], full_requests: Optional[int] = None,
                   extra: Optional[Dict[str, Any]] = None) -> List[dict]:
         """The paper's calibrated profiles, or the user's traces when given.
-        `full_requests` None keeps each profile's own length."""
+        A request count of None keeps each profile's own length."""
         if self.traces:
             return [{"trace": str(Path(t).resolve())} for t in self.traces]
         n = quick_requests if self.quick else full_requests
@@ -249,6 +243,26 @@ def load_runs(sweep_dir: Path, keys: Sequence[str]) -> Runs:
     if failed:
         raise ReproduceError(f"{len(failed)} run(s) of {sweep_dir} failed:\n  " + "\n  ".join(failed))
     return runs
+
+
+def grouped_bars(labels: Sequence[str], series: Sequence[tuple], ylabel: str, line: Optional[float] = None,
+                 size: tuple = (7, 3.5), tick_size: Optional[float] = None, legend: Optional[dict] = None):
+    """A figure of bars grouped per label: `series` is [(name, values), ...],
+    one bar of each per label; `line` draws a horizontal reference."""
+    from ..plots import _figure
+
+    fig = _figure(*size)
+    ax = fig.subplots()
+    x = np.arange(len(labels))
+    width = 0.8 / max(len(series), 1)
+    for i, (name, values) in enumerate(series):
+        ax.bar(x + (i - (len(series) - 1) / 2) * width, list(values), width, label=name)
+    if line is not None:
+        ax.axhline(line, color="k", lw=0.8)
+    ax.set_xticks(x, list(labels), fontsize=tick_size)
+    ax.set_ylabel(ylabel)
+    ax.legend(**(legend or {}))
+    return fig
 
 
 def mean(xs: Iterable[float]) -> float:

@@ -10,7 +10,7 @@ from typing import Dict, List
 import numpy as np
 
 from ..plots import _figure
-from .base import Context, Runs, Section, change, mean
+from .base import Context, grouped_bars, Runs, Section, change, mean
 
 TITLE = "CR5M: channel RAID-5 with mirror chips (cr-1..cr-7)"
 PAPER_FILE = "cr5m-channel-raid5-mirroring.txt"
@@ -93,16 +93,9 @@ def cr1(by: Dict, configs: List[str], names: List[str], desc: str) -> Section:
              for c in configs for n in names]
     s.notes.append("Read response time normalised to pure (CR1, CR4, CR5, CR5M): " + "; ".join(
         f"{r[0]} {r[1]} " + "/".join(f"{v:.2f}" for v in r[2:]) for r in reads))
-    fig = _figure(8, 3.6)
-    ax = fig.subplots()
-    x = np.arange(len(rows))
-    for i, o in enumerate(ORGS[1:]):
-        ax.bar(x + (i - 1.5) * 0.2, [r[2 + i] for r in rows], 0.2, label=o.upper())
-    ax.axhline(1.0, color="k", lw=0.8)
-    ax.set_xticks(x, [f"{r[0]}\n{r[1]}" for r in rows], fontsize=7)
-    ax.set_ylabel("mean response / pure SSD")
-    ax.legend(ncol=4)
-    s.figures.append(("cr-1", fig))
+    series = [(o.upper(), [r[2 + i] for r in rows]) for i, o in enumerate(ORGS[1:])]
+    s.figures.append(("cr-1", grouped_bars([f"{r[0]}\n{r[1]}" for r in rows], series, "mean response / pure SSD",
+                                           line=1.0, size=(8, 3.6), tick_size=7, legend={"ncol": 4})))
     return s
 
 

@@ -8,7 +8,7 @@ from typing import Dict, List
 import numpy as np
 
 from ..plots import _figure
-from .base import Context, Runs, Section, change, mean, nearest_rank
+from .base import Context, grouped_bars, Runs, Section, change, mean, nearest_rank
 
 TITLE = "HotR: hot read data replication (hr-1..hr-7)"
 PAPER_FILE = "hotr-hot-read-replication.txt"
@@ -119,16 +119,8 @@ def hr3(by: Dict, desc: str) -> Section:
                       "The order Rails < HotR < TTFlash does not hold on every workload (see the table)."))
     s.notes.append("A write's response time here includes its full program (no write-back cache), so writes "
                    "dominate the overall mean and HotR, which only helps reads, moves it little.")
-    fig = _figure(7, 3.5)
-    ax = fig.subplots()
-    x = np.arange(len(rows))
-    for i, sch in enumerate(("rails", "ttflash", "hotr")):
-        ax.bar(x + (i - 1) * 0.27, [f[sch] for f in fig_rows], 0.27, label=sch)
-    ax.axhline(1.0, color="k", lw=0.8)
-    ax.set_xticks(x, [r[0] for r in rows])
-    ax.set_ylabel("mean response time / baseline")
-    ax.legend()
-    s.figures.append(("hr-3", fig))
+    series = [(sch, [f[sch] for f in fig_rows]) for sch in ("rails", "ttflash", "hotr")]
+    s.figures.append(("hr-3", grouped_bars([r[0] for r in rows], series, "mean response time / baseline", line=1.0)))
     return s
 
 

@@ -9,7 +9,7 @@ from typing import Dict, List
 import numpy as np
 
 from ..plots import _figure
-from .base import Context, Runs, Section, change, mean
+from .base import Context, grouped_bars, Runs, Section, change, mean
 
 TITLE = "RR-SSD: content-popularity selective replication (rr-1..rr-12)"
 PAPER_FILE = "rr-ssd-content-popularity-replication.txt"
@@ -48,37 +48,26 @@ NAN = float("nan")
 def experiments(ctx: Context) -> List[Section]:
     day = TRACE_DAY_S if ctx.traces else PROFILE_DAY_S
     extra = {"duration_s": 3 * PROFILE_DAY_S} if ctx.quick else None
-    w = ctx.workloads(PROFILES, quick_requests=0, full_requests=None, extra=extra)
-    for x in w:  # the profiles' own length, or 3 days of it
-        if "set" in x:
-            x["set"].pop("requests", None)
-            if not x["set"]:
-                del x["set"]
+    w = ctx.workloads(PROFILES, quick_requests=None, full_requests=None, extra=extra)
     desc = ctx.describe(PROFILES, SOURCE)
     fixed = {"host.time_scale": SCALE, "scheme.rrssd.period_s": day * SCALE, "run.verify": True}
-    runs = Runs()
-    for col, scheme, more in SCHEMES:
-        runs += [_tag(r, col) for r in ctx.sweep(f"rrssd-{col}", w, ["rr-ssd"], [scheme], fixed={**fixed, **more})]
+    cols = {col: ctx.sweep(f"rrssd-{col}", w, ["rr-ssd"], [scheme], fixed={**fixed, **more}) for col, scheme, more in SCHEMES}
     conv = ctx.sweep("rrssd-conventional", w, ["rr-ssd"], ["conventional"], fixed=fixed)
     names = list(dict.fromkeys(r.workload for r in conv))
     weekly = ctx.sweep("rrssd-weekly", w, ["rr-ssd"], ["rr-ssd"], fixed={**fixed, "scheme.rrssd.period_s": 7 * day * SCALE})
     alpha_w = [x for x in w if x.get("label") in ("hadoop", "trans")] or w
     alpha = ctx.sweep("rrssd-alpha", alpha_w, ["rr-ssd"], ["rr-ssd"], fixed=fixed,
                       grid={"scheme.rrssd.alpha_pct": ALPHAS[1:]})
-    by = {n: {r.spec["_col"]: r for r in runs.select(workload=n)} for n in names}
+    by = {n: {col: runs.one(workload=n) for col, runs in cols.items()} for n in names}
     cv = {n: conv.one(workload=n) for n in names}
     sections = [rr1(cv, desc), rr2(cv, desc), rr3(by, cv, desc), rr4(ctx, names, day, desc), rr5(by, weekly, desc),
                 rr6(by, desc), rr7(by, desc), rr8(by, alpha, desc), rr9(by, desc), rr10(by, desc), rr11(by, desc),
                 rr12(by, desc)]
-    errors = sum(int(r.summary["verify_errors"]) for r in list(runs) + list(conv) + list(weekly) + list(alpha))
-    sections[0].notes.append(f"Verify mode over all {len(runs) + len(conv) + len(weekly) + len(alpha)} runs: "
+    every = [r for runs in [*cols.values(), conv, weekly, alpha] for r in runs]
+    errors = sum(int(r.summary["verify_errors"]) for r in every)
+    sections[0].notes.append(f"Verify mode over all {len(every)} runs: "
                              f"{errors} errors (Oracle's stand-in reads of imaginary copies are not checked).")
     return sections
-
-
-def _tag(run, col: str):
-    run.spec["_col"] = col
-    return run
 
 
 def _read_gain(run, base) -> float:
@@ -211,15 +200,9 @@ def rr7(by: Dict, desc: str) -> Section:
                 "57.6, 22.7, 37.2, 17.1", desc,
                 ["workload", "RR-SSD read", "paper", "Oracle read", "paper Oracle", "RR-SSD total", "paper total"], rows)
     s.agrees = all(r[1] > 0 and r[1] <= r[3] + 1 for r in rows)
-    fig = _figure(7, 3.4)
-    ax = fig.subplots()
-    x = np.arange(len(rows))
-    for i, (col, lab) in enumerate([(1, "RR-SSD"), (2, "paper RR-SSD"), (3, "Oracle"), (4, "paper Oracle")]):
-        ax.bar(x + (i - 1.5) * 0.2, [r[col] for r in rows], 0.2, label=lab)
-    ax.set_xticks(x, [r[0] for r in rows])
-    ax.set_ylabel("read improvement over CA-SSD %")
-    ax.legend(ncol=2, fontsize=8)
-    s.figures.append(("rr-7", fig))
+    series = [(lab, [r[col] for r in rows]) for col, lab in [(1, "RR-SSD"), (2, "paper RR-SSD"), (3, "Oracle"), (4, "paper Oracle")]]
+    s.figures.append(("rr-7", grouped_bars([r[0] for r in rows], series, "read improvement over CA-SSD %",
+                                           size=(7, 3.4), legend={"ncol": 2, "fontsize": 8})))
     return s
 
 

@@ -8,6 +8,24 @@ use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use rand_distr::{Distribution, Exp};
 
+/// A 2-channel device of 4 dies with 64 blocks of 32 pages per plane, in
+/// verify mode: small enough that the stress workloads drive GC.
+pub const TINY: [&str; 8] = [
+    "run.verify=true",
+    "device.channels=2",
+    "device.chips_per_channel=1",
+    "device.dies_per_chip=2",
+    "device.planes_per_die=2",
+    "device.blocks_per_plane=64",
+    "device.pages_per_block=32",
+    "device.overprovisioning=0.2",
+];
+
+/// A scheme counter of the summary, 0 when the scheme does not report it.
+pub fn counter(s: &detour_core::metrics::Summary, key: &str) -> f64 {
+    s.scheme_counters.get(key).copied().unwrap_or(0.0)
+}
+
 /// A config from the `small` preset with `key=value` overrides.
 pub fn small(overrides: &[&str]) -> Config {
     ConfigBuilder::from_preset("small").unwrap().set_all(overrides.iter().copied()).unwrap().build().unwrap()
