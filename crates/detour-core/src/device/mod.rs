@@ -7,7 +7,7 @@ mod geometry;
 mod timing;
 
 pub use flash::{ChannelState, DieState, Phase, Suspended};
-pub use geometry::{AllocOrder, Geometry};
+pub use geometry::{AllocOrder, Divisor, Geometry};
 pub use timing::Timing;
 
 /// Planes per die the multi-plane batches are sized for.

@@ -63,6 +63,7 @@ impl Ftl {
         b.next += 1;
         b.valid += 1;
         b.pins += 1;
+        b.pending += 1;
         if b.next == ppb {
             b.state = BlockState::Full;
         }

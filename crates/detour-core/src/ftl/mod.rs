@@ -15,7 +15,7 @@ pub use alloc::Stream;
 pub use chunked::Chunked;
 
 use crate::config::Config;
-use crate::device::{AllocOrder, Geometry};
+use crate::device::{AllocOrder, Divisor, Geometry};
 use crate::error::Result;
 use crate::types::{Lpn, Ppn, Token, NO_PAGE};
 use std::collections::VecDeque;
@@ -47,6 +47,8 @@ pub struct BlockInfo {
     pub next: u32,
     /// Pending reads and programs.
     pub pins: u32,
+    /// Pages allocated whose program has not finished (and still live).
+    pub pending: u32,
     pub state: BlockState,
     /// The victim's moves are done; erase as soon as it is unpinned.
     pub erase_ready: bool,
@@ -73,7 +75,10 @@ pub struct FtlStats {
 
 pub struct Ftl {
     pub geo: Geometry,
-    order: AllocOrder,
+    /// The static order's plane for every `lpn % planes` (the order's
+    /// mixed-radix digits only see the LPN modulo the plane count).
+    plane_of_lpn: Vec<u32>,
+    planes_div: Divisor,
     dynamic: bool,
     gc_free_blocks: u32,
     /// The page-level map used by page-mapped schemes.
@@ -105,10 +110,14 @@ impl Ftl {
             })
             .collect();
         let gc_free_blocks = ((cfg.ftl.gc_threshold * bpp as f64).ceil() as u32).max(GC_RESERVE + 1);
-        let block = BlockInfo { valid: 0, erases: 0, next: 0, pins: 0, state: BlockState::Free, erase_ready: false };
+        let block = BlockInfo { valid: 0, erases: 0, next: 0, pins: 0, pending: 0, state: BlockState::Free, erase_ready: false };
         Ok(Ftl {
             geo: geo.clone(),
-            order: AllocOrder::parse(&cfg.ftl.order)?,
+            plane_of_lpn: {
+                let order = AllocOrder::parse(&cfg.ftl.order)?;
+                (0..geo.planes()).map(|l| order.plane_for(geo, l)).collect()
+            },
+            planes_div: Divisor::new(geo.planes()),
             dynamic: cfg.ftl.allocation == "dynamic",
             gc_free_blocks,
             map: Chunked::new(geo.logical_pages as u64, NO_PAGE),
@@ -151,6 +160,16 @@ impl Ftl {
         self.page_state(ppn) == PageState::Valid
     }
 
+    /// `is_programmed` for a page that should be live (mapped). Most blocks
+    /// have no program in flight, and the block's entry is touched anyway
+    /// to pin it for the read, so this usually skips the page-state table.
+    /// A stale page (a broken map) reads as programmed: the flash read then
+    /// returns what the page holds, and verify mode counts the error.
+    #[inline]
+    pub fn is_programmed_live(&self, ppn: Ppn) -> bool {
+        self.blocks[self.geo.block_of(ppn) as usize].pending == 0 || self.is_programmed(ppn)
+    }
+
     #[inline]
     pub fn owner(&self, ppn: Ppn) -> u32 {
         self.owner.get(ppn)
@@ -172,10 +191,12 @@ impl Ftl {
 
     /// Mark a live page stale (overwritten, or its copy dropped).
     pub fn invalidate(&mut self, ppn: Ppn) {
-        if self.is_live(ppn) {
+        let state = self.page_state(ppn);
+        if matches!(state, PageState::Pending | PageState::Valid) {
             self.set_state(ppn, PageState::Invalid);
             let b = &mut self.blocks[self.geo.block_of(ppn) as usize];
             b.valid -= 1;
+            b.pending -= (state == PageState::Pending) as u32;
         }
     }
 
@@ -185,6 +206,7 @@ impl Ftl {
     pub fn program_done(&mut self, ppn: Ppn, token: Token) -> bool {
         if self.page_state(ppn) == PageState::Pending {
             self.set_state(ppn, PageState::Valid);
+            self.blocks[self.geo.block_of(ppn) as usize].pending -= 1;
         }
         if let Some(t) = self.tokens.as_mut() {
             t.set(ppn, token);
@@ -219,7 +241,7 @@ impl Ftl {
         debug_assert_eq!(b.valid, 0, "erasing block {block} with live pages");
         // Pins survive: a read a (buggy) scheme planned onto the block after
         // the erase was issued still holds one, and finds no data.
-        *b = BlockInfo { valid: 0, erases: b.erases + 1, next: 0, pins: b.pins, state: BlockState::Free, erase_ready: false };
+        *b = BlockInfo { valid: 0, erases: b.erases + 1, next: 0, pins: b.pins, pending: 0, state: BlockState::Free, erase_ready: false };
         self.stats.erases += 1;
         let plane = self.geo.plane_of_block(block) as usize;
         self.planes[plane].free.push_back(block);
@@ -260,7 +282,7 @@ impl Ftl {
     /// The plane a logical page is statically assigned to.
     #[inline]
     pub fn static_plane(&self, lpn: Lpn) -> u32 {
-        self.order.plane_for(&self.geo, lpn)
+        self.plane_of_lpn[self.planes_div.rem(lpn) as usize]
     }
 }
 

@@ -31,9 +31,31 @@ fn page_life_cycle() {
 fn invalidated_while_pending_stays_invalid() {
     let mut f = ftl();
     let p = f.alloc(0, Stream::Host, 1).unwrap();
+    let q = f.alloc(0, Stream::Host, 2).unwrap();
     f.invalidate(p);
     f.program_done(p, 5);
     assert_eq!(f.page_state(p), PageState::Invalid);
+    assert!(!f.is_programmed_live(q), "the block still has a program in flight");
+    f.program_done(q, 6);
+    assert_eq!(f.block(f.geo.block_of(q)).pending, 0);
+    assert!(f.is_programmed_live(q));
+}
+
+#[test]
+fn the_static_plane_table_follows_the_order() {
+    for order in ["CWDP", "PDWC", "WCDP", "DPCW"] {
+        let mut cfg = Config::preset("small").unwrap();
+        // Not powers of two, so the table's modulo is a real division.
+        cfg.device.channels = 3;
+        cfg.device.chips_per_channel = 5;
+        cfg.ftl.order = order.into();
+        let geo = Geometry::from_config(&cfg.device).unwrap();
+        let f = Ftl::new(&cfg, &geo, false).unwrap();
+        let o = AllocOrder::parse(order).unwrap();
+        for lpn in (0..geo.logical_pages).step_by(7) {
+            assert_eq!(f.static_plane(lpn), o.plane_for(&geo, lpn), "{order} lpn {lpn}");
+        }
+    }
 }
 
 #[test]

@@ -28,7 +28,7 @@ impl Ctx<'_> {
     pub fn read_mapped(&mut self, lpn: Lpn, class: Class, plan: &mut Plan) {
         let ppn = self.ftl.map.get(lpn);
         debug_assert_ne!(ppn, NO_PAGE, "read of unplaced LPN {lpn}");
-        if !self.ftl.is_programmed(ppn) {
+        if !self.ftl.is_programmed_live(ppn) {
             plan.buffered += 1;
             return;
         }

@@ -9,11 +9,66 @@ use std::fmt::Write;
 
 use super::{
     offset_sectors, parse_u32, parse_u64, request, size_sectors, to_sectors, Line, ParseResult,
+    SECTOR,
 };
 use crate::types::IoKind;
 use crate::workload::Request;
 
 pub fn parse_line(line: &str) -> ParseResult {
+    if let Some(req) = parse_fast(line.as_bytes()) {
+        return Ok(Line::Request(req));
+    }
+    parse_checked(line)
+}
+
+/// The common case in one pass over the bytes: five plain integers in
+/// range. Anything else (extra fields, signs, overflow, a bad op) returns
+/// None and goes through `parse_checked`, which says what is wrong; the two
+/// agree on every line this accepts.
+fn parse_fast(line: &[u8]) -> Option<Request> {
+    let mut f = [0u64; 5];
+    let mut i = 0;
+    for v in &mut f {
+        while i < line.len() && line[i].is_ascii_whitespace() {
+            i += 1;
+        }
+        let start = i;
+        let mut x: u64 = 0;
+        while i < line.len() && line[i].is_ascii_digit() {
+            // 19 digits always fit in a u64; longer numbers take the checked path.
+            if i - start == 19 {
+                return None;
+            }
+            x = x * 10 + (line[i] - b'0') as u64;
+            i += 1;
+        }
+        if i == start || (i < line.len() && !line[i].is_ascii_whitespace()) {
+            return None;
+        }
+        *v = x;
+    }
+    if line[i..].iter().any(|b| !b.is_ascii_whitespace()) {
+        return None;
+    }
+    let [time, volume, lba, size, op] = f;
+    let kind = match op {
+        1 if line_field_is_single_digit(line) => IoKind::Read,
+        0 if line_field_is_single_digit(line) => IoKind::Write,
+        _ => return None,
+    };
+    let volume = u32::try_from(volume).ok()?;
+    let offset = lba.checked_mul(SECTOR)?;
+    let size = u32::try_from(size.checked_mul(SECTOR)?).ok().filter(|&s| s > 0)?;
+    Some(request(time, offset, size, kind, volume))
+}
+
+/// The op field is exactly one character (`01` is not an op).
+fn line_field_is_single_digit(line: &[u8]) -> bool {
+    let end = line.iter().rposition(|b| !b.is_ascii_whitespace()).unwrap_or(0);
+    end == 0 || line[end - 1].is_ascii_whitespace()
+}
+
+fn parse_checked(line: &str) -> ParseResult {
     let f = five_fields(line, "time_ns device lba size op")?;
     let time = parse_u64(f[0], "time_ns")?;
     let volume = parse_u32(f[1], "device")?;
@@ -80,6 +135,41 @@ mod tests {
             "1 0 1 8 1 9",
         ] {
             assert!(parse_line(l).is_err(), "{l}");
+        }
+    }
+
+    #[test]
+    fn fast_path_agrees_with_the_checked_parser() {
+        for l in [
+            "11413000 0 657728 16 1",
+            " 1\t0 1 8 0 ",
+            "+1 0 1 8 1",
+            "1 0 1 8 01",
+            "1 0 1 8 1x",
+            "1 4294967296 1 8 1",
+            "1 0 36028797018963968 8 1",
+            "18446744073709551615 0 1 8 1",
+            "18446744073709551616 0 1 8 1",
+            "1 0 1 8388608 1",
+            "1 0 1 8388607 1",
+        ] {
+            if let Some(r) = parse_fast(l.as_bytes()) {
+                assert_eq!(parse_checked(l), Ok(Line::Request(r)), "{l}");
+            }
+        }
+        assert!(parse_fast(b"11413000 0 657728 16 1").is_some());
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn fast_path_never_accepts_what_the_checked_parser_rejects(
+            fields in proptest::collection::vec("[0-9+ ]{0,21}", 3..7),
+            sep in "[ \t]{1,2}",
+        ) {
+            let l = fields.join(&sep);
+            if let Some(r) = parse_fast(l.as_bytes()) {
+                proptest::prop_assert_eq!(parse_checked(&l), Ok(Line::Request(r)));
+            }
         }
     }
 }
