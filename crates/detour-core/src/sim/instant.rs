@@ -135,9 +135,17 @@ impl Simulation {
 
     /// Write one page at once through the scheme's `write_instantly`.
     fn write_now(&mut self, lpn: Lpn, token: Token) -> Result<(), crate::schemes::Stall> {
-        let mut scratch = std::mem::take(&mut self.scratch_plan);
-        let r = self.with_ctx(|s, ctx| s.write_instantly(lpn, token, ctx, &mut scratch));
-        self.scratch_plan = scratch;
+        // `with_ctx` would borrow all of `self`; preconditioning calls this
+        // millions of times, so the context is built from the fields alone.
+        let mut ctx = crate::schemes::Ctx {
+            now: self.q.now(),
+            geo: &self.geo,
+            load: self.sched.view(),
+            ftl: &mut self.ftl,
+            rng: &mut self.rng,
+            background: &mut self.bg,
+        };
+        let r = self.scheme.write_instantly(lpn, token, &mut ctx, &mut self.scratch_plan);
         // Background work a scheme asks for during setup is not simulated.
         self.bg.clear();
         r

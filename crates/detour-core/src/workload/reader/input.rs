@@ -42,6 +42,9 @@ pub(super) struct Lines {
     inner: Box<dyn BufRead + Send>,
     number: u64,
     buf: Vec<u8>,
+    /// Bytes of the reader's buffer the last line took, consumed on the
+    /// next call: a line inside the buffer is returned in place, uncopied.
+    taken: usize,
 }
 
 impl Lines {
@@ -50,11 +53,30 @@ impl Lines {
             inner,
             number: 0,
             buf: Vec::with_capacity(256),
+            taken: 0,
         }
     }
 
     /// The next line, or `None` at the end of the input.
     pub(super) fn next_line(&mut self) -> io::Result<Option<RawLine<'_>>> {
+        self.inner.consume(std::mem::take(&mut self.taken));
+        let Some(end) = memchr::memchr(b'\n', self.inner.fill_buf()?) else {
+            return self.read_spanning_line();
+        };
+        self.taken = end + 1;
+        self.number += 1;
+        // The buffer is not empty, so this returns it again without reading.
+        let mut line = &self.inner.fill_buf()?[..end];
+        while let [rest @ .., b'\r'] = line {
+            line = rest;
+        }
+        let text = std::str::from_utf8(line).map_err(|e| format!("not valid UTF-8 text ({e})"));
+        Ok(Some((self.number, text)))
+    }
+
+    /// A line that runs past the reader's buffer (or ends the input without
+    /// a newline): copied into `buf`, at most `MAX_LINE` bytes of it.
+    fn read_spanning_line(&mut self) -> io::Result<Option<RawLine<'_>>> {
         self.buf.clear();
         let limit = MAX_LINE as u64 + 1;
         let n = self
