@@ -73,6 +73,11 @@ impl Default for EventQueue {
     }
 }
 
+#[cold]
+fn too_many_pending() -> Error {
+    Error::Sim(format!("more than {} events pending at once", 1u32 << SLOT_BITS))
+}
+
 #[inline]
 fn time_of(k: u128) -> Time {
     (k >> 64) as Time
@@ -102,10 +107,10 @@ impl EventQueue {
     }
 
     /// Schedule `event` at absolute time `at`; scheduling in the past is an error.
-    #[inline]
+    #[inline(always)]
     pub fn schedule(&mut self, at: Time, event: Event) -> Result<()> {
         if at < self.now {
-            return Err(Error::Sim(format!("{event:?} scheduled at {at} ns, before now ({} ns)", self.now)));
+            return Err(self.in_the_past(at, event));
         }
         let seq = (self.seq & SEQ_MASK) << SLOT_BITS;
         self.seq += 1;
@@ -120,7 +125,7 @@ impl EventQueue {
             }
             None => {
                 if self.slots.len() >= 1 << SLOT_BITS {
-                    return Err(Error::Sim(format!("more than {} events pending at once", 1u32 << SLOT_BITS)));
+                    return Err(too_many_pending());
                 }
                 self.slots.push(event);
                 (self.slots.len() - 1) as u32
@@ -128,6 +133,11 @@ impl EventQueue {
         };
         self.file(((at as u128) << 64) | (seq | slot as u64) as u128);
         Ok(())
+    }
+
+    #[cold]
+    fn in_the_past(&self, at: Time, event: Event) -> Error {
+        Error::Sim(format!("{event:?} scheduled at {at} ns, before now ({} ns)", self.now))
     }
 
     #[inline]
