@@ -9,18 +9,26 @@ use crate::error::Result;
 use crate::scheduler::{flags, Class, FlashOp};
 use crate::schemes::{Ctx, OpDone, Plan, Scheme};
 
+/// A planning context borrowing only the simulation's fields it needs, so
+/// the scheme and other fields (a scratch plan) can be borrowed beside it.
+macro_rules! planning_ctx {
+    ($sim:expr) => {
+        $crate::schemes::Ctx {
+            now: $sim.q.now(),
+            geo: &$sim.geo,
+            load: $sim.sched.view(),
+            ftl: &mut $sim.ftl,
+            rng: &mut $sim.rng,
+            background: &mut $sim.bg,
+        }
+    };
+}
+pub(super) use planning_ctx;
+
 impl Simulation {
-    /// Run `f` with the scheme and a planning context, then start any
-    /// background plans it submitted.
+    /// Run `f` with the scheme and a planning context.
     pub(super) fn with_ctx<R>(&mut self, f: impl FnOnce(&mut dyn Scheme, &mut Ctx) -> R) -> R {
-        let mut ctx = Ctx {
-            now: self.q.now(),
-            geo: &self.geo,
-            load: self.sched.view(),
-            ftl: &mut self.ftl,
-            rng: &mut self.rng,
-            background: &mut self.bg,
-        };
+        let mut ctx = planning_ctx!(self);
         f(self.scheme.as_mut(), &mut ctx)
     }
 

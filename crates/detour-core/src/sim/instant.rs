@@ -135,16 +135,9 @@ impl Simulation {
 
     /// Write one page at once through the scheme's `write_instantly`.
     fn write_now(&mut self, lpn: Lpn, token: Token) -> Result<(), crate::schemes::Stall> {
-        // `with_ctx` would borrow all of `self`; preconditioning calls this
-        // millions of times, so the context is built from the fields alone.
-        let mut ctx = crate::schemes::Ctx {
-            now: self.q.now(),
-            geo: &self.geo,
-            load: self.sched.view(),
-            ftl: &mut self.ftl,
-            rng: &mut self.rng,
-            background: &mut self.bg,
-        };
+        // Not `with_ctx`: the scratch plan is borrowed beside the context
+        // instead of moved out and back for each of millions of writes.
+        let mut ctx = super::exec::planning_ctx!(self);
         let r = self.scheme.write_instantly(lpn, token, &mut ctx, &mut self.scratch_plan);
         // Background work a scheme asks for during setup is not simulated.
         self.bg.clear();
