@@ -27,7 +27,7 @@ pub fn parse_line(line: &str) -> ParseResult {
 /// agree on every line this accepts.
 fn parse_fast(line: &[u8]) -> Option<Request> {
     let mut f = [0u64; 5];
-    let mut i = 0;
+    let (mut i, mut last_len) = (0, 0);
     for v in &mut f {
         while i < line.len() && line[i].is_ascii_whitespace() {
             i += 1;
@@ -46,26 +46,22 @@ fn parse_fast(line: &[u8]) -> Option<Request> {
             return None;
         }
         *v = x;
+        last_len = i - start;
     }
     if line[i..].iter().any(|b| !b.is_ascii_whitespace()) {
         return None;
     }
     let [time, volume, lba, size, op] = f;
-    let kind = match op {
-        1 if line_field_is_single_digit(line) => IoKind::Read,
-        0 if line_field_is_single_digit(line) => IoKind::Write,
+    // The op is exactly one character: `01` is not an op.
+    let kind = match (op, last_len) {
+        (1, 1) => IoKind::Read,
+        (0, 1) => IoKind::Write,
         _ => return None,
     };
     let volume = u32::try_from(volume).ok()?;
     let offset = lba.checked_mul(SECTOR)?;
     let size = u32::try_from(size.checked_mul(SECTOR)?).ok().filter(|&s| s > 0)?;
     Some(request(time, offset, size, kind, volume))
-}
-
-/// The op field is exactly one character (`01` is not an op).
-fn line_field_is_single_digit(line: &[u8]) -> bool {
-    let end = line.iter().rposition(|b| !b.is_ascii_whitespace()).unwrap_or(0);
-    end == 0 || line[end - 1].is_ascii_whitespace()
 }
 
 fn parse_checked(line: &str) -> ParseResult {

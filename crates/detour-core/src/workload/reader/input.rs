@@ -37,6 +37,14 @@ pub(super) fn decompress(reader: Box<dyn Read + Send>) -> io::Result<Box<dyn Buf
 /// unusable (not UTF-8, too long), which the stream reports as malformed.
 pub(super) type RawLine<'a> = (u64, Result<&'a str, String>);
 
+/// A line's text without its terminator (`\n`, `\r\n`).
+fn text(mut line: &[u8]) -> Result<&str, String> {
+    while let [rest @ .., b'\n' | b'\r'] = line {
+        line = rest;
+    }
+    std::str::from_utf8(line).map_err(|e| format!("not valid UTF-8 text ({e})"))
+}
+
 /// Numbered lines without terminators (`\n` or `\r\n`), reusing one buffer.
 pub(super) struct Lines {
     inner: Box<dyn BufRead + Send>,
@@ -66,12 +74,7 @@ impl Lines {
         self.taken = end + 1;
         self.number += 1;
         // The buffer is not empty, so this returns it again without reading.
-        let mut line = &self.inner.fill_buf()?[..end];
-        while let [rest @ .., b'\r'] = line {
-            line = rest;
-        }
-        let text = std::str::from_utf8(line).map_err(|e| format!("not valid UTF-8 text ({e})"));
-        Ok(Some((self.number, text)))
+        Ok(Some((self.number, text(&self.inner.fill_buf()?[..end]))))
     }
 
     /// A line that runs past the reader's buffer (or ends the input without
@@ -95,12 +98,7 @@ impl Lines {
                 Err(format!("line longer than {MAX_LINE} bytes")),
             )));
         }
-        while matches!(self.buf.last(), Some(b'\n' | b'\r')) {
-            self.buf.pop();
-        }
-        let text =
-            std::str::from_utf8(&self.buf).map_err(|e| format!("not valid UTF-8 text ({e})"));
-        Ok(Some((self.number, text)))
+        Ok(Some((self.number, text(&self.buf))))
     }
 
     /// Skip to just past the next newline, without buffering.
