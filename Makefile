@@ -13,7 +13,7 @@ BENCH   := target/bench
 PY_DEPS := "maturin>=1.5,<2" "numpy>=1.22" "pyarrow>=10" "matplotlib>=3.6" "tqdm>=4.60" pytest
 TEST_DEPS := "ray[default]>=2.9" pandas polars
 
-.PHONY: demo test test-rust test-python develop bench venv clean
+.PHONY: demo test test-rust test-python develop bench bench-pgo venv clean
 
 # The virtual environment with maturin and the package's dependencies.
 $(VENV)/.deps-installed: pyproject.toml Makefile
@@ -69,6 +69,11 @@ bench: develop $(BENCH)/t1m.trace $(BENCH)/t200k.trace
 	$(VENV)/bin/detour bench --trace $(BENCH)/t1m.trace --device bench-matched
 	$(VENV)/bin/detour bench --trace $(BENCH)/t200k.trace --device bench-matched $(PRECOND)
 	$(VENV)/bin/detour bench --trace $(BENCH)/t1m.trace --device bench-matched $(PRECOND)
+
+# The same figures from the core's bench example built with profile-guided
+# optimisation, trained on synthetic profiles (scripts/pgo-bench.sh).
+bench-pgo: $(BENCH)/t1m.trace $(BENCH)/t200k.trace
+	scripts/pgo-bench.sh $(BENCH)
 
 clean:
 	cargo clean

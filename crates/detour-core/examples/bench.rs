@@ -4,14 +4,20 @@
 //!
 //! ```text
 //! cargo run --release --example bench -- TRACE [PRESET] [key=value ...]
+//! cargo run --release --example bench -- profile:NAME [PRESET] [key=value ...]
 //! ```
+//!
+//! `profile:NAME` replays a named synthetic profile from the generator
+//! instead of a trace file (`scripts/pgo-bench.sh` trains on those).
 //!
 //! Requests/s counts the whole run: parsing the trace, preconditioning (if
 //! asked for) and simulation. Peak memory is the process's peak resident set.
 
 use detour_core::config::ConfigBuilder;
 use detour_core::sim::{NoProgress, Simulation};
-use detour_core::workload::{open_trace, TraceOptions};
+use detour_core::workload::generator::Generator;
+use detour_core::workload::profiles::profile;
+use detour_core::workload::{open_trace, Request, TraceOptions};
 use std::time::Instant;
 
 fn peak_rss_mib() -> f64 {
@@ -34,8 +40,11 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let overrides = args.iter().skip(1).filter(|a| a.contains('=')).map(|s| s.as_str());
     let cfg = ConfigBuilder::from_preset(preset)?.set_all(overrides)?.set("run.record_requests", "true")?.build()?;
     let start = Instant::now();
-    let mut stream = open_trace(std::path::Path::new(trace), &TraceOptions::default())?;
-    let result = Simulation::new(cfg)?.run(&mut stream, trace, &mut NoProgress)?;
+    let mut stream: Box<dyn Iterator<Item = detour_core::Result<Request>>> = match trace.strip_prefix("profile:") {
+        Some(name) => Box::new(Generator::new(&profile(name)?)?.map(Ok)),
+        None => Box::new(open_trace(std::path::Path::new(trace), &TraceOptions::default())?),
+    };
+    let result = Simulation::new(cfg)?.run(stream.as_mut(), trace, &mut NoProgress)?;
     let wall = start.elapsed().as_secs_f64();
     let s = &result.summary;
     println!("trace            {trace}");
@@ -46,6 +55,8 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     println!("peak_memory_mib  {:.1}", peak_rss_mib());
     println!("events           {}", s.events);
     println!("gc_runs          {}", s.gc.runs);
+    println!("placed_on_read   {}  (pages read before any write: placed without simulated time)", s.pages.placed_on_read);
+    println!("host_pages       read {}  written {}", s.pages.host_read, s.pages.host_written);
     println!("read_mean_us     {:.1}  p50 {:.1}  p99 {:.1}  p99.9 {:.1}", s.latency_us.read.mean, s.latency_us.read.p50, s.latency_us.read.p99, s.latency_us.read.p999);
     println!("write_mean_us    {:.1}  p50 {:.1}  p99 {:.1}", s.latency_us.write.mean, s.latency_us.write.p50, s.latency_us.write.p99);
     Ok(())
