@@ -43,10 +43,12 @@ pub enum Event {
 #[derive(Debug)]
 pub struct EventQueue {
     buckets: Vec<Vec<u128>>,
-    /// The bucket kept sorted, largest key first: the one being popped from.
-    /// A bucket can hold many keys at once (one per die finishing in the
-    /// same microsecond); sorting it once beats a scan per pop.
+    /// The bucket kept sorted, smallest key first: the one being popped
+    /// from, at `head`. A bucket can hold many keys at once (one per die
+    /// finishing in the same microsecond); keys mostly arrive in order, so
+    /// checking for order and sorting only when needed beats a scan per pop.
     sorted: usize,
+    head: usize,
     /// Bit i set: bucket i holds keys.
     occupied: Vec<u64>,
     in_wheel: usize,
@@ -88,6 +90,7 @@ impl EventQueue {
         EventQueue {
             buckets: vec![Vec::new(); WHEEL as usize],
             sorted: 0,
+            head: 0,
             occupied: vec![0; (WHEEL / 64) as usize],
             in_wheel: 0,
             cur: 0,
@@ -146,8 +149,8 @@ impl EventQueue {
         if b < self.cur + WHEEL {
             let i = b as usize & MASK;
             let bucket = &mut self.buckets[i];
-            if i == self.sorted {
-                let at = bucket.partition_point(|&x| x > k);
+            if i == self.sorted && bucket.last().is_some_and(|&x| x > k) {
+                let at = self.head + bucket[self.head..].partition_point(|&x| x < k);
                 bucket.insert(at, k);
             } else {
                 bucket.push(k);
@@ -194,10 +197,20 @@ impl EventQueue {
         }
         let i = self.first_bucket();
         if i != self.sorted {
-            self.buckets[i].sort_unstable_by(|a, b| b.cmp(a));
+            // Keys popped from a bucket stay in it until it empties; a
+            // bucket left before that (never, as time only moves on) keeps
+            // only its unpopped keys.
+            if self.head > 0 {
+                let old = self.sorted;
+                self.buckets[old].drain(..self.head);
+            }
+            if !self.buckets[i].is_sorted() {
+                self.buckets[i].sort_unstable();
+            }
             self.sorted = i;
+            self.head = 0;
         }
-        self.buckets[i].last().map(|&k| (i, k))
+        self.buckets[i].get(self.head).map(|&k| (i, k))
     }
 
     /// Take the earliest event and advance the clock to it.
@@ -217,8 +230,10 @@ impl EventQueue {
         }
         let k = match wheel {
             Some((i, k)) => {
-                self.buckets[i].pop();
-                if self.buckets[i].is_empty() {
+                self.head += 1;
+                if self.head == self.buckets[i].len() {
+                    self.buckets[i].clear();
+                    self.head = 0;
                     self.occupied[i >> 6] &= !(1 << (i & 63));
                 }
                 self.in_wheel -= 1;
@@ -268,7 +283,7 @@ impl EventQueue {
         let b = &self.buckets[i];
         self.arrival.is_some_and(|a| time_of(a) == now)
             || if i == self.sorted {
-                b.last().is_some_and(|&k| time_of(k) == now)
+                b.get(self.head).is_some_and(|&k| time_of(k) == now)
             } else {
                 b.iter().any(|&k| time_of(k) == now)
             }

@@ -9,7 +9,7 @@
 pub mod ops;
 mod view;
 
-pub use ops::{flags, Class, FlashOp, OpSlab};
+pub use ops::{flags, Class, FlashOp, OpSlab, NO_OP};
 pub use view::LoadView;
 
 use crate::config::SchedulerConfig;

@@ -39,12 +39,18 @@ pub struct FlashOp {
     /// The scheme's own label, handed back on completion.
     pub tag: u32,
     pub txn: u32,
+    /// The next operation of the same group, in stage order ([`NO_OP`] if
+    /// none): a group's later stages wait here until their turn.
+    pub next: u32,
     pub enqueued: Time,
     pub bus_ns: u32,
     pub array_ns: u32,
     /// The die had failed: no data came back.
     pub failed: bool,
 }
+
+/// No operation (end of a group's chain).
+pub const NO_OP: u32 = u32::MAX;
 
 /// Slab of operations with a free list.
 #[derive(Debug, Default)]

@@ -29,6 +29,7 @@ fn op(kind: OpKind, class: Class, ppn: u32) -> FlashOp {
         token: 0,
         tag: ppn,
         txn: 0,
+        next: NO_OP,
         enqueued: 0,
         bus_ns: 0,
         array_ns: 0,

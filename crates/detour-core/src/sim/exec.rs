@@ -6,8 +6,8 @@ use super::{Simulation, VerifyFailure};
 use crate::device::OpKind;
 use crate::engine::Event;
 use crate::error::Result;
-use crate::scheduler::{flags, Class, FlashOp};
-use crate::schemes::{Ctx, OpDone, Plan, Scheme};
+use crate::scheduler::{flags, Class, FlashOp, NO_OP};
+use crate::schemes::{Ctx, OpDone, Plan, PlannedOp, Scheme};
 
 /// A planning context borrowing only the simulation's fields it needs, so
 /// the scheme and other fields (a scratch plan) can be borrowed beside it.
@@ -33,54 +33,85 @@ impl Simulation {
     }
 
     /// Append `plan` to transaction `t` and start it (after its delay, the
-    /// first time a host request is planned).
+    /// first time a host request is planned). Every operation goes into the
+    /// scheduler's arena now, chained behind the one before it in its group
+    /// (in stage order), and stays that one record until it completes.
     pub(super) fn materialize(&mut self, t: u32, plan: &Plan, first: bool) -> Result<()> {
         let txn = self.txns.get_mut(t);
         let base_group = txn.groups.len() as u32;
-        let base_op = txn.ops.len();
         txn.buffered += plan.buffered;
         for g in &plan.groups {
             let expect = match (&self.oracle, g.check) {
                 (Some(o), true) => g.expect.unwrap_or_else(|| o.get(g.lpn)),
                 _ => 0,
             };
-            txn.groups.push(GroupState { lpn: g.lpn, check: g.check, expect, ..GroupState::default() });
+            txn.groups.push(GroupState { lpn: g.lpn, check: g.check, expect, head: NO_OP, ..GroupState::default() });
         }
-        txn.ops.extend(plan.ops.iter().map(|op| {
-            let mut op = *op;
-            op.group += base_group;
-            op
-        }));
-        if !txn.ops[base_op..].is_sorted_by_key(|op| (op.group, op.stage)) {
-            txn.ops[base_op..].sort_by_key(|op| (op.group, op.stage));
-        }
-        let mut i = base_op;
-        while i < txn.ops.len() {
-            let g = txn.ops[i].group as usize;
-            let start = i;
-            while i < txn.ops.len() && txn.ops[i].group as usize == g {
-                if txn.ops[i].kind == OpKind::Read {
-                    self.ftl.pin(txn.ops[i].ppn);
-                }
-                i += 1;
+        if plan.ops.is_sorted_by_key(|op| (op.group, op.stage)) {
+            for p in &plan.ops {
+                self.chain(t, base_group, p);
             }
-            txn.groups[g].next = start as u32;
-            txn.groups[g].end = i as u32;
-            txn.open_groups += 1;
+        } else {
+            let mut order = std::mem::take(&mut self.scratch);
+            order.clear();
+            order.extend(0..plan.ops.len() as u32);
+            order.sort_by_key(|&i| (plan.ops[i as usize].group, plan.ops[i as usize].stage));
+            for &i in &order {
+                self.chain(t, base_group, &plan.ops[i as usize]);
+            }
+            self.scratch = order;
         }
+        let txn = self.txns.get_mut(t);
         // Groups the scheme opened without operations are done at once.
         if first && plan.delay_ns > 0 {
             txn.delay_ns = plan.delay_ns;
             txn.scheduled = true;
             return self.q.after(plan.delay_ns, Event::TxnStart(t));
         }
-        if self.txns.get(t).scheduled {
+        if txn.scheduled {
             return Ok(()); // still in its delay: TxnStart launches everything
         }
-        for g in base_group as usize..self.txns.get(t).groups.len() {
+        for g in base_group as usize..txn.groups.len() {
             self.launch_stage(t, g)?;
         }
         Ok(())
+    }
+
+    /// Put planned operation `p` into the arena, behind the group's last one.
+    #[inline]
+    fn chain(&mut self, t: u32, base_group: u32, p: &PlannedOp) {
+        let group = base_group + p.group;
+        if p.kind == OpKind::Read {
+            self.ftl.pin(p.ppn);
+        }
+        let op = FlashOp {
+            kind: p.kind,
+            class: p.class,
+            flags: p.flags,
+            stage: p.stage,
+            group,
+            die: self.geo.die_of(p.ppn),
+            ppn: p.ppn,
+            owner: p.owner,
+            token: p.token,
+            tag: p.tag,
+            txn: t,
+            next: NO_OP,
+            enqueued: 0,
+            bus_ns: 0,
+            array_ns: 0,
+            failed: false,
+        };
+        let id = self.sched.ops.insert(op);
+        let txn = self.txns.get_mut(t);
+        let grp = &mut txn.groups[group as usize];
+        if grp.head == NO_OP {
+            grp.head = id;
+            txn.open_groups += 1;
+        } else {
+            self.sched.ops.get_mut(grp.tail).next = id;
+        }
+        grp.tail = id;
     }
 
     /// A transaction's delay is over: launch every group's first stage.
@@ -94,46 +125,33 @@ impl Simulation {
 
     /// Submit the next stage of group `g` of transaction `t`.
     fn launch_stage(&mut self, t: u32, g: usize) -> Result<()> {
-        let txn = self.txns.get_mut(t);
-        let grp = txn.groups[g];
-        if grp.next >= grp.end {
+        let grp = &self.txns.get(t).groups[g];
+        let (mut id, acc, lpn) = (grp.head, grp.acc, grp.lpn);
+        if id == NO_OP {
             return Ok(());
         }
-        let stage = txn.ops[grp.next as usize].stage;
-        let mut i = grp.next as usize;
+        let stage = self.sched.ops.get(id).stage;
         let mut n = 0;
-        while i < grp.end as usize && txn.ops[i].stage == stage {
-            let p = txn.ops[i];
-            let token = if p.flags & flags::FROM_PREV != 0 { grp.acc ^ p.token } else { p.token };
-            let op = FlashOp {
-                kind: p.kind,
-                class: p.class,
-                flags: p.flags,
-                stage,
-                group: g as u32,
-                die: self.geo.die_of(p.ppn),
-                ppn: p.ppn,
-                owner: p.owner,
-                token,
-                tag: p.tag,
-                txn: t,
-                enqueued: 0,
-                bus_ns: 0,
-                array_ns: 0,
-                failed: false,
-            };
-            let id = self.sched.ops.insert(op);
+        while id != NO_OP {
+            let op = self.sched.ops.get_mut(id);
+            if op.stage != stage {
+                break;
+            }
+            if op.flags & flags::FROM_PREV != 0 {
+                op.token ^= acc;
+            }
+            let (next, die, host_read) = (op.next, op.die, op.kind == OpKind::Read && op.class == Class::HostRead);
             self.sched.submit(id, &mut self.q)?;
             if let Some(c) = self.coll.as_mut() {
-                if p.kind == OpKind::Read && p.class == Class::HostRead && !self.sched.ops.get(id).failed {
-                    c.on_read_enqueued(self.q.now(), op.die, id, grp.lpn, &self.sched.dies);
+                if host_read && !self.sched.ops.get(id).failed {
+                    c.on_read_enqueued(self.q.now(), die, id, lpn, &self.sched.dies);
                 }
             }
-            i += 1;
+            id = next;
             n += 1;
         }
         let grp = &mut self.txns.get_mut(t).groups[g];
-        grp.next = i as u32;
+        grp.head = id;
         grp.stage = stage;
         grp.pending = n;
         Ok(())
@@ -227,7 +245,7 @@ impl Simulation {
 
     fn stage_done(&mut self, t: u32, g: usize) -> Result<()> {
         let grp = self.txns.get(t).groups[g];
-        if grp.next < grp.end {
+        if grp.head != NO_OP {
             return self.launch_stage(t, g);
         }
         if grp.check && self.oracle.is_some() && grp.acc != grp.expect {

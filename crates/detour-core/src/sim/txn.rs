@@ -2,7 +2,6 @@
 //! while its operations are in flight. Groups advance stage by stage; a
 //! transaction ends when all its groups have.
 
-use crate::schemes::PlannedOp;
 use crate::types::{Lpn, Token};
 
 /// A host request as the host interface split it into pages.
@@ -42,9 +41,10 @@ pub struct GroupState {
     pub acc: Token,
     pub stage: u8,
     pub pending: u32,
-    /// Index in `Txn::ops` where the next stage starts.
-    pub next: u32,
-    pub end: u32,
+    /// First operation of the next stage to launch, and the group's last
+    /// operation (its chain in the scheduler's arena; NO_OP when empty).
+    pub head: u32,
+    pub tail: u32,
     /// Bus and array time along the group's critical path.
     pub bus_ns: u64,
     pub array_ns: u64,
@@ -53,7 +53,6 @@ pub struct GroupState {
 #[derive(Debug)]
 pub struct Txn {
     pub kind: TxnKind,
-    pub ops: Vec<PlannedOp>,
     pub groups: Vec<GroupState>,
     pub open_groups: u32,
     /// Part of the request still waits for a free page (see `Stall`).
@@ -73,7 +72,6 @@ impl Txn {
     fn empty() -> Txn {
         Txn {
             kind: TxnKind::Background,
-            ops: Vec::new(),
             groups: Vec::new(),
             open_groups: 0,
             stalled: false,
@@ -106,7 +104,6 @@ impl Txns {
         };
         let t = &mut self.slots[id as usize];
         t.kind = kind;
-        t.ops.clear();
         t.groups.clear();
         t.open_groups = 0;
         t.stalled = false;
