@@ -27,6 +27,8 @@ pub struct Suspended {
     pub n: u8,
     pub remaining: Time,
     pub suspends: u32,
+    pub bus_ns: Time,
+    pub array_ns: Time,
 }
 
 #[derive(Clone, Debug)]
@@ -51,6 +53,10 @@ pub struct DieState {
     /// Time spent running batches (bus and array), for utilisation.
     pub busy_ns: Time,
     pub batch_start: Time,
+    /// Bus and array time of the current batch, handed to its operations
+    /// when it finishes.
+    pub bus_ns: Time,
+    pub array_ns: Time,
 }
 
 impl Default for DieState {
@@ -70,6 +76,8 @@ impl Default for DieState {
             failed: false,
             busy_ns: 0,
             batch_start: 0,
+            bus_ns: 0,
+            array_ns: 0,
         }
     }
 }

@@ -125,6 +125,8 @@ impl Scheduler {
             n: d.n,
             remaining: d.array_end.saturating_sub(now),
             suspends: d.suspends + 1,
+            bus_ns: d.bus_ns,
+            array_ns: d.array_ns,
         });
         d.gen = d.gen.wrapping_add(1);
         d.phase = Phase::Suspending;
@@ -172,6 +174,8 @@ impl Scheduler {
         d.n = 1;
         d.kind = kind;
         d.data_out = false;
+        d.bus_ns = 0;
+        d.array_ns = 0;
         if self.cfg.multiplane && self.geo.planes_per_die > 1 {
             self.gather_planes(die, qi);
         }
@@ -234,6 +238,8 @@ impl Scheduler {
         d.batch = s.batch;
         d.n = s.n;
         d.suspends = s.suspends;
+        d.bus_ns = s.bus_ns;
+        d.array_ns = s.array_ns;
         d.phase = Phase::Array;
         d.array_end = q.now() + self.timing.resume + s.remaining;
         let (gen, end) = (d.gen, d.array_end);
@@ -245,11 +251,7 @@ impl Scheduler {
     /// before it are done, so its grant time is known at once and waiting
     /// needs no event of its own. The wait counts as queueing time.
     fn request_bus(&mut self, die: usize, dur: Time, q: &mut EventQueue) -> Result<()> {
-        for i in 0..self.dies[die].n as usize {
-            let id = self.dies[die].batch[i];
-            let op = self.ops.get_mut(id);
-            op.bus_ns = op.bus_ns.saturating_add(dur.min(u32::MAX as u64) as u32);
-        }
+        self.dies[die].bus_ns += dur;
         let ch = self.geo.channel_of_die(die as u32) as usize;
         let c = &mut self.channels[ch];
         let start = c.busy_until.max(q.now());
@@ -274,11 +276,8 @@ impl Scheduler {
         d.phase = Phase::Array;
         d.array_start = end;
         d.array_end = end + t;
-        let (gen, at, n) = (d.gen, d.array_end, d.n as usize);
-        for i in 0..n {
-            let id = self.dies[die].batch[i];
-            self.ops.get_mut(id).array_ns = t.min(u32::MAX as u64) as u32;
-        }
+        d.array_ns = t;
+        let (gen, at) = (d.gen, d.array_end);
         q.schedule(at, Event::ArrayDone { die: die as u32, gen })
     }
 
@@ -315,8 +314,12 @@ impl Scheduler {
             OpKind::Program => c.programs += n as u64,
             OpKind::Erase => c.erases += n as u64,
         }
-        for i in 0..n {
-            self.done.push(self.dies[die].batch[i]);
+        let (bus, array) = (d.bus_ns.min(u32::MAX as u64) as u32, d.array_ns.min(u32::MAX as u64) as u32);
+        for &id in &d.batch[..n] {
+            let op = self.ops.get_mut(id);
+            op.bus_ns = bus;
+            op.array_ns = array;
+            self.done.push(id);
         }
         self.dispatch(die, q)
     }

@@ -93,7 +93,7 @@ pub trait Scheme {
     fn on_complete(&mut self, _op: &OpDone, _ctx: &mut Ctx) {}
 
     /// Whether `on_complete` does anything; false spares the simulator a
-    /// call per flash operation.
+    /// call per flash operation. Asked once, when the simulation is built.
     fn wants_completions(&self) -> bool {
         true
     }

@@ -93,6 +93,8 @@ pub struct Simulation {
     sched: Scheduler,
     ftl: Ftl,
     scheme: Box<dyn Scheme>,
+    /// The scheme's `wants_completions`, asked once.
+    completions: bool,
     rng: ChaCha8Rng,
     txns: Txns,
     cols: RequestColumns,
@@ -147,6 +149,7 @@ impl Simulation {
             q: EventQueue::new(),
             sched: Scheduler::new(&geo, &timing, &cfg.scheduler),
             ftl: Ftl::new(&cfg, &geo, verify)?,
+            completions: scheme.wants_completions(),
             scheme,
             rng: ChaCha8Rng::seed_from_u64(cfg.run.seed),
             txns: Txns::default(),
