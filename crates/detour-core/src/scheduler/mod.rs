@@ -176,7 +176,7 @@ impl Scheduler {
         d.data_out = false;
         d.bus_ns = 0;
         d.array_ns = 0;
-        if self.cfg.multiplane && self.geo.planes_per_die > 1 {
+        if self.cfg.multiplane && self.geo.planes_per_die > 1 && !self.queues[die][qi].is_empty() {
             self.gather_planes(die, qi);
         }
         let d = &mut self.dies[die];
