@@ -197,9 +197,9 @@ impl EventQueue {
         }
         let i = self.first_bucket();
         if i != self.sorted {
-            // Keys popped from a bucket stay in it until it empties; a
-            // bucket left before that (never, as time only moves on) keeps
-            // only its unpopped keys.
+            // Keys popped from a bucket stay in it until it empties. Time
+            // only moves on, so a bucket is not left half popped; should
+            // one be, it keeps only its unpopped keys.
             if self.head > 0 {
                 let old = self.sorted;
                 self.buckets[old].drain(..self.head);

@@ -45,7 +45,7 @@ impl Simulation {
                 (Some(o), true) => g.expect.unwrap_or_else(|| o.get(g.lpn)),
                 _ => 0,
             };
-            txn.groups.push(GroupState { lpn: g.lpn, check: g.check, expect, head: NO_OP, ..GroupState::default() });
+            txn.groups.push(GroupState { lpn: g.lpn, check: g.check, expect, ..GroupState::default() });
         }
         if plan.ops.is_sorted_by_key(|op| (op.group, op.stage)) {
             for p in &plan.ops {

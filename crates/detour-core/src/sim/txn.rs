@@ -2,6 +2,7 @@
 //! while its operations are in flight. Groups advance stage by stage; a
 //! transaction ends when all its groups have.
 
+use crate::scheduler::NO_OP;
 use crate::types::{Lpn, Token};
 
 /// A host request as the host interface split it into pages.
@@ -32,7 +33,7 @@ pub enum TxnKind {
     Background,
 }
 
-#[derive(Clone, Copy, Debug, Default)]
+#[derive(Clone, Copy, Debug)]
 pub struct GroupState {
     pub lpn: Lpn,
     pub check: bool,
@@ -48,6 +49,23 @@ pub struct GroupState {
     /// Bus and array time along the group's critical path.
     pub bus_ns: u64,
     pub array_ns: u64,
+}
+
+impl Default for GroupState {
+    fn default() -> Self {
+        GroupState {
+            lpn: 0,
+            check: false,
+            expect: 0,
+            acc: 0,
+            stage: 0,
+            pending: 0,
+            head: NO_OP,
+            tail: NO_OP,
+            bus_ns: 0,
+            array_ns: 0,
+        }
+    }
 }
 
 #[derive(Debug)]
