@@ -60,6 +60,9 @@ pub struct EventQueue {
     free: Vec<u32>,
     seq: u64,
     now: Time,
+    /// The first event `post` could not take (in the past, or too many
+    /// pending): the run reports it once the current event is handled.
+    fault: Option<Box<Error>>,
 }
 
 const SLOT_BITS: u32 = 24;
@@ -100,6 +103,7 @@ impl EventQueue {
             free: Vec::new(),
             seq: 0,
             now: 0,
+            fault: None,
         }
     }
 
@@ -110,16 +114,29 @@ impl EventQueue {
     }
 
     /// Schedule `event` at absolute time `at`; scheduling in the past is an error.
-    #[inline(always)]
+    #[inline]
     pub fn schedule(&mut self, at: Time, event: Event) -> Result<()> {
+        self.post(at, event);
+        match self.fault.take() {
+            Some(e) => Err(*e),
+            None => Ok(()),
+        }
+    }
+
+    /// Schedule `event` at `at`, keeping an error (in the past, too many
+    /// pending) for [`take_fault`](Self::take_fault) instead of returning
+    /// it: the device's own state machines post their events this way, so
+    /// no call on their per-event path returns a `Result`.
+    #[inline(always)]
+    pub fn post(&mut self, at: Time, event: Event) {
         if at < self.now {
-            return Err(self.in_the_past(at, event));
+            return self.keep_fault(self.in_the_past(at, event));
         }
         let seq = (self.seq & SEQ_MASK) << SLOT_BITS;
         self.seq += 1;
         if event == Event::Arrival && self.arrival.is_none() {
             self.arrival = Some(((at as u128) << 64) | seq as u128);
-            return Ok(());
+            return;
         }
         let slot = match self.free.pop() {
             Some(s) => {
@@ -128,14 +145,27 @@ impl EventQueue {
             }
             None => {
                 if self.slots.len() >= 1 << SLOT_BITS {
-                    return Err(too_many_pending());
+                    return self.keep_fault(too_many_pending());
                 }
                 self.slots.push(event);
                 (self.slots.len() - 1) as u32
             }
         };
         self.file(((at as u128) << 64) | (seq | slot as u64) as u128);
-        Ok(())
+    }
+
+    #[cold]
+    fn keep_fault(&mut self, e: Error) {
+        self.fault.get_or_insert_with(|| Box::new(e));
+    }
+
+    /// The first error a `post` kept, if any (taking it).
+    #[inline]
+    pub fn take_fault(&mut self) -> Option<Error> {
+        if self.fault.is_none() {
+            return None;
+        }
+        self.fault.take().map(|e| *e)
     }
 
     #[cold]
@@ -166,6 +196,12 @@ impl EventQueue {
     #[inline]
     pub fn after(&mut self, delay: Time, event: Event) -> Result<()> {
         self.schedule(self.now + delay, event)
+    }
+
+    /// Post `event` `delay` ns from now (see [`post`](Self::post)).
+    #[inline]
+    pub fn post_after(&mut self, delay: Time, event: Event) {
+        self.post(self.now + delay, event)
     }
 
     /// The first occupied bucket at or after `cur`, going round the wheel.
@@ -335,6 +371,21 @@ mod tests {
         let err = q.schedule(99, Event::Tick).unwrap_err();
         assert!(err.to_string().contains("before now"), "{err}");
         assert!(q.schedule(100, Event::Tick).is_ok());
+    }
+
+    #[test]
+    fn post_keeps_the_first_fault_for_the_run_to_report() {
+        let mut q = EventQueue::new();
+        q.post(100, Event::Tick);
+        q.pop();
+        assert!(q.take_fault().is_none());
+        q.post(50, Event::TransferDone(1));
+        q.post(40, Event::TransferDone(2));
+        q.post(150, Event::TransferDone(3));
+        let err = q.take_fault().expect("a post in the past is kept");
+        assert!(err.to_string().contains("TransferDone(1) scheduled at 50 ns"), "{err}");
+        assert!(q.take_fault().is_none(), "taken once");
+        assert_eq!(q.len(), 1, "only the valid post was queued");
     }
 
     #[test]

@@ -15,7 +15,6 @@ pub use view::LoadView;
 use crate::config::SchedulerConfig;
 use crate::device::{ChannelState, DieState, Geometry, OpKind, Phase, Suspended, Timing, MAX_PLANES};
 use crate::engine::{Event, EventQueue};
-use crate::error::Result;
 use crate::types::Time;
 use std::collections::VecDeque;
 
@@ -81,7 +80,7 @@ impl Scheduler {
 
     /// Queue an operation on its die. An idle die starts at the next
     /// `kick` (same simulated instant); a busy one may be suspended for a read.
-    pub fn submit(&mut self, id: u32, q: &mut EventQueue) -> Result<()> {
+    pub fn submit(&mut self, id: u32, q: &mut EventQueue) {
         let now = q.now();
         let op = self.ops.get_mut(id);
         op.enqueued = now;
@@ -89,7 +88,7 @@ impl Scheduler {
         if self.dies[die].failed {
             self.ops.get_mut(id).failed = true;
             self.done.push(id);
-            return Ok(());
+            return;
         }
         let qi = self.queue_of(class);
         self.queues[die][qi].push_back(id);
@@ -101,9 +100,8 @@ impl Scheduler {
                 self.pending.push(die as u32);
             }
         } else if class == Class::HostRead && kind == OpKind::Read && self.can_suspend(die, now) {
-            self.suspend(die, q)?;
+            self.suspend(die, q);
         }
-        Ok(())
     }
 
     fn can_suspend(&self, die: usize, now: Time) -> bool {
@@ -116,7 +114,7 @@ impl Scheduler {
             && d.suspends < self.cfg.max_suspends
     }
 
-    fn suspend(&mut self, die: usize, q: &mut EventQueue) -> Result<()> {
+    fn suspend(&mut self, die: usize, q: &mut EventQueue) {
         let now = q.now();
         let d = &mut self.dies[die];
         d.suspended = Some(Suspended {
@@ -132,38 +130,38 @@ impl Scheduler {
         d.phase = Phase::Suspending;
         self.counts[die].suspensions += 1;
         let gen = d.gen;
-        q.after(self.timing.suspend, Event::SuspendDone { die: die as u32, gen })
+        q.post_after(self.timing.suspend, Event::SuspendDone { die: die as u32, gen });
     }
 
     /// Start every idle die that got work since the last kick, in the order
     /// the work arrived. True if any die was started.
-    pub fn kick(&mut self, q: &mut EventQueue) -> Result<bool> {
+    pub fn kick(&mut self, q: &mut EventQueue) -> bool {
         if self.pending.is_empty() {
-            return Ok(false);
+            return false;
         }
         let pending = std::mem::take(&mut self.pending);
         for &die in &pending {
             self.flagged[die as usize] = false;
             if self.dies[die as usize].phase == Phase::Idle {
-                self.dispatch(die as usize, q)?;
+                self.dispatch(die as usize, q);
             }
         }
         self.pending = pending;
         self.pending.clear();
-        Ok(true)
+        true
     }
 
-    pub fn on_suspend_done(&mut self, die: u32, gen: u32, q: &mut EventQueue) -> Result<()> {
+    pub fn on_suspend_done(&mut self, die: u32, gen: u32, q: &mut EventQueue) {
         let d = &mut self.dies[die as usize];
         if d.gen != gen || d.phase != Phase::Suspending {
-            return Ok(());
+            return;
         }
         d.phase = Phase::Idle;
         self.dispatch(die as usize, q)
     }
 
     /// Start the next batch on an idle die, or resume its suspended op.
-    fn dispatch(&mut self, die: usize, q: &mut EventQueue) -> Result<()> {
+    fn dispatch(&mut self, die: usize, q: &mut EventQueue) {
         let Some(qi) = self.pick_queue(die) else {
             return self.resume(die, q);
         };
@@ -231,9 +229,9 @@ impl Scheduler {
         }
     }
 
-    fn resume(&mut self, die: usize, q: &mut EventQueue) -> Result<()> {
+    fn resume(&mut self, die: usize, q: &mut EventQueue) {
         let d = &mut self.dies[die];
-        let Some(s) = d.suspended.take() else { return Ok(()) };
+        let Some(s) = d.suspended.take() else { return };
         d.kind = s.kind;
         d.batch = s.batch;
         d.n = s.n;
@@ -243,14 +241,14 @@ impl Scheduler {
         d.phase = Phase::Array;
         d.array_end = q.now() + self.timing.resume + s.remaining;
         let (gen, end) = (d.gen, d.array_end);
-        q.schedule(end, Event::ArrayDone { die: die as u32, gen })
+        q.post(end, Event::ArrayDone { die: die as u32, gen });
     }
 
     /// Ask for the die's channel for `dur` ns. Arbitration is first come,
     /// first served: the die gets the bus when the transfers asked for
     /// before it are done, so its grant time is known at once and waiting
     /// needs no event of its own. The wait counts as queueing time.
-    fn request_bus(&mut self, die: usize, dur: Time, q: &mut EventQueue) -> Result<()> {
+    fn request_bus(&mut self, die: usize, dur: Time, q: &mut EventQueue) {
         self.dies[die].bus_ns += dur;
         let ch = self.geo.channel_of_die(die as u32) as usize;
         let c = &mut self.channels[ch];
@@ -262,11 +260,11 @@ impl Scheduler {
 
     /// The die holds the bus until `end`: schedule what follows. A read's
     /// data-out ends the batch; otherwise the array operation starts at `end`.
-    fn bus_granted(&mut self, die: usize, end: Time, q: &mut EventQueue) -> Result<()> {
+    fn bus_granted(&mut self, die: usize, end: Time, q: &mut EventQueue) {
         let d = &mut self.dies[die];
         if d.data_out {
             d.phase = Phase::Transfer;
-            return q.schedule(end, Event::TransferDone(die as u32));
+            return q.post(end, Event::TransferDone(die as u32));
         }
         let t = match d.kind {
             OpKind::Read => self.timing.read,
@@ -278,19 +276,19 @@ impl Scheduler {
         d.array_end = end + t;
         d.array_ns = t;
         let (gen, at) = (d.gen, d.array_end);
-        q.schedule(at, Event::ArrayDone { die: die as u32, gen })
+        q.post(at, Event::ArrayDone { die: die as u32, gen });
     }
 
     /// A read's data-out finished.
-    pub fn on_transfer_done(&mut self, die: u32, q: &mut EventQueue) -> Result<()> {
+    pub fn on_transfer_done(&mut self, die: u32, q: &mut EventQueue) {
         self.finish_batch(die as usize, q)
     }
 
-    pub fn on_array_done(&mut self, die: u32, gen: u32, q: &mut EventQueue) -> Result<()> {
+    pub fn on_array_done(&mut self, die: u32, gen: u32, q: &mut EventQueue) {
         let die = die as usize;
         let d = &mut self.dies[die];
         if d.gen != gen || d.phase != Phase::Array {
-            return Ok(());
+            return;
         }
         if d.kind == OpKind::Read {
             d.data_out = true;
@@ -300,7 +298,7 @@ impl Scheduler {
         self.finish_batch(die, q)
     }
 
-    fn finish_batch(&mut self, die: usize, q: &mut EventQueue) -> Result<()> {
+    fn finish_batch(&mut self, die: usize, q: &mut EventQueue) {
         let now = q.now();
         let d = &mut self.dies[die];
         let n = d.n as usize;

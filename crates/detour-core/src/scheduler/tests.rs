@@ -40,15 +40,15 @@ fn op(kind: OpKind, class: Class, ppn: u32) -> FlashOp {
 /// Run to completion; the tags of finished operations in order, with times.
 fn run(s: &mut Scheduler, q: &mut EventQueue) -> Vec<(Time, u32)> {
     let mut out = Vec::new();
-    s.kick(q).unwrap();
+    s.kick(q);
     while let Some((_, ev)) = q.pop() {
         match ev {
-            Event::ArrayDone { die, gen } => s.on_array_done(die, gen, q).unwrap(),
-            Event::TransferDone(die) => s.on_transfer_done(die, q).unwrap(),
-            Event::SuspendDone { die, gen } => s.on_suspend_done(die, gen, q).unwrap(),
+            Event::ArrayDone { die, gen } => s.on_array_done(die, gen, q),
+            Event::TransferDone(die) => s.on_transfer_done(die, q),
+            Event::SuspendDone { die, gen } => s.on_suspend_done(die, gen, q),
             _ => {}
         }
-        s.kick(q).unwrap();
+        s.kick(q);
         for id in s.done.drain(..) {
             out.push((q.now(), s.ops.get(id).tag));
         }
@@ -61,7 +61,7 @@ fn reads_overtake_queued_writes_with_read_priority() {
     let (mut s, mut q) = setup(true);
     for (k, c, tag) in [(OpKind::Program, Class::HostWrite, 1), (OpKind::Program, Class::HostWrite, 2), (OpKind::Read, Class::HostRead, 3)] {
         let id = s.ops.insert(op(k, c, tag));
-        s.submit(id, &mut q).unwrap();
+        s.submit(id, &mut q);
     }
     let order: Vec<u32> = run(&mut s, &mut q).into_iter().map(|(_, t)| t).collect();
     // All three queued at once: the read goes first.
@@ -73,7 +73,7 @@ fn fifo_without_read_priority() {
     let (mut s, mut q) = setup(false);
     for (k, c, tag) in [(OpKind::Program, Class::HostWrite, 1), (OpKind::Read, Class::HostRead, 2)] {
         let id = s.ops.insert(op(k, c, tag));
-        s.submit(id, &mut q).unwrap();
+        s.submit(id, &mut q);
     }
     let order: Vec<u32> = run(&mut s, &mut q).into_iter().map(|(_, t)| t).collect();
     assert_eq!(order, vec![1, 2]);
@@ -84,7 +84,7 @@ fn background_runs_last_and_occ_counts_queued_and_running() {
     let (mut s, mut q) = setup(true);
     for (k, c, tag) in [(OpKind::Erase, Class::Background, 1), (OpKind::Program, Class::HostWrite, 2)] {
         let id = s.ops.insert(op(k, c, tag));
-        s.submit(id, &mut q).unwrap();
+        s.submit(id, &mut q);
     }
     assert_eq!(s.view().occ(0), 2);
     let order: Vec<u32> = run(&mut s, &mut q).into_iter().map(|(_, t)| t).collect();

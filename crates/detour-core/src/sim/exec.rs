@@ -141,7 +141,7 @@ impl Simulation {
                 op.token ^= acc;
             }
             let (next, die, host_read) = (op.next, op.die, op.kind == OpKind::Read && op.class == Class::HostRead);
-            self.sched.submit(id, &mut self.q)?;
+            self.sched.submit(id, &mut self.q);
             if let Some(c) = self.coll.as_mut() {
                 if host_read && !self.sched.ops.get(id).failed {
                     c.on_read_enqueued(self.q.now(), die, id, lpn, &self.sched.dies);
@@ -160,7 +160,7 @@ impl Simulation {
     /// Handle every operation the scheduler finished.
     pub(super) fn drain_done(&mut self) -> Result<()> {
         loop {
-            self.sched.kick(&mut self.q)?;
+            self.sched.kick(&mut self.q);
             if self.sched.done.is_empty() {
                 return Ok(());
             }

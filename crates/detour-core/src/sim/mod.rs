@@ -208,9 +208,9 @@ impl Simulation {
                 }
                 Event::TxnStart(t) => self.launch_all(t)?,
                 Event::TxnFinish(t) => self.finish_txn(t)?,
-                Event::TransferDone(die) => self.sched.on_transfer_done(die, &mut self.q)?,
-                Event::ArrayDone { die, gen } => self.sched.on_array_done(die, gen, &mut self.q)?,
-                Event::SuspendDone { die, gen } => self.sched.on_suspend_done(die, gen, &mut self.q)?,
+                Event::TransferDone(die) => self.sched.on_transfer_done(die, &mut self.q),
+                Event::ArrayDone { die, gen } => self.sched.on_array_done(die, gen, &mut self.q),
+                Event::SuspendDone { die, gen } => self.sched.on_suspend_done(die, gen, &mut self.q),
                 Event::Tick => self.on_tick()?,
             }
             // Dies start, and finished operations are handed on, once every
@@ -218,6 +218,10 @@ impl Simulation {
             // can then share a multi-plane batch.
             if !self.q.more_now() {
                 self.drain_done()?;
+            }
+            // An event the device could not post (see EventQueue::post).
+            if let Some(e) = self.q.take_fault() {
+                return Err(e);
             }
         }
         progress.update(self.n.arrivals, self.q.now());
