@@ -8,6 +8,7 @@ use crate::engine::Event;
 use crate::error::Result;
 use crate::scheduler::{flags, Class, FlashOp, NO_OP};
 use crate::schemes::{Ctx, OpDone, Plan, PlannedOp, Scheme};
+use crate::types::Lpn;
 
 /// A planning context borrowing only the simulation's fields it needs, so
 /// the scheme and other fields (a scratch plan) can be borrowed beside it.
@@ -35,7 +36,8 @@ impl Simulation {
     /// Append `plan` to transaction `t` and start it (after its delay, the
     /// first time a host request is planned). Every operation goes into the
     /// scheduler's arena now, chained behind the one before it in its group
-    /// (in stage order), and stays that one record until it completes.
+    /// (in stage order), and stays that one record until it completes; a
+    /// group's first stage is submitted as it is chained.
     pub(super) fn materialize(&mut self, t: u32, plan: &Plan, first: bool) -> Result<()> {
         let txn = self.txns.get_mut(t);
         let base_group = txn.groups.len() as u32;
@@ -47,9 +49,17 @@ impl Simulation {
             };
             txn.groups.push(GroupState { lpn: g.lpn, check: g.check, expect, ..GroupState::default() });
         }
+        // Groups the scheme opened without operations are done at once.
+        let delayed = first && plan.delay_ns > 0;
+        if delayed {
+            txn.delay_ns = plan.delay_ns;
+            txn.scheduled = true;
+        }
+        // While a transaction is in its delay, TxnStart launches everything.
+        let launch = !txn.scheduled;
         if plan.ops.is_sorted_by_key(|op| (op.group, op.stage)) {
             for p in &plan.ops {
-                self.chain(t, base_group, p);
+                self.chain(t, base_group, p, launch);
             }
         } else {
             let mut order = std::mem::take(&mut self.scratch);
@@ -57,29 +67,21 @@ impl Simulation {
             order.extend(0..plan.ops.len() as u32);
             order.sort_by_key(|&i| (plan.ops[i as usize].group, plan.ops[i as usize].stage));
             for &i in &order {
-                self.chain(t, base_group, &plan.ops[i as usize]);
+                self.chain(t, base_group, &plan.ops[i as usize], launch);
             }
             self.scratch = order;
         }
-        let txn = self.txns.get_mut(t);
-        // Groups the scheme opened without operations are done at once.
-        if first && plan.delay_ns > 0 {
-            txn.delay_ns = plan.delay_ns;
-            txn.scheduled = true;
+        if delayed {
             return self.q.after(plan.delay_ns, Event::TxnStart(t));
-        }
-        if txn.scheduled {
-            return Ok(()); // still in its delay: TxnStart launches everything
-        }
-        for g in base_group as usize..txn.groups.len() {
-            self.launch_stage(t, g)?;
         }
         Ok(())
     }
 
-    /// Put planned operation `p` into the arena, behind the group's last one.
+    /// Put planned operation `p` into the arena behind the group's last one,
+    /// and submit it at once if `launch` and it belongs to the group's first
+    /// stage.
     #[inline]
-    fn chain(&mut self, t: u32, base_group: u32, p: &PlannedOp) {
+    fn chain(&mut self, t: u32, base_group: u32, p: &PlannedOp, launch: bool) {
         let group = base_group + p.group;
         if p.kind == OpKind::Read {
             self.ftl.pin(p.ppn);
@@ -105,30 +107,48 @@ impl Simulation {
         let id = self.sched.ops.insert(op);
         let txn = self.txns.get_mut(t);
         let grp = &mut txn.groups[group as usize];
-        if grp.head == NO_OP {
-            grp.head = id;
+        let mut submit = false;
+        if grp.tail == NO_OP {
             txn.open_groups += 1;
+            if launch {
+                (grp.stage, grp.pending, submit) = (p.stage, 1, true);
+            } else {
+                grp.head = id;
+            }
         } else {
             self.sched.ops.get_mut(grp.tail).next = id;
+            // head is NO_OP while every operation so far has been submitted.
+            if grp.head == NO_OP {
+                if launch && p.stage == grp.stage {
+                    grp.pending += 1;
+                    submit = true;
+                } else {
+                    grp.head = id;
+                }
+            }
         }
         grp.tail = id;
+        if submit {
+            let lpn = grp.lpn;
+            self.submit_op(id, lpn);
+        }
     }
 
     /// A transaction's delay is over: launch every group's first stage.
     pub(super) fn launch_all(&mut self, t: u32) -> Result<()> {
         self.txns.get_mut(t).scheduled = false;
         for g in 0..self.txns.get(t).groups.len() {
-            self.launch_stage(t, g)?;
+            self.launch_stage(t, g);
         }
         self.after_plan(t)
     }
 
     /// Submit the next stage of group `g` of transaction `t`.
-    fn launch_stage(&mut self, t: u32, g: usize) -> Result<()> {
+    fn launch_stage(&mut self, t: u32, g: usize) {
         let grp = &self.txns.get(t).groups[g];
         let (mut id, acc, lpn) = (grp.head, grp.acc, grp.lpn);
         if id == NO_OP {
-            return Ok(());
+            return;
         }
         let stage = self.sched.ops.get(id).stage;
         let mut n = 0;
@@ -140,13 +160,8 @@ impl Simulation {
             if op.flags & flags::FROM_PREV != 0 {
                 op.token ^= acc;
             }
-            let (next, die, host_read) = (op.next, op.die, op.kind == OpKind::Read && op.class == Class::HostRead);
-            self.sched.submit(id, &mut self.q);
-            if let Some(c) = self.coll.as_mut() {
-                if host_read && !self.sched.ops.get(id).failed {
-                    c.on_read_enqueued(self.q.now(), die, id, lpn, &self.sched.dies);
-                }
-            }
+            let next = op.next;
+            self.submit_op(id, lpn);
             id = next;
             n += 1;
         }
@@ -154,7 +169,18 @@ impl Simulation {
         grp.head = id;
         grp.stage = stage;
         grp.pending = n;
-        Ok(())
+    }
+
+    /// Queue operation `id` (of a group reading `lpn`) on its die.
+    #[inline]
+    fn submit_op(&mut self, id: u32, lpn: Lpn) {
+        self.sched.submit(id, &mut self.q);
+        if let Some(c) = self.coll.as_mut() {
+            let op = self.sched.ops.get(id);
+            if op.kind == OpKind::Read && op.class == Class::HostRead && !op.failed {
+                c.on_read_enqueued(self.q.now(), op.die, id, lpn, &self.sched.dies);
+            }
+        }
     }
 
     /// Handle every operation the scheduler finished.
@@ -246,7 +272,8 @@ impl Simulation {
     fn stage_done(&mut self, t: u32, g: usize) -> Result<()> {
         let grp = self.txns.get(t).groups[g];
         if grp.head != NO_OP {
-            return self.launch_stage(t, g);
+            self.launch_stage(t, g);
+            return Ok(());
         }
         if grp.check && self.oracle.is_some() && grp.acc != grp.expect {
             self.n.verify_errors += 1;
