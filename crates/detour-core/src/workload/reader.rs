@@ -161,7 +161,7 @@ impl TraceStream {
         }
         match self.lines.next_line() {
             Ok(None) => None,
-            Ok(Some((number, text))) => Some(Ok((number, text.and_then(|t| parse(format, t))))),
+            Ok(Some((number, line))) => Some(Ok((number, line.and_then(|l| parse_bytes(format, l))))),
             Err(e) => Some(Err(e)),
         }
     }
@@ -245,6 +245,14 @@ impl fmt::Debug for TraceStream {
     }
 }
 
+/// A line as read: the format's fast parser first, then as text.
+fn parse_bytes(format: TraceFormat, line: &[u8]) -> Result<Line, String> {
+    if let Some(req) = format.parse_fast(line) {
+        return Ok(Line::Request(req));
+    }
+    parse(format, input::utf8(line)?)
+}
+
 /// Blank lines and `#` comments carry nothing in any format.
 fn parse(format: TraceFormat, text: &str) -> Result<Line, String> {
     let trimmed = text.trim();
@@ -265,7 +273,7 @@ fn read_sample(
         let Some((number, text)) = lines.next_line()? else {
             break;
         };
-        let text = text.map(str::to_string);
+        let text = text.and_then(input::utf8).map(str::to_string);
         if let Ok(t) = &text {
             let trimmed = t.trim();
             if !trimmed.is_empty() && !trimmed.starts_with('#') {

@@ -25,7 +25,7 @@ pub fn parse_line(line: &str) -> ParseResult {
 /// range. Anything else (extra fields, signs, overflow, a bad op) returns
 /// None and goes through `parse_checked`, which says what is wrong; the two
 /// agree on every line this accepts.
-fn parse_fast(line: &[u8]) -> Option<Request> {
+pub fn parse_fast(line: &[u8]) -> Option<Request> {
     let mut f = [0u64; 5];
     let (mut i, mut last_len) = (0, 0);
     for v in &mut f {

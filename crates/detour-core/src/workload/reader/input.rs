@@ -33,15 +33,21 @@ pub(super) fn decompress(reader: Box<dyn Read + Send>) -> io::Result<Box<dyn Buf
     }
 }
 
-/// One line as read: its 1-based number and its text, or why the text is
-/// unusable (not UTF-8, too long), which the stream reports as malformed.
-pub(super) type RawLine<'a> = (u64, Result<&'a str, String>);
+/// One line as read: its 1-based number and its bytes without the
+/// terminator, or why it is unusable (too long), which the stream reports
+/// as malformed.
+pub(super) type RawLine<'a> = (u64, Result<&'a [u8], String>);
 
-/// A line's text without its terminator (`\n`, `\r\n`).
-fn text(mut line: &[u8]) -> Result<&str, String> {
+/// A line without its terminator (`\n`, `\r\n`).
+fn strip(mut line: &[u8]) -> &[u8] {
     while let [rest @ .., b'\n' | b'\r'] = line {
         line = rest;
     }
+    line
+}
+
+/// A line's text, or why it is not text.
+pub(super) fn utf8(line: &[u8]) -> Result<&str, String> {
     std::str::from_utf8(line).map_err(|e| format!("not valid UTF-8 text ({e})"))
 }
 
@@ -74,7 +80,7 @@ impl Lines {
         self.taken = end + 1;
         self.number += 1;
         // The buffer is not empty, so this returns it again without reading.
-        Ok(Some((self.number, text(&self.inner.fill_buf()?[..end]))))
+        Ok(Some((self.number, Ok(strip(&self.inner.fill_buf()?[..end])))))
     }
 
     /// A line that runs past the reader's buffer (or ends the input without
@@ -98,7 +104,7 @@ impl Lines {
                 Err(format!("line longer than {MAX_LINE} bytes")),
             )));
         }
-        Ok(Some((self.number, text(&self.buf))))
+        Ok(Some((self.number, Ok(strip(&self.buf)))))
     }
 
     /// Skip to just past the next newline, without buffering.
@@ -130,7 +136,7 @@ mod tests {
         let mut lines = Lines::new(decompress(Box::new(io::Cursor::new(bytes))).unwrap());
         let mut out = Vec::new();
         while let Some((n, t)) = lines.next_line().unwrap() {
-            out.push((n, t.map(str::to_string)));
+            out.push((n, t.and_then(utf8).map(str::to_string)));
         }
         out
     }
