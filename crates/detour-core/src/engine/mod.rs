@@ -173,7 +173,7 @@ impl EventQueue {
         Error::Sim(format!("{event:?} scheduled at {at} ns, before now ({} ns)", self.now))
     }
 
-    #[inline]
+    #[inline(always)]
     fn file(&mut self, k: u128) {
         let b = time_of(k) >> GRAIN_BITS;
         if b < self.cur + WHEEL {
