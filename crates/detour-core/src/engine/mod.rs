@@ -117,10 +117,7 @@ impl EventQueue {
     #[inline]
     pub fn schedule(&mut self, at: Time, event: Event) -> Result<()> {
         self.post(at, event);
-        match self.fault.take() {
-            Some(e) => Err(*e),
-            None => Ok(()),
-        }
+        self.take_fault().map_or(Ok(()), Err)
     }
 
     /// Schedule `event` at `at`, keeping an error (in the past, too many
@@ -162,9 +159,8 @@ impl EventQueue {
     /// The first error a `post` kept, if any (taking it).
     #[inline]
     pub fn take_fault(&mut self) -> Option<Error> {
-        if self.fault.is_none() {
-            return None;
-        }
+        // Checked first, so the usual case (no fault) writes nothing.
+        self.fault.as_ref()?;
         self.fault.take().map(|e| *e)
     }
 
@@ -233,13 +229,9 @@ impl EventQueue {
         }
         let i = self.first_bucket();
         if i != self.sorted {
-            // Keys popped from a bucket stay in it until it empties. Time
-            // only moves on, so a bucket is not left half popped; should
-            // one be, it keeps only its unpopped keys.
-            if self.head > 0 {
-                let old = self.sorted;
-                self.buckets[old].drain(..self.head);
-            }
+            // Keys popped from a bucket stay in it until it empties; time
+            // only moves on, so the bucket being left is empty.
+            debug_assert_eq!(self.head, 0, "bucket {} left half popped", self.sorted);
             if !self.buckets[i].is_sorted() {
                 self.buckets[i].sort_unstable();
             }

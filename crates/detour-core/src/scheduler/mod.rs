@@ -134,10 +134,10 @@ impl Scheduler {
     }
 
     /// Start every idle die that got work since the last kick, in the order
-    /// the work arrived. True if any die was started.
-    pub fn kick(&mut self, q: &mut EventQueue) -> bool {
+    /// the work arrived.
+    pub fn kick(&mut self, q: &mut EventQueue) {
         if self.pending.is_empty() {
-            return false;
+            return;
         }
         let pending = std::mem::take(&mut self.pending);
         for &die in &pending {
@@ -148,7 +148,6 @@ impl Scheduler {
         }
         self.pending = pending;
         self.pending.clear();
-        true
     }
 
     pub fn on_suspend_done(&mut self, die: u32, gen: u32, q: &mut EventQueue) {
@@ -333,11 +332,6 @@ impl Scheduler {
                 self.done.push(id);
             }
         }
-    }
-
-    /// Operations still queued or running anywhere.
-    pub fn outstanding(&self) -> usize {
-        self.ops.live()
     }
 }
 

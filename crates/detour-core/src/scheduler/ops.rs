@@ -86,7 +86,4 @@ impl OpSlab {
         self.free.push(id);
         self.ops[id as usize]
     }
-    pub fn live(&self) -> usize {
-        self.ops.len() - self.free.len()
-    }
 }

@@ -110,6 +110,7 @@ impl Simulation {
         let mut submit = false;
         if grp.tail == NO_OP {
             txn.open_groups += 1;
+            // A first stage needs no FROM_PREV fold: nothing has run yet.
             if launch {
                 (grp.stage, grp.pending, submit) = (p.stage, 1, true);
             } else {
