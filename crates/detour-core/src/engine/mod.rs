@@ -40,15 +40,16 @@ pub enum Event {
 /// always popped first, so the order is exactly (time, insertion). The one
 /// pending `Arrival` waits beside both: a million requests are a million
 /// fewer queue moves.
+///
+/// A bucket is a list threaded through the event slots, kept in key order.
+/// A slot holds its event, its key and the next slot of its bucket, so
+/// filing and popping touch the slot (reused last-freed-first, so mostly
+/// in cache) and one small head/tail entry, rather than a vector per bucket
+/// whose memory has gone cold since the wheel last came round.
 #[derive(Debug)]
 pub struct EventQueue {
-    buckets: Vec<Vec<u128>>,
-    /// The bucket kept sorted, smallest key first: the one being popped
-    /// from, at `head`. A bucket can hold many keys at once (one per die
-    /// finishing in the same microsecond); keys mostly arrive in order, so
-    /// checking for order and sorting only when needed beats a scan per pop.
-    sorted: usize,
-    head: usize,
+    /// First and last slot of each bucket's list ([`NONE`] when empty).
+    ends: Vec<[u32; 2]>,
     /// Bit i set: bucket i holds keys.
     occupied: Vec<u64>,
     in_wheel: usize,
@@ -56,7 +57,7 @@ pub struct EventQueue {
     cur: u64,
     far: BinaryHeap<Reverse<u128>>,
     arrival: Option<u128>,
-    slots: Vec<Event>,
+    slots: Vec<Slot>,
     free: Vec<u32>,
     seq: u64,
     now: Time,
@@ -65,6 +66,15 @@ pub struct EventQueue {
     fault: Option<Box<Error>>,
 }
 
+#[derive(Clone, Copy, Debug)]
+struct Slot {
+    key: u128,
+    event: Event,
+    /// The next slot in the same bucket.
+    next: u32,
+}
+
+const NONE: u32 = u32::MAX;
 const SLOT_BITS: u32 = 24;
 const SEQ_MASK: u64 = (1 << 40) - 1;
 const GRAIN_BITS: u32 = 10;
@@ -88,12 +98,15 @@ fn time_of(k: u128) -> Time {
     (k >> 64) as Time
 }
 
+#[inline]
+fn slot_of(k: u128) -> u32 {
+    (k as u64 & ((1 << SLOT_BITS) - 1)) as u32
+}
+
 impl EventQueue {
     pub fn new() -> Self {
         EventQueue {
-            buckets: vec![Vec::new(); WHEEL as usize],
-            sorted: 0,
-            head: 0,
+            ends: vec![[NONE; 2]; WHEEL as usize],
             occupied: vec![0; (WHEEL / 64) as usize],
             in_wheel: 0,
             cur: 0,
@@ -136,19 +149,18 @@ impl EventQueue {
             return;
         }
         let slot = match self.free.pop() {
-            Some(s) => {
-                self.slots[s as usize] = event;
-                s
-            }
+            Some(s) => s,
             None => {
                 if self.slots.len() >= 1 << SLOT_BITS {
                     return self.keep_fault(too_many_pending());
                 }
-                self.slots.push(event);
+                self.slots.push(Slot { key: 0, event, next: NONE });
                 (self.slots.len() - 1) as u32
             }
         };
-        self.file(((at as u128) << 64) | (seq | slot as u64) as u128);
+        let key = ((at as u128) << 64) | (seq | slot as u64) as u128;
+        self.slots[slot as usize] = Slot { key, event, next: NONE };
+        self.file(key);
     }
 
     #[cold]
@@ -169,23 +181,41 @@ impl EventQueue {
         Error::Sim(format!("{event:?} scheduled at {at} ns, before now ({} ns)", self.now))
     }
 
+    /// Put the slot of key `k` (its key already stored) in its bucket's
+    /// list, in key order, or in the far heap.
     #[inline(always)]
     fn file(&mut self, k: u128) {
         let b = time_of(k) >> GRAIN_BITS;
-        if b < self.cur + WHEEL {
-            let i = b as usize & MASK;
-            let bucket = &mut self.buckets[i];
-            if i == self.sorted && bucket.last().is_some_and(|&x| x > k) {
-                let at = self.head + bucket[self.head..].partition_point(|&x| x < k);
-                bucket.insert(at, k);
-            } else {
-                bucket.push(k);
-            }
-            self.occupied[i >> 6] |= 1 << (i & 63);
-            self.in_wheel += 1;
-        } else {
-            self.far.push(Reverse(k));
+        if b >= self.cur + WHEEL {
+            return self.far.push(Reverse(k));
         }
+        let i = b as usize & MASK;
+        let s = slot_of(k);
+        let [head, tail] = self.ends[i];
+        if head == NONE {
+            self.ends[i] = [s, s];
+            self.occupied[i >> 6] |= 1 << (i & 63);
+        } else if self.slots[tail as usize].key < k {
+            // Keys mostly come in order: append.
+            self.slots[tail as usize].next = s;
+            self.ends[i][1] = s;
+        } else if k < self.slots[head as usize].key {
+            self.slots[s as usize].next = head;
+            self.ends[i][0] = s;
+        } else {
+            // Somewhere inside; the tail's key is larger, so this stops.
+            let mut p = head;
+            loop {
+                let n = self.slots[p as usize].next;
+                if self.slots[n as usize].key > k {
+                    break;
+                }
+                p = n;
+            }
+            self.slots[s as usize].next = self.slots[p as usize].next;
+            self.slots[p as usize].next = s;
+        }
+        self.in_wheel += 1;
     }
 
     /// Schedule `event` `delay` ns from now.
@@ -220,25 +250,15 @@ impl EventQueue {
         unreachable!("in_wheel > 0 but no bucket occupied")
     }
 
-    /// Bucket and key of the smallest key in the wheel (that bucket becomes
-    /// the sorted one).
+    /// Bucket and key of the smallest key in the wheel: the head of the
+    /// first occupied bucket.
     #[inline]
-    fn wheel_min(&mut self) -> Option<(usize, u128)> {
+    fn wheel_min(&self) -> Option<(usize, u128)> {
         if self.in_wheel == 0 {
             return None;
         }
         let i = self.first_bucket();
-        if i != self.sorted {
-            // Keys popped from a bucket stay in it until it empties; time
-            // only moves on, so the bucket being left is empty.
-            debug_assert_eq!(self.head, 0, "bucket {} left half popped", self.sorted);
-            if !self.buckets[i].is_sorted() {
-                self.buckets[i].sort_unstable();
-            }
-            self.sorted = i;
-            self.head = 0;
-        }
-        self.buckets[i].get(self.head).map(|&k| (i, k))
+        Some((i, self.slots[self.ends[i][0] as usize].key))
     }
 
     /// Take the earliest event and advance the clock to it.
@@ -258,10 +278,10 @@ impl EventQueue {
         }
         let k = match wheel {
             Some((i, k)) => {
-                self.head += 1;
-                if self.head == self.buckets[i].len() {
-                    self.buckets[i].clear();
-                    self.head = 0;
+                let next = self.slots[slot_of(k) as usize].next;
+                self.ends[i][0] = next;
+                if next == NONE {
+                    self.ends[i][1] = NONE;
                     self.occupied[i >> 6] &= !(1 << (i & 63));
                 }
                 self.in_wheel -= 1;
@@ -270,9 +290,9 @@ impl EventQueue {
             None => self.far.pop()?.0,
         };
         self.advance(time_of(k));
-        let slot = (k as u64 & ((1 << SLOT_BITS) - 1)) as u32;
+        let slot = slot_of(k);
         self.free.push(slot);
-        Some((self.now, self.slots[slot as usize]))
+        Some((self.now, self.slots[slot as usize].event))
     }
 
     /// Move the clock (and the wheel's window) to `t`, pulling far events in.
@@ -307,14 +327,9 @@ impl EventQueue {
     #[inline]
     pub fn more_now(&self) -> bool {
         let now = self.now;
-        let i = self.cur as usize & MASK;
-        let b = &self.buckets[i];
+        let head = self.ends[self.cur as usize & MASK][0];
         self.arrival.is_some_and(|a| time_of(a) == now)
-            || if i == self.sorted {
-                b.get(self.head).is_some_and(|&k| time_of(k) == now)
-            } else {
-                b.iter().any(|&k| time_of(k) == now)
-            }
+            || (head != NONE && time_of(self.slots[head as usize].key) == now)
     }
 }
 
