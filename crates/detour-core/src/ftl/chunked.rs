@@ -30,6 +30,13 @@ impl<T: Copy + Default + PartialEq + BitXor<Output = T>> Chunked<T> {
         self.v[i as usize] = v ^ self.default;
     }
 
+    /// Ask the CPU to bring entry `i` into cache; a hint only, so an index
+    /// out of range is harmless (nothing is read).
+    #[inline]
+    pub fn prefetch(&self, i: u32) {
+        prefetch(self.v.as_ptr().wrapping_add(i as usize));
+    }
+
     /// Reset `start..start + len` to the default (e.g. on erase).
     pub fn reset(&mut self, start: u32, len: u32) {
         self.v[start as usize..(start + len) as usize].fill(T::default());
@@ -39,6 +46,19 @@ impl<T: Copy + Default + PartialEq + BitXor<Output = T>> Chunked<T> {
     pub fn bytes(&self) -> usize {
         self.v.len() * std::mem::size_of::<T>()
     }
+}
+
+/// A cache hint for the line holding `*p`.
+#[inline(always)]
+pub fn prefetch<T>(p: *const T) {
+    #[cfg(target_arch = "x86_64")]
+    // SAFETY: a prefetch never faults or changes memory, whatever the address.
+    unsafe {
+        use std::arch::x86_64::{_mm_prefetch, _MM_HINT_T0};
+        _mm_prefetch::<_MM_HINT_T0>(p as *const i8);
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    let _ = p;
 }
 
 #[cfg(test)]

@@ -14,10 +14,34 @@ const UNIQUE_SALT: u64 = 0x5DEE_CE66_D1CE_4E5B;
 impl Simulation {
     /// Read the next request and schedule its arrival.
     pub(super) fn pull_next(&mut self, workload: &mut dyn Iterator<Item = Result<Request>>) -> Result<()> {
-        let Some(r) = workload.next() else { return Ok(()) };
+        let next = match self.ahead.take() {
+            Some(r) => r,
+            None => workload.next(),
+        };
+        let Some(r) = next else { return Ok(()) };
+        let ahead = workload.next();
+        self.prefetch(&ahead);
+        self.ahead = Some(ahead);
         let io = self.split_request(&r?)?;
+        // The entries of the pages it maps to, now that its map entries had
+        // one arrival's time to come in.
+        for lpn in io.lpn..io.lpn + io.pages.min(16) {
+            self.ftl.prefetch_mapped(lpn);
+        }
         self.next_req = Some(io);
         self.q.schedule(io.arrival, Event::Arrival)
+    }
+
+    /// Cache hints for a request read ahead: its map entries (an error or
+    /// an address out of range is left for `split_request` to report).
+    fn prefetch(&self, ahead: &Option<Result<Request>>) {
+        if let Some(Ok(r)) = ahead {
+            let ps = self.geo.page_size as u64;
+            let (first, end) = (r.offset / ps, (r.offset + r.size as u64).div_ceil(ps));
+            if end <= u32::MAX as u64 {
+                self.ftl.prefetch_map(first as u32..end as u32);
+            }
+        }
     }
 
     /// Split a request into its page range, checking its address and time.

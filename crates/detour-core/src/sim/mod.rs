@@ -103,6 +103,10 @@ pub struct Simulation {
     /// One bit per LPN: the page holds data (written or placed).
     placed: Chunked<u64>,
     next_req: Option<HostIo>,
+    /// The request after `next_req`, read one ahead so that the FTL entries
+    /// it will touch are fetched into cache before it is planned (None: not
+    /// read yet; Some(None): the workload has ended).
+    ahead: Option<Option<Result<Request>>>,
     last_arrival: Time,
     host_queue: VecDeque<HostIo>,
     outstanding: u32,
@@ -157,6 +161,7 @@ impl Simulation {
             oracle: verify.then(|| Chunked::new(geo.logical_pages as u64, 0)),
             placed: Chunked::new((geo.logical_pages as u64).div_ceil(64), 0),
             next_req: None,
+            ahead: None,
             last_arrival: 0,
             host_queue: VecDeque::new(),
             outstanding: 0,
