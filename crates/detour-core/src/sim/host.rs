@@ -32,14 +32,16 @@ impl Simulation {
         self.q.schedule(io.arrival, Event::Arrival)
     }
 
-    /// Cache hints for a request read ahead: its map entries (an error or
-    /// an address out of range is left for `split_request` to report).
+    /// Cache hints for a request read ahead: its map entries and its words
+    /// of the placed bitmap (an error or an address out of range is left
+    /// for `split_request` to report; a hint past a table's end reads nothing).
     fn prefetch(&self, ahead: &Option<Result<Request>>) {
         if let Some(Ok(r)) = ahead {
             let ps = self.geo.page_size as u64;
             let (first, end) = (r.offset / ps, (r.offset + r.size as u64).div_ceil(ps));
             if end <= u32::MAX as u64 {
                 self.ftl.prefetch_map(first as u32..end as u32);
+                self.placed.prefetch((first >> 6) as u32);
             }
         }
     }
