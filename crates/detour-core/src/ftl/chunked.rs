@@ -5,6 +5,12 @@
 //! memory only when first written, at 4 KiB granularity, so a 1 TB device
 //! whose trace touches 10 GB costs about 10 GB's worth of entries. Entries
 //! are stored XORed with the default, so "never set" is zero.
+//!
+//! On Linux, a table of 2 to 64 MiB asks for transparent huge pages (2 MiB):
+//! the map, page states and owners are read at random, and with 4 KiB pages
+//! nearly every such read also misses the TLB. Such a table is then mapped
+//! 2 MiB at a time, which costs at most its own size; larger tables keep
+//! 4 KiB granularity, so sparse traces on large devices stay small.
 
 use std::ops::BitXor;
 
@@ -17,7 +23,9 @@ pub struct Chunked<T: Copy> {
 impl<T: Copy + Default + PartialEq + BitXor<Output = T>> Chunked<T> {
     /// A table for indices `0..len`, every entry reading as `default`.
     pub fn new(len: u64, default: T) -> Self {
-        Chunked { v: vec![T::default(); len as usize], default }
+        let v = vec![T::default(); len as usize];
+        advise_huge(&v);
+        Chunked { v, default }
     }
 
     #[inline]
@@ -47,6 +55,26 @@ impl<T: Copy + Default + PartialEq + BitXor<Output = T>> Chunked<T> {
         self.v.len() * std::mem::size_of::<T>()
     }
 }
+
+/// Tables up to this size ask for huge pages (see the module's notes).
+const HUGE_MAX: usize = 64 << 20;
+
+#[cfg(target_os = "linux")]
+fn advise_huge<T>(v: &[T]) {
+    const PAGE: usize = 4096;
+    let bytes = std::mem::size_of_val(v);
+    let start = v.as_ptr() as usize;
+    let aligned = start.next_multiple_of(PAGE);
+    if bytes <= HUGE_MAX && start + bytes > aligned + (1 << 21) {
+        // SAFETY: the range lies inside `v`'s allocation, page-aligned as
+        // madvise needs; MADV_HUGEPAGE only changes how it is backed. A
+        // failure (no THP support) leaves it as it was, which is fine.
+        unsafe { libc::madvise(aligned as *mut libc::c_void, start + bytes - aligned, libc::MADV_HUGEPAGE) };
+    }
+}
+
+#[cfg(not(target_os = "linux"))]
+fn advise_huge<T>(_: &[T]) {}
 
 /// A cache hint for the line holding `*p`.
 #[inline(always)]

@@ -10,6 +10,7 @@
 mod alloc;
 mod chunked;
 mod gc;
+mod prefetch;
 
 pub use alloc::Stream;
 pub use chunked::Chunked;
@@ -168,28 +169,6 @@ impl Ftl {
     #[inline]
     pub fn is_programmed_live(&self, ppn: Ppn) -> bool {
         self.blocks[self.geo.block_of(ppn) as usize].pending == 0 || self.is_programmed(ppn)
-    }
-
-    /// Cache hints for planning `lpns` soon: their map entries.
-    #[inline]
-    pub fn prefetch_map(&self, lpns: std::ops::Range<u32>) {
-        if lpns.end <= self.geo.logical_pages && !lpns.is_empty() {
-            self.map.prefetch(lpns.start);
-            self.map.prefetch(lpns.end - 1);
-        }
-    }
-
-    /// Cache hints for planning `lpn` soon: the state and block of the page
-    /// it maps to (its map entry should be in cache already).
-    #[inline]
-    pub fn prefetch_mapped(&self, lpn: Lpn) {
-        if lpn < self.geo.logical_pages {
-            let ppn = self.map.get(lpn);
-            if ppn != NO_PAGE {
-                self.state.prefetch(ppn);
-                chunked::prefetch(self.blocks.as_ptr().wrapping_add(self.geo.block_of(ppn) as usize));
-            }
-        }
     }
 
     #[inline]
