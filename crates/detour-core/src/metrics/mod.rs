@@ -170,9 +170,9 @@ pub fn latency_parts(cols: &RequestColumns, s: &mut Summary) {
         last = last.max(cols.arrival_ns[i] + l);
         bytes[w] += cols.size[i] as u64;
     }
-    lat[0].sort_unstable();
-    lat[1].sort_unstable();
-    let all = percentile::merge_sorted(&lat[0], &lat[1]);
+    let mut all = Vec::with_capacity(lat[0].len() + lat[1].len());
+    all.extend_from_slice(&lat[0]);
+    all.extend_from_slice(&lat[1]);
     let mk = |p: [u128; 4], n: usize| {
         let n = n.max(1) as f64 * 1000.0;
         Breakdown { queue: p[0] as f64 / n, bus: p[1] as f64 / n, array: p[2] as f64 / n, delay: p[3] as f64 / n }
@@ -187,9 +187,9 @@ pub fn latency_parts(cols: &RequestColumns, s: &mut Summary) {
     s.writes = lat[1].len() as u64;
     s.requests = s.reads + s.writes;
     s.latency_us = ByClass {
-        read: LatencyStats::from_sorted(&lat[0]),
-        write: LatencyStats::from_sorted(&lat[1]),
-        all: LatencyStats::from_sorted(&all),
+        read: LatencyStats::from_ns(&mut lat[0]),
+        write: LatencyStats::from_ns(&mut lat[1]),
+        all: LatencyStats::from_ns(&mut all),
     };
     let dur = if last > first { (last - first) as f64 / 1e9 } else { 0.0 };
     let mib = 1024.0 * 1024.0;

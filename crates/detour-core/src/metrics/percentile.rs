@@ -1,6 +1,7 @@
 //! Exact latency statistics. Percentiles use the nearest-rank definition on
-//! the full sorted sample: p-th percentile = the ceil(p/100 * n)-th smallest
-//! value. No histogram, so there is no approximation error.
+//! the full sample: p-th percentile = the ceil(p/100 * n)-th smallest
+//! value. No histogram, so there is no approximation error. The ranks are
+//! found by selection (linear time), not by sorting the sample.
 
 use serde::Serialize;
 
@@ -21,39 +22,44 @@ pub struct LatencyStats {
     pub max: f64,
 }
 
+/// The percentiles a summary reports, ascending.
+const PCTS: [f64; 8] = [50.0, 90.0, 95.0, 97.0, 98.0, 99.0, 99.5, 99.9];
+
+/// The nearest rank (1-based) of percentile `p` among `n > 0` values.
+fn rank(n: usize, p: f64) -> usize {
+    (((p / 100.0) * n as f64).ceil() as usize).clamp(1, n)
+}
+
 /// The nearest-rank percentile of an ascending slice (0 for an empty one).
 pub fn nearest_rank(sorted: &[u64], p: f64) -> u64 {
     if sorted.is_empty() {
         return 0;
     }
-    let n = sorted.len();
-    let rank = ((p / 100.0) * n as f64).ceil() as usize;
-    sorted[rank.clamp(1, n) - 1]
-}
-
-/// Merge two ascending slices into one ascending vector.
-pub fn merge_sorted(a: &[u64], b: &[u64]) -> Vec<u64> {
-    let mut out = Vec::with_capacity(a.len() + b.len());
-    let (mut i, mut j) = (0, 0);
-    while i < a.len() && j < b.len() {
-        if a[i] <= b[j] {
-            out.push(a[i]);
-            i += 1;
-        } else {
-            out.push(b[j]);
-            j += 1;
-        }
-    }
-    out.extend_from_slice(&a[i..]);
-    out.extend_from_slice(&b[j..]);
-    out
+    sorted[rank(sorted.len(), p) - 1]
 }
 
 impl LatencyStats {
-    /// Statistics of latencies given in ns; sorts `ns` in place.
+    /// Statistics of latencies given in ns, in any order; reorders `ns`
+    /// (each percentile's rank is selected, from the smallest rank up, so
+    /// every selection works on what lies above the one before).
     pub fn from_ns(ns: &mut [u64]) -> LatencyStats {
-        ns.sort_unstable();
-        Self::from_sorted(ns)
+        if ns.is_empty() {
+            return LatencyStats::default();
+        }
+        let n = ns.len();
+        let (min, max) = ns.iter().fold((u64::MAX, 0), |(lo, hi), &v| (lo.min(v), hi.max(v)));
+        let sum: u128 = ns.iter().map(|&v| v as u128).sum();
+        let mut at = [0u64; PCTS.len()];
+        let mut lo = 0;
+        for (k, &p) in PCTS.iter().enumerate() {
+            let i = rank(n, p) - 1;
+            if i >= lo {
+                ns[lo..].select_nth_unstable(i - lo);
+                lo = i;
+            }
+            at[k] = ns[i];
+        }
+        Self::build(n, sum, min, max, at)
     }
 
     /// Statistics of latencies in ns already in ascending order.
@@ -61,22 +67,27 @@ impl LatencyStats {
         if ns.is_empty() {
             return LatencyStats::default();
         }
-        let us = |v: u64| v as f64 / 1000.0;
         let sum: u128 = ns.iter().map(|&v| v as u128).sum();
-        let pct = |p: f64| us(nearest_rank(ns, p));
+        let at = PCTS.map(|p| nearest_rank(ns, p));
+        Self::build(ns.len(), sum, ns[0], ns[ns.len() - 1], at)
+    }
+
+    fn build(n: usize, sum: u128, min: u64, max: u64, at: [u64; PCTS.len()]) -> LatencyStats {
+        let us = |v: u64| v as f64 / 1000.0;
+        let [p50, p90, p95, p97, p98, p99, p995, p999] = at.map(us);
         LatencyStats {
-            count: ns.len() as u64,
-            mean: sum as f64 / ns.len() as f64 / 1000.0,
-            min: us(ns[0]),
-            p50: pct(50.0),
-            p90: pct(90.0),
-            p95: pct(95.0),
-            p97: pct(97.0),
-            p98: pct(98.0),
-            p99: pct(99.0),
-            p995: pct(99.5),
-            p999: pct(99.9),
-            max: us(ns[ns.len() - 1]),
+            count: n as u64,
+            mean: sum as f64 / n as f64 / 1000.0,
+            min: us(min),
+            p50,
+            p90,
+            p95,
+            p97,
+            p98,
+            p99,
+            p995,
+            p999,
+            max: us(max),
         }
     }
 }
@@ -117,6 +128,20 @@ mod tests {
         assert_eq!(s.mean, 2.0);
         assert_eq!(s.p50, 2.0);
         assert_eq!(s.max, 3.0);
+    }
+
+    #[test]
+    fn selection_agrees_with_sorting() {
+        use rand::{Rng, SeedableRng};
+        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(3);
+        for n in [1, 2, 7, 100, 1001, 20_000] {
+            // Few distinct values too, so ties across ranks are covered.
+            let spread = if n % 2 == 0 { 5 } else { 1 << 40 };
+            let mut v: Vec<u64> = (0..n).map(|_| rng.random_range(0..spread)).collect();
+            let mut sorted = v.clone();
+            sorted.sort_unstable();
+            assert_eq!(LatencyStats::from_ns(&mut v), LatencyStats::from_sorted(&sorted), "n={n}");
+        }
     }
 
     #[test]
