@@ -81,9 +81,7 @@ impl Scheduler {
     /// Queue an operation on its die. An idle die starts at the next
     /// `kick` (same simulated instant); a busy one may be suspended for a read.
     pub fn submit(&mut self, id: u32, q: &mut EventQueue) {
-        let now = q.now();
-        let op = self.ops.get_mut(id);
-        op.enqueued = now;
+        let op = self.ops.get(id);
         let (die, class, kind) = (op.die as usize, op.class, op.kind);
         if self.dies[die].failed {
             self.ops.get_mut(id).failed = true;
@@ -99,7 +97,7 @@ impl Scheduler {
                 self.flagged[die] = true;
                 self.pending.push(die as u32);
             }
-        } else if class == Class::HostRead && kind == OpKind::Read && self.can_suspend(die, now) {
+        } else if class == Class::HostRead && kind == OpKind::Read && self.can_suspend(die, q.now()) {
             self.suspend(die, q);
         }
     }

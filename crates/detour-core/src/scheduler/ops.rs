@@ -1,7 +1,7 @@
 //! Flash operations in flight, in an arena reused across the run.
 
 use crate::device::OpKind;
-use crate::types::{Ppn, Time, Token};
+use crate::types::{Ppn, Token};
 
 /// Priority class; lower runs first.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize)]
@@ -42,7 +42,6 @@ pub struct FlashOp {
     /// The next operation of the same group, in stage order ([`NO_OP`] if
     /// none): a group's later stages wait here until their turn.
     pub next: u32,
-    pub enqueued: Time,
     pub bus_ns: u32,
     pub array_ns: u32,
     /// The die had failed: no data came back.

@@ -30,7 +30,6 @@ fn op(kind: OpKind, class: Class, ppn: u32) -> FlashOp {
         tag: ppn,
         txn: 0,
         next: NO_OP,
-        enqueued: 0,
         bus_ns: 0,
         array_ns: 0,
         failed: false,

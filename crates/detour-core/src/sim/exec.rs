@@ -99,7 +99,6 @@ impl Simulation {
             tag: p.tag,
             txn: t,
             next: NO_OP,
-            enqueued: 0,
             bus_ns: 0,
             array_ns: 0,
             failed: false,
