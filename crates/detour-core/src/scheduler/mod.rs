@@ -7,6 +7,7 @@
 //! simulator to hand to their transactions.
 
 pub mod ops;
+mod queue;
 mod view;
 
 pub use ops::{flags, Class, FlashOp, OpSlab, NO_OP};
@@ -16,7 +17,7 @@ use crate::config::SchedulerConfig;
 use crate::device::{ChannelState, DieState, Geometry, OpKind, Phase, Suspended, Timing, MAX_PLANES};
 use crate::engine::{Event, EventQueue};
 use crate::types::Time;
-use std::collections::VecDeque;
+use queue::OpQueue;
 
 /// Operation counts of one die.
 #[derive(Clone, Copy, Debug, Default, serde::Serialize)]
@@ -33,7 +34,7 @@ pub struct Scheduler {
     cfg: SchedulerConfig,
     pub dies: Vec<DieState>,
     pub channels: Vec<ChannelState>,
-    queues: Vec<[VecDeque<u32>; 3]>,
+    queues: Vec<[OpQueue; 3]>,
     pub ops: OpSlab,
     /// Operations finished since the simulator last drained this.
     pub done: Vec<u32>,
@@ -89,7 +90,7 @@ impl Scheduler {
             return;
         }
         let qi = self.queue_of(class);
-        self.queues[die][qi].push_back(id);
+        self.queues[die][qi].push_back(id, &mut self.ops);
         self.dies[die].occ += 1;
         let d = &self.dies[die];
         if d.phase == Phase::Idle {
@@ -162,7 +163,7 @@ impl Scheduler {
         let Some(qi) = self.pick_queue(die) else {
             return self.resume(die, q);
         };
-        let head = self.queues[die][qi].pop_front().expect("picked a non-empty queue");
+        let head = self.queues[die][qi].pop_front(&self.ops).expect("picked a non-empty queue");
         let kind = self.ops.get(head).kind;
         let d = &mut self.dies[die];
         d.batch[0] = head;
@@ -193,36 +194,37 @@ impl Scheduler {
     fn pick_queue(&self, die: usize) -> Option<usize> {
         let qs = &self.queues[die];
         if self.dies[die].suspended.is_some() {
-            let head = *qs[0].front()?;
+            let head = qs[0].front()?;
             return (self.ops.get(head).kind == OpKind::Read).then_some(0);
         }
         (0..3).find(|&i| !qs[i].is_empty())
     }
 
-    /// Add same-kind operations on other planes of the die to the batch.
+    /// Add same-kind operations on other planes of the die to the batch,
+    /// looking at most twice the plane count deep into the queue.
     fn gather_planes(&mut self, die: usize, qi: usize) {
         let planes = self.geo.planes_per_die as usize;
         let kind = self.dies[die].kind;
         let mut used = [false; MAX_PLANES];
         let first = self.ops.get(self.dies[die].batch[0]).ppn;
         used[self.geo.plane_in_die(self.geo.plane_of(first)) as usize] = true;
-        let mut i = 0;
-        let scan = (planes * 2).min(self.queues[die][qi].len());
+        let (mut prev, mut id) = (NO_OP, self.queues[die][qi].front().unwrap_or(NO_OP));
         let mut scanned = 0;
-        while scanned < scan && (self.dies[die].n as usize) < planes {
+        while scanned < planes * 2 && id != NO_OP && (self.dies[die].n as usize) < planes {
             scanned += 1;
-            let id = self.queues[die][qi][i];
             let op = self.ops.get(id);
+            let next = op.qnext;
             let p = self.geo.plane_in_die(self.geo.plane_of(op.ppn)) as usize;
             if op.kind == kind && !used[p] {
                 used[p] = true;
-                self.queues[die][qi].remove(i);
+                self.queues[die][qi].unlink_after(prev, id, &mut self.ops);
                 let d = &mut self.dies[die];
                 d.batch[d.n as usize] = id;
                 d.n += 1;
             } else {
-                i += 1;
+                prev = id;
             }
+            id = next;
         }
     }
 
@@ -324,7 +326,7 @@ impl Scheduler {
         let d = die as usize;
         self.dies[d].failed = true;
         for qi in 0..3 {
-            while let Some(id) = self.queues[d][qi].pop_front() {
+            while let Some(id) = self.queues[d][qi].pop_front(&self.ops) {
                 self.ops.get_mut(id).failed = true;
                 self.dies[d].occ -= 1;
                 self.done.push(id);

@@ -42,6 +42,8 @@ pub struct FlashOp {
     /// The next operation of the same group, in stage order ([`NO_OP`] if
     /// none): a group's later stages wait here until their turn.
     pub next: u32,
+    /// The next operation in its die's queue, while it waits there.
+    pub qnext: u32,
     pub bus_ns: u32,
     pub array_ns: u32,
     /// The die had failed: no data came back.

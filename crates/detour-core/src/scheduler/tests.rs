@@ -30,6 +30,7 @@ fn op(kind: OpKind, class: Class, ppn: u32) -> FlashOp {
         tag: ppn,
         txn: 0,
         next: NO_OP,
+        qnext: NO_OP,
         bus_ns: 0,
         array_ns: 0,
         failed: false,

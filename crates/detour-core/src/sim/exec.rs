@@ -99,6 +99,7 @@ impl Simulation {
             tag: p.tag,
             txn: t,
             next: NO_OP,
+            qnext: NO_OP,
             bus_ns: 0,
             array_ns: 0,
             failed: false,
