@@ -56,12 +56,11 @@ impl<T: Copy + Default + PartialEq + BitXor<Output = T>> Chunked<T> {
     }
 }
 
-/// Tables up to this size ask for huge pages (see the module's notes).
-const HUGE_MAX: usize = 64 << 20;
-
+/// Ask for huge pages for a table of 2 to 64 MiB (see the module's notes).
 #[cfg(target_os = "linux")]
 fn advise_huge<T>(v: &[T]) {
     const PAGE: usize = 4096;
+    const HUGE_MAX: usize = 64 << 20;
     let bytes = std::mem::size_of_val(v);
     let start = v.as_ptr() as usize;
     let aligned = start.next_multiple_of(PAGE);
