@@ -6,11 +6,12 @@
 //! whose trace touches 10 GB costs about 10 GB's worth of entries. Entries
 //! are stored XORed with the default, so "never set" is zero.
 //!
-//! On Linux, a table of 2 to 64 MiB asks for transparent huge pages (2 MiB):
-//! the map, page states and owners are read at random, and with 4 KiB pages
-//! nearly every such read also misses the TLB. Such a table is then mapped
-//! 2 MiB at a time, which costs at most its own size; larger tables keep
-//! 4 KiB granularity, so sparse traces on large devices stay small.
+//! A table read at random on every request (the FTL's map and page states)
+//! is made with `new_random`: on Linux, if it is 2 to 64 MiB, it asks for
+//! transparent huge pages (2 MiB), since with 4 KiB pages nearly every such
+//! read also misses the TLB. It is then mapped 2 MiB at a time, which costs
+//! at most its own size; larger tables, and every other table, keep 4 KiB
+//! granularity, so sparse traces on large devices stay small.
 
 use std::ops::BitXor;
 
@@ -23,9 +24,15 @@ pub struct Chunked<T: Copy> {
 impl<T: Copy + Default + PartialEq + BitXor<Output = T>> Chunked<T> {
     /// A table for indices `0..len`, every entry reading as `default`.
     pub fn new(len: u64, default: T) -> Self {
-        let v = vec![T::default(); len as usize];
-        advise_huge(&v);
-        Chunked { v, default }
+        Chunked { v: vec![T::default(); len as usize], default }
+    }
+
+    /// `new` for a table read at random on every request (see the module's
+    /// notes on huge pages).
+    pub fn new_random(len: u64, default: T) -> Self {
+        let c = Self::new(len, default);
+        advise_huge(&c.v);
+        c
     }
 
     #[inline]
@@ -94,7 +101,7 @@ mod tests {
 
     #[test]
     fn defaults_and_sets() {
-        let mut c = Chunked::new(1 << 20, u32::MAX);
+        let mut c = Chunked::new_random(1 << 20, u32::MAX);
         assert_eq!(c.get(12345), u32::MAX);
         c.set(5, 7);
         c.set(4096 * 3 + 1, 0);
