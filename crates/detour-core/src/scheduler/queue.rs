@@ -70,30 +70,12 @@ impl OpQueue {
 mod tests {
     use super::*;
     use crate::device::OpKind;
-    use crate::scheduler::{Class, FlashOp};
+    use crate::scheduler::{tests::op, Class};
 
     fn slab(n: u32) -> OpSlab {
         let mut ops = OpSlab::default();
         for ppn in 0..n {
-            let op = FlashOp {
-                kind: OpKind::Read,
-                class: Class::HostRead,
-                flags: 0,
-                stage: 0,
-                group: 0,
-                die: 0,
-                ppn,
-                owner: 0,
-                token: 0,
-                tag: 0,
-                txn: 0,
-                next: NO_OP,
-                qnext: NO_OP,
-                bus_ns: 0,
-                array_ns: 0,
-                failed: false,
-            };
-            ops.insert(op);
+            ops.insert(op(OpKind::Read, Class::HostRead, ppn));
         }
         ops
     }

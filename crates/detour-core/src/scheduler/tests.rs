@@ -16,7 +16,8 @@ fn setup(read_priority: bool) -> (Scheduler, EventQueue) {
     (Scheduler::new(&geo, &timing, &cfg.scheduler), EventQueue::new())
 }
 
-fn op(kind: OpKind, class: Class, ppn: u32) -> FlashOp {
+/// An operation of `kind` on `ppn` (tagged with it), alone in its group.
+pub(super) fn op(kind: OpKind, class: Class, ppn: u32) -> FlashOp {
     FlashOp {
         kind,
         class,
