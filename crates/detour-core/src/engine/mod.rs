@@ -49,9 +49,9 @@ pub enum Event {
 #[derive(Debug)]
 pub struct EventQueue {
     /// First and last slot of each bucket's list ([`NONE`] when empty).
-    ends: Vec<[u32; 2]>,
+    ends: Box<[[u32; 2]; WHEEL as usize]>,
     /// Bit i set: bucket i holds keys.
-    occupied: Vec<u64>,
+    occupied: [u64; WORDS],
     in_wheel: usize,
     /// Absolute bucket of `now`; the wheel covers [cur, cur + WHEEL).
     cur: u64,
@@ -81,6 +81,7 @@ const GRAIN_BITS: u32 = 10;
 const WHEEL_BITS: u32 = 12;
 const WHEEL: u64 = 1 << WHEEL_BITS;
 const MASK: usize = (WHEEL - 1) as usize;
+const WORDS: usize = (WHEEL / 64) as usize;
 
 impl Default for EventQueue {
     fn default() -> Self {
@@ -106,8 +107,8 @@ fn slot_of(k: u128) -> u32 {
 impl EventQueue {
     pub fn new() -> Self {
         EventQueue {
-            ends: vec![[NONE; 2]; WHEEL as usize],
-            occupied: vec![0; (WHEEL / 64) as usize],
+            ends: Box::new([[NONE; 2]; WHEEL as usize]),
+            occupied: [0; WORDS],
             in_wheel: 0,
             cur: 0,
             far: BinaryHeap::new(),
@@ -118,6 +119,23 @@ impl EventQueue {
             now: 0,
             fault: None,
         }
+    }
+
+    // Slot indices come only from this queue (`post` takes them from `free`
+    // or pushes a new slot, and `slots` never shrinks), so they are always
+    // in range: the hot path skips the bounds check.
+    #[inline(always)]
+    fn slot(&self, i: u32) -> &Slot {
+        debug_assert!((i as usize) < self.slots.len());
+        // SAFETY: see above; every index was handed out by `post`.
+        unsafe { self.slots.get_unchecked(i as usize) }
+    }
+
+    #[inline(always)]
+    fn slot_mut(&mut self, i: u32) -> &mut Slot {
+        debug_assert!((i as usize) < self.slots.len());
+        // SAFETY: as for `slot`.
+        unsafe { self.slots.get_unchecked_mut(i as usize) }
     }
 
     /// Current simulated time: the time of the last popped event.
@@ -159,7 +177,7 @@ impl EventQueue {
             }
         };
         let key = ((at as u128) << 64) | (seq | slot as u64) as u128;
-        self.slots[slot as usize] = Slot { key, event, next: NONE };
+        *self.slot_mut(slot) = Slot { key, event, next: NONE };
         self.file(key);
     }
 
@@ -195,25 +213,25 @@ impl EventQueue {
         if head == NONE {
             self.ends[i] = [s, s];
             self.occupied[i >> 6] |= 1 << (i & 63);
-        } else if self.slots[tail as usize].key < k {
+        } else if self.slot(tail).key < k {
             // Keys mostly come in order: append.
-            self.slots[tail as usize].next = s;
+            self.slot_mut(tail).next = s;
             self.ends[i][1] = s;
-        } else if k < self.slots[head as usize].key {
-            self.slots[s as usize].next = head;
+        } else if k < self.slot(head).key {
+            self.slot_mut(s).next = head;
             self.ends[i][0] = s;
         } else {
             // Somewhere inside; the tail's key is larger, so this stops.
             let mut p = head;
             loop {
-                let n = self.slots[p as usize].next;
-                if self.slots[n as usize].key > k {
+                let n = self.slot(p).next;
+                if self.slot(n).key > k {
                     break;
                 }
                 p = n;
             }
-            self.slots[s as usize].next = self.slots[p as usize].next;
-            self.slots[p as usize].next = s;
+            self.slot_mut(s).next = self.slot(p).next;
+            self.slot_mut(p).next = s;
         }
         self.in_wheel += 1;
     }
@@ -258,7 +276,7 @@ impl EventQueue {
             return None;
         }
         let i = self.first_bucket();
-        Some((i, self.slots[self.ends[i][0] as usize].key))
+        Some((i, self.slot(self.ends[i][0]).key))
     }
 
     /// Take the earliest event and advance the clock to it.
@@ -278,7 +296,7 @@ impl EventQueue {
         }
         let k = match wheel {
             Some((i, k)) => {
-                let next = self.slots[slot_of(k) as usize].next;
+                let next = self.slot(slot_of(k)).next;
                 self.ends[i][0] = next;
                 if next == NONE {
                     self.ends[i][1] = NONE;
@@ -292,7 +310,7 @@ impl EventQueue {
         self.advance(time_of(k));
         let slot = slot_of(k);
         self.free.push(slot);
-        Some((self.now, self.slots[slot as usize].event))
+        Some((self.now, self.slot(slot).event))
     }
 
     /// Move the clock (and the wheel's window) to `t`, pulling far events in.
@@ -337,7 +355,7 @@ impl EventQueue {
         let now = self.now;
         let head = self.ends[self.cur as usize & MASK][0];
         self.arrival.is_some_and(|a| time_of(a) == now)
-            || (head != NONE && time_of(self.slots[head as usize].key) == now)
+            || (head != NONE && time_of(self.slot(head).key) == now)
     }
 }
 

@@ -28,22 +28,51 @@ pub struct DieCounts {
     pub suspensions: u64,
 }
 
+/// The scheduler's per-die (and per-channel) tables.
+///
+/// They are indexed on every event, so without a bounds check: every die
+/// index the scheduler uses was checked against the die count where it came
+/// in (an operation's in `submit`, an event's in its `on_*` handler), a
+/// channel index is the channel of such a die, and the tables, like the
+/// geometry, are private and never resized.
+struct Table<T>(Box<[T]>);
+
+impl<T> Table<T> {
+    fn new(n: usize, f: impl FnMut(usize) -> T) -> Self {
+        Table((0..n).map(f).collect())
+    }
+
+    #[inline(always)]
+    fn at(&self, i: usize) -> &T {
+        debug_assert!(i < self.0.len());
+        // SAFETY: `i` is a checked die index or a channel of one (see above).
+        unsafe { self.0.get_unchecked(i) }
+    }
+
+    #[inline(always)]
+    fn at_mut(&mut self, i: usize) -> &mut T {
+        debug_assert!(i < self.0.len());
+        // SAFETY: as for `at`.
+        unsafe { self.0.get_unchecked_mut(i) }
+    }
+}
+
 pub struct Scheduler {
-    pub geo: Geometry,
-    pub timing: Timing,
+    geo: Geometry,
+    timing: Timing,
     cfg: SchedulerConfig,
-    pub dies: Vec<DieState>,
-    pub channels: Vec<ChannelState>,
-    queues: Vec<[OpQueue; 3]>,
+    dies: Table<DieState>,
+    channels: Table<ChannelState>,
+    queues: Table<[OpQueue; 3]>,
     pub ops: OpSlab,
     /// Operations finished since the simulator last drained this.
     pub done: Vec<u32>,
-    pub counts: Vec<DieCounts>,
+    counts: Table<DieCounts>,
     /// Idle dies that got work this instant; dispatched together by
     /// `kick`, so operations submitted at the same time can share a
     /// multi-plane batch.
     pending: Vec<u32>,
-    flagged: Vec<bool>,
+    flagged: Table<bool>,
 }
 
 impl Scheduler {
@@ -53,20 +82,39 @@ impl Scheduler {
             geo: geo.clone(),
             timing: timing.clone(),
             cfg: cfg.clone(),
-            dies: vec![DieState::default(); dies],
-            channels: vec![ChannelState::default(); geo.channels as usize],
-            queues: (0..dies).map(|_| Default::default()).collect(),
+            dies: Table::new(dies, |_| DieState::default()),
+            channels: Table::new(geo.channels as usize, |_| ChannelState::default()),
+            queues: Table::new(dies, |_| Default::default()),
             ops: OpSlab::default(),
             done: Vec::with_capacity(64),
-            counts: vec![DieCounts::default(); dies],
+            counts: Table::new(dies, |_| DieCounts::default()),
             pending: Vec::new(),
-            flagged: vec![false; dies],
+            flagged: Table::new(dies, |_| false),
         }
     }
 
     /// A read-only view of the live per-die load, for schemes.
     pub fn view(&self) -> LoadView<'_> {
-        LoadView::new(&self.geo, &self.dies)
+        LoadView::new(&self.geo, &self.dies.0)
+    }
+
+    /// Every die's state, in die order.
+    pub fn dies(&self) -> &[DieState] {
+        &self.dies.0
+    }
+
+    /// Every die's operation counts, in die order.
+    pub fn counts(&self) -> &[DieCounts] {
+        &self.counts.0
+    }
+
+    /// `die` as an index into the per-die tables; a die out of range is a
+    /// scheme's (or the simulator's) bug, not bad input.
+    #[inline(always)]
+    fn checked(&self, die: u32) -> usize {
+        let n = self.dies.0.len();
+        assert!((die as usize) < n, "operation or event on die {die} of a device with {n} dies");
+        die as usize
     }
 
     #[inline]
@@ -83,19 +131,19 @@ impl Scheduler {
     /// `kick` (same simulated instant); a busy one may be suspended for a read.
     pub fn submit(&mut self, id: u32, q: &mut EventQueue) {
         let op = self.ops.get(id);
-        let (die, class, kind) = (op.die as usize, op.class, op.kind);
-        if self.dies[die].failed {
+        let (die, class, kind) = (self.checked(op.die), op.class, op.kind);
+        if self.dies.at(die).failed {
             self.ops.get_mut(id).failed = true;
             self.done.push(id);
             return;
         }
         let qi = self.queue_of(class);
-        self.queues[die][qi].push_back(id, &mut self.ops);
-        self.dies[die].occ += 1;
-        let d = &self.dies[die];
+        self.queues.at_mut(die)[qi].push_back(id, &mut self.ops);
+        self.dies.at_mut(die).occ += 1;
+        let d = self.dies.at(die);
         if d.phase == Phase::Idle {
-            if !self.flagged[die] {
-                self.flagged[die] = true;
+            if !*self.flagged.at(die) {
+                *self.flagged.at_mut(die) = true;
                 self.pending.push(die as u32);
             }
         } else if class == Class::HostRead && kind == OpKind::Read && self.can_suspend(die, q.now()) {
@@ -104,7 +152,7 @@ impl Scheduler {
     }
 
     fn can_suspend(&self, die: usize, now: Time) -> bool {
-        let d = &self.dies[die];
+        let d = self.dies.at(die);
         self.cfg.suspension
             && d.phase == Phase::Array
             && d.array_start <= now
@@ -115,7 +163,7 @@ impl Scheduler {
 
     fn suspend(&mut self, die: usize, q: &mut EventQueue) {
         let now = q.now();
-        let d = &mut self.dies[die];
+        let d = self.dies.at_mut(die);
         d.suspended = Some(Suspended {
             kind: d.kind,
             batch: d.batch,
@@ -127,7 +175,7 @@ impl Scheduler {
         });
         d.gen = d.gen.wrapping_add(1);
         d.phase = Phase::Suspending;
-        self.counts[die].suspensions += 1;
+        self.counts.at_mut(die).suspensions += 1;
         let gen = d.gen;
         q.post_after(self.timing.suspend, Event::SuspendDone { die: die as u32, gen });
     }
@@ -140,8 +188,8 @@ impl Scheduler {
         }
         let pending = std::mem::take(&mut self.pending);
         for &die in &pending {
-            self.flagged[die as usize] = false;
-            if self.dies[die as usize].phase == Phase::Idle {
+            *self.flagged.at_mut(die as usize) = false;
+            if self.dies.at(die as usize).phase == Phase::Idle {
                 self.dispatch(die as usize, q);
             }
         }
@@ -150,12 +198,13 @@ impl Scheduler {
     }
 
     pub fn on_suspend_done(&mut self, die: u32, gen: u32, q: &mut EventQueue) {
-        let d = &mut self.dies[die as usize];
+        let die = self.checked(die);
+        let d = self.dies.at_mut(die);
         if d.gen != gen || d.phase != Phase::Suspending {
             return;
         }
         d.phase = Phase::Idle;
-        self.dispatch(die as usize, q)
+        self.dispatch(die, q)
     }
 
     /// Start the next batch on an idle die, or resume its suspended op.
@@ -163,19 +212,19 @@ impl Scheduler {
         let Some(qi) = self.pick_queue(die) else {
             return self.resume(die, q);
         };
-        let head = self.queues[die][qi].pop_front(&self.ops).expect("picked a non-empty queue");
+        let head = self.queues.at_mut(die)[qi].pop_front(&self.ops).expect("picked a non-empty queue");
         let kind = self.ops.get(head).kind;
-        let d = &mut self.dies[die];
+        let d = self.dies.at_mut(die);
         d.batch[0] = head;
         d.n = 1;
         d.kind = kind;
         d.data_out = false;
         d.bus_ns = 0;
         d.array_ns = 0;
-        if self.cfg.multiplane && self.geo.planes_per_die > 1 && !self.queues[die][qi].is_empty() {
+        if self.cfg.multiplane && self.geo.planes_per_die > 1 && !self.queues.at(die)[qi].is_empty() {
             self.gather_planes(die, qi);
         }
-        let d = &mut self.dies[die];
+        let d = self.dies.at_mut(die);
         if d.suspended.is_none() {
             d.suspends = 0;
         }
@@ -192,8 +241,8 @@ impl Scheduler {
     /// Which queue the die serves next; with a suspended program only a host
     /// read at the head of the read queue may run.
     fn pick_queue(&self, die: usize) -> Option<usize> {
-        let qs = &self.queues[die];
-        if self.dies[die].suspended.is_some() {
+        let qs = self.queues.at(die);
+        if self.dies.at(die).suspended.is_some() {
             let head = qs[0].front()?;
             return (self.ops.get(head).kind == OpKind::Read).then_some(0);
         }
@@ -204,21 +253,21 @@ impl Scheduler {
     /// looking at most twice the plane count deep into the queue.
     fn gather_planes(&mut self, die: usize, qi: usize) {
         let planes = self.geo.planes_per_die as usize;
-        let kind = self.dies[die].kind;
+        let kind = self.dies.at(die).kind;
         let mut used = [false; MAX_PLANES];
-        let first = self.ops.get(self.dies[die].batch[0]).ppn;
+        let first = self.ops.get(self.dies.at(die).batch[0]).ppn;
         used[self.geo.plane_in_die(self.geo.plane_of(first)) as usize] = true;
-        let (mut prev, mut id) = (NO_OP, self.queues[die][qi].front().unwrap_or(NO_OP));
+        let (mut prev, mut id) = (NO_OP, self.queues.at(die)[qi].front().unwrap_or(NO_OP));
         let mut scanned = 0;
-        while scanned < planes * 2 && id != NO_OP && (self.dies[die].n as usize) < planes {
+        while scanned < planes * 2 && id != NO_OP && (self.dies.at(die).n as usize) < planes {
             scanned += 1;
             let op = self.ops.get(id);
             let next = op.qnext;
             let p = self.geo.plane_in_die(self.geo.plane_of(op.ppn)) as usize;
             if op.kind == kind && !used[p] {
                 used[p] = true;
-                self.queues[die][qi].unlink_after(prev, id, &mut self.ops);
-                let d = &mut self.dies[die];
+                self.queues.at_mut(die)[qi].unlink_after(prev, id, &mut self.ops);
+                let d = self.dies.at_mut(die);
                 d.batch[d.n as usize] = id;
                 d.n += 1;
             } else {
@@ -229,7 +278,7 @@ impl Scheduler {
     }
 
     fn resume(&mut self, die: usize, q: &mut EventQueue) {
-        let d = &mut self.dies[die];
+        let d = self.dies.at_mut(die);
         let Some(s) = d.suspended.take() else { return };
         d.kind = s.kind;
         d.batch = s.batch;
@@ -248,9 +297,9 @@ impl Scheduler {
     /// before it are done, so its grant time is known at once and waiting
     /// needs no event of its own. The wait counts as queueing time.
     fn request_bus(&mut self, die: usize, dur: Time, q: &mut EventQueue) {
-        self.dies[die].bus_ns += dur;
+        self.dies.at_mut(die).bus_ns += dur;
         let ch = self.geo.channel_of_die(die as u32) as usize;
-        let c = &mut self.channels[ch];
+        let c = self.channels.at_mut(ch);
         let start = c.busy_until.max(q.now());
         c.busy_until = start + dur;
         c.busy_ns += dur;
@@ -260,7 +309,7 @@ impl Scheduler {
     /// The die holds the bus until `end`: schedule what follows. A read's
     /// data-out ends the batch; otherwise the array operation starts at `end`.
     fn bus_granted(&mut self, die: usize, end: Time, q: &mut EventQueue) {
-        let d = &mut self.dies[die];
+        let d = self.dies.at_mut(die);
         if d.data_out {
             d.phase = Phase::Transfer;
             return q.post(end, Event::TransferDone(die as u32));
@@ -280,12 +329,13 @@ impl Scheduler {
 
     /// A read's data-out finished.
     pub fn on_transfer_done(&mut self, die: u32, q: &mut EventQueue) {
-        self.finish_batch(die as usize, q)
+        let die = self.checked(die);
+        self.finish_batch(die, q)
     }
 
     pub fn on_array_done(&mut self, die: u32, gen: u32, q: &mut EventQueue) {
-        let die = die as usize;
-        let d = &mut self.dies[die];
+        let die = self.checked(die);
+        let d = self.dies.at_mut(die);
         if d.gen != gen || d.phase != Phase::Array {
             return;
         }
@@ -299,13 +349,13 @@ impl Scheduler {
 
     fn finish_batch(&mut self, die: usize, q: &mut EventQueue) {
         let now = q.now();
-        let d = &mut self.dies[die];
+        let d = self.dies.at_mut(die);
         let n = d.n as usize;
         d.occ -= n as u32;
         d.busy_ns += now - d.batch_start;
         d.phase = Phase::Idle;
         d.n = 0;
-        let c = &mut self.counts[die];
+        let c = self.counts.at_mut(die);
         match d.kind {
             OpKind::Read => c.reads += n as u64,
             OpKind::Program => c.programs += n as u64,
@@ -323,12 +373,12 @@ impl Scheduler {
 
     /// Mark a die failed: queued operations fail at once, later ones too.
     pub fn fail_die(&mut self, die: u32) {
-        let d = die as usize;
-        self.dies[d].failed = true;
+        let d = self.checked(die);
+        self.dies.at_mut(d).failed = true;
         for qi in 0..3 {
-            while let Some(id) = self.queues[d][qi].pop_front(&self.ops) {
+            while let Some(id) = self.queues.at_mut(d)[qi].pop_front(&self.ops) {
                 self.ops.get_mut(id).failed = true;
-                self.dies[d].occ -= 1;
+                self.dies.at_mut(d).occ -= 1;
                 self.done.push(id);
             }
         }

@@ -179,7 +179,7 @@ impl Simulation {
         if let Some(c) = self.coll.as_mut() {
             let op = self.sched.ops.get(id);
             if op.kind == OpKind::Read && op.class == Class::HostRead && !op.failed {
-                c.on_read_enqueued(self.q.now(), op.die, id, lpn, &self.sched.dies);
+                c.on_read_enqueued(self.q.now(), op.die, id, lpn, self.sched.dies());
             }
         }
     }

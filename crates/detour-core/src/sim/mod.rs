@@ -261,8 +261,8 @@ impl Simulation {
             ..Summary::default()
         };
         metrics::latency_parts(&self.cols, &mut s);
-        let busy: Vec<u64> = self.sched.dies.iter().map(|d| d.busy_ns).collect();
-        metrics::die_parts(&self.sched.counts, &busy, s.throughput.duration_s, &mut s);
+        let busy: Vec<u64> = self.sched.dies().iter().map(|d| d.busy_ns).collect();
+        metrics::die_parts(self.sched.counts(), &busy, s.throughput.duration_s, &mut s);
         metrics::gc_parts(&self.ftl.stats, self.n.host_written, self.ftl.erase_spread(), &mut s);
         s.pages = metrics::Pages {
             host_read: self.n.host_read,
