@@ -368,7 +368,10 @@ impl Scheduler {
             op.array_ns = array;
             self.done.push(id);
         }
-        self.dispatch(die, q)
+        // occ counts queued and suspended operations: at 0 the die stays idle.
+        if self.dies.at(die).occ > 0 {
+            self.dispatch(die, q)
+        }
     }
 
     /// Mark a die failed: queued operations fail at once, later ones too.

@@ -80,7 +80,7 @@ impl Simulation {
     /// Put planned operation `p` into the arena behind the group's last one,
     /// and submit it at once if `launch` and it belongs to the group's first
     /// stage.
-    #[inline]
+    #[inline(always)]
     fn chain(&mut self, t: u32, base_group: u32, p: &PlannedOp, launch: bool) {
         let group = base_group + p.group;
         if p.kind == OpKind::Read {
