@@ -1,6 +1,6 @@
 //! What schemes get to plan with, and helpers most page-mapped schemes share.
 
-use super::{Plan, Stall};
+use super::{Plan, PlannedOp, Stall};
 use crate::device::Geometry;
 use crate::ftl::{Ftl, Stream};
 use crate::scheduler::{Class, LoadView};
@@ -74,8 +74,8 @@ impl Ctx<'_> {
 /// return what the pages hold now, programs land now), handing each
 /// completion to `on_complete` in order.
 pub fn apply_instantly(plan: &mut Plan, ctx: &mut Ctx, on_complete: &mut dyn FnMut(&OpDone, &mut Ctx)) {
-    if !plan.ops.is_sorted_by_key(|op| (op.group, op.stage)) {
-        plan.ops.sort_by_key(|op| (op.group, op.stage));
+    if !plan.ops.is_sorted_by_key(PlannedOp::order) {
+        plan.ops.sort_by_key(PlannedOp::order);
     }
     let (mut acc, mut group): (Token, u32) = (0, u32::MAX);
     for op in &plan.ops {

@@ -25,6 +25,15 @@ pub struct PlannedOp {
     pub tag: u32,
 }
 
+impl PlannedOp {
+    /// Its place in execution order: by group, then stage (one integer, so
+    /// checking a plan's order costs one compare per operation).
+    #[inline]
+    pub fn order(&self) -> u64 {
+        (self.group as u64) << 8 | self.stage as u64
+    }
+}
+
 #[derive(Clone, Copy, Debug)]
 pub struct GroupSpec {
     pub lpn: Lpn,

@@ -57,7 +57,7 @@ impl Simulation {
         }
         // While a transaction is in its delay, TxnStart launches everything.
         let launch = !txn.scheduled;
-        if plan.ops.is_sorted_by_key(|op| (op.group, op.stage)) {
+        if plan.ops.is_sorted_by_key(PlannedOp::order) {
             for p in &plan.ops {
                 self.chain(t, base_group, p, launch);
             }
@@ -65,7 +65,7 @@ impl Simulation {
             let mut order = std::mem::take(&mut self.scratch);
             order.clear();
             order.extend(0..plan.ops.len() as u32);
-            order.sort_by_key(|&i| (plan.ops[i as usize].group, plan.ops[i as usize].stage));
+            order.sort_by_key(|&i| plan.ops[i as usize].order());
             for &i in &order {
                 self.chain(t, base_group, &plan.ops[i as usize], launch);
             }
