@@ -78,6 +78,15 @@ pub struct Scheduler {
 impl Scheduler {
     pub fn new(geo: &Geometry, timing: &Timing, cfg: &SchedulerConfig) -> Self {
         let dies = geo.dies() as usize;
+        // The channel table is indexed unchecked by the channel of a die (see
+        // `Table`): a geometry whose counts were changed after its
+        // conversions were made could break that, so it is refused here.
+        assert!(
+            dies == 0 || geo.channel_of_die(dies as u32 - 1) < geo.channels,
+            "inconsistent geometry: die {} maps past {} channels",
+            dies.saturating_sub(1),
+            geo.channels
+        );
         Scheduler {
             geo: geo.clone(),
             timing: timing.clone(),

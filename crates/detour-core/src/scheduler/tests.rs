@@ -93,3 +93,21 @@ fn background_runs_last_and_occ_counts_queued_and_running() {
     assert_eq!(s.view().occ(0), 0);
     assert_eq!((s.counts()[0].programs, s.counts()[0].erases), (1, 1));
 }
+
+#[test]
+#[should_panic(expected = "inconsistent geometry")]
+fn a_geometry_changed_after_its_conversions_is_refused() {
+    // The per-channel table is read unchecked by a die's channel.
+    let cfg = Config::preset("small").unwrap();
+    let mut geo = Geometry::from_config(&cfg.device).unwrap();
+    geo.chips_per_channel *= 2;
+    Scheduler::new(&geo, &Timing::from_config(&cfg), &cfg.scheduler);
+}
+
+#[test]
+#[should_panic(expected = "on die 9 of a device with 1 dies")]
+fn an_operation_on_a_die_past_the_device_is_a_bug_caught_on_entry() {
+    let (mut s, mut q) = setup(true);
+    let id = s.ops.insert(FlashOp { die: 9, ..op(OpKind::Read, Class::HostRead, 0) });
+    s.submit(id, &mut q);
+}
