@@ -37,11 +37,13 @@ pub struct DieCounts {
 /// geometry, are private and never resized.
 struct Table<T>(Box<[T]>);
 
-impl<T> Table<T> {
-    fn new(n: usize, f: impl FnMut(usize) -> T) -> Self {
-        Table((0..n).map(f).collect())
+impl<T: Clone> Table<T> {
+    fn new(n: usize, v: T) -> Self {
+        Table(vec![v; n].into_boxed_slice())
     }
+}
 
+impl<T> Table<T> {
     #[inline(always)]
     fn at(&self, i: usize) -> &T {
         debug_assert!(i < self.0.len());
@@ -91,14 +93,14 @@ impl Scheduler {
             geo: geo.clone(),
             timing: timing.clone(),
             cfg: cfg.clone(),
-            dies: Table::new(dies, |_| DieState::default()),
-            channels: Table::new(geo.channels as usize, |_| ChannelState::default()),
-            queues: Table::new(dies, |_| Default::default()),
+            dies: Table::new(dies, DieState::default()),
+            channels: Table::new(geo.channels as usize, ChannelState::default()),
+            queues: Table::new(dies, Default::default()),
             ops: OpSlab::default(),
             done: Vec::with_capacity(64),
-            counts: Table::new(dies, |_| DieCounts::default()),
+            counts: Table::new(dies, DieCounts::default()),
             pending: Vec::new(),
-            flagged: Table::new(dies, |_| false),
+            flagged: Table::new(dies, false),
         }
     }
 
