@@ -307,6 +307,10 @@ impl Scheduler {
     /// first served: the die gets the bus when the transfers asked for
     /// before it are done, so its grant time is known at once and waiting
     /// needs no event of its own. The wait counts as queueing time.
+    // Inlined (with `bus_granted`) into its three callers: it runs 10 times
+    // per request on the benchmark, and the call's register saves were 2%
+    // of the instructions.
+    #[inline(always)]
     fn request_bus(&mut self, die: usize, dur: Time, q: &mut EventQueue) {
         self.dies.at_mut(die).bus_ns += dur;
         let ch = self.geo.channel_of_die(die as u32) as usize;
@@ -319,6 +323,7 @@ impl Scheduler {
 
     /// The die holds the bus until `end`: schedule what follows. A read's
     /// data-out ends the batch; otherwise the array operation starts at `end`.
+    #[inline(always)]
     fn bus_granted(&mut self, die: usize, end: Time, q: &mut EventQueue) {
         let d = self.dies.at_mut(die);
         if d.data_out {

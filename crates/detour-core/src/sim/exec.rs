@@ -244,7 +244,7 @@ impl Simulation {
             grp.bus_ns += op.bus_ns as u64;
             grp.array_ns += op.array_ns as u64;
         }
-        if matches!(kind, TxnKind::Host { .. } | TxnKind::Background) && self.completions {
+        if self.completions && matches!(kind, TxnKind::Host { .. } | TxnKind::Background) {
             let done = OpDone {
                 kind: op.kind,
                 class: op.class,

@@ -37,8 +37,7 @@ impl Simulation {
     /// for `split_request` to report; a hint past a table's end reads nothing).
     fn prefetch(&self, ahead: &Option<Result<Request>>) {
         if let Some(Ok(r)) = ahead {
-            let ps = self.geo.page_size as u64;
-            let (first, end) = (r.offset / ps, (r.offset + r.size as u64).div_ceil(ps));
+            let (first, end) = self.geo.page_span(r.offset, r.size);
             if end <= u32::MAX as u64 {
                 self.ftl.prefetch_map(first as u32..end as u32);
                 self.placed.prefetch((first >> 6) as u32);
@@ -52,10 +51,9 @@ impl Simulation {
         if r.size == 0 {
             return err("request of size 0".into());
         }
-        let ps = self.geo.page_size as u64;
         let logical = self.geo.logical_pages as u64;
-        let first = r.offset / ps;
-        let pages = (r.offset + r.size as u64).div_ceil(ps) - first;
+        let (first, end) = self.geo.page_span(r.offset, r.size);
+        let pages = end - first;
         if pages > logical || pages > u32::MAX as u64 / 2 {
             return err(format!("request of {pages} pages exceeds the logical space ({logical} pages)"));
         }

@@ -148,18 +148,16 @@ impl Simulation {
     /// free page for it (the read waits for an erase). Placement is setup, not
     /// host work: it is left out of the program counts.
     pub(super) fn place_unwritten(&mut self, lpns: Range<Lpn>) -> Result<Option<Lpn>> {
+        let (host, aux) = (self.ftl.stats.programs_host, self.ftl.stats.programs_aux);
+        let mut stalled = None;
         for lpn in lpns {
             if self.is_placed(lpn) {
                 continue;
             }
             let token = initial_token(lpn);
-            let before = self.ftl.stats.clone();
-            let stalled = self.write_now(lpn, token).is_err();
-            let after = &mut self.ftl.stats;
-            after.programs_host = before.programs_host;
-            after.programs_aux = before.programs_aux;
-            if stalled {
-                return Ok(Some(lpn));
+            if self.write_now(lpn, token).is_err() {
+                stalled = Some(lpn);
+                break;
             }
             self.mark_placed(lpn);
             self.n.placed_on_read += 1;
@@ -167,6 +165,7 @@ impl Simulation {
                 o.set(lpn, token);
             }
         }
-        Ok(None)
+        (self.ftl.stats.programs_host, self.ftl.stats.programs_aux) = (host, aux);
+        Ok(stalled)
     }
 }
