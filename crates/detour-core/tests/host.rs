@@ -49,6 +49,15 @@ fn address_beyond_the_device_is_an_error_or_folded_on_request() {
 }
 
 #[test]
+fn an_address_at_the_end_of_u64_is_an_error_not_an_overflow() {
+    let mut r = req(0, 0, 1, IoKind::Read);
+    (r.offset, r.size, r.line) = (u64::MAX - 100, 4096, 7);
+    let err = sim::run_requests(small(&[]), &[r]).unwrap_err().to_string();
+    assert!(err.contains(":7:") && err.contains("beyond the logical space"), "{err}");
+    assert!(err.contains(&format!("..{} ", u64::MAX)), "the end saturates: {err}");
+}
+
+#[test]
 fn time_going_backwards_is_an_error_naming_the_line() {
     let mut b = req(500, 1, 1, IoKind::Read);
     b.line = 2;

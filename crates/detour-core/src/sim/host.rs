@@ -63,7 +63,7 @@ impl Simulation {
                 return err(format!(
                     "bytes {}..{} are beyond the logical space ({} bytes); set host.address = \"fold\" to fold them into it",
                     r.offset,
-                    r.offset + r.size as u64,
+                    r.offset.saturating_add(r.size as u64),
                     self.geo.logical_bytes()
                 ));
             }
