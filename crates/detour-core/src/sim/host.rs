@@ -147,7 +147,7 @@ impl Simulation {
             self.tokens = tokens;
             r.err().map(|s| from + s.done)
         } else {
-            match self.place_unwritten(range.clone())? {
+            match self.place_unwritten(range.clone()) {
                 Some(_) => Some(from),
                 None => {
                     let mut plan = std::mem::take(&mut self.plan);

@@ -147,7 +147,7 @@ impl Simulation {
     /// Place every never-written page of `lpns`. Some(lpn) if a plane had no
     /// free page for it (the read waits for an erase). Placement is setup, not
     /// host work: it is left out of the program counts.
-    pub(super) fn place_unwritten(&mut self, lpns: Range<Lpn>) -> Result<Option<Lpn>> {
+    pub(super) fn place_unwritten(&mut self, lpns: Range<Lpn>) -> Option<Lpn> {
         let (host, aux) = (self.ftl.stats.programs_host, self.ftl.stats.programs_aux);
         let mut stalled = None;
         for lpn in lpns {
@@ -166,6 +166,6 @@ impl Simulation {
             }
         }
         (self.ftl.stats.programs_host, self.ftl.stats.programs_aux) = (host, aux);
-        Ok(stalled)
+        stalled
     }
 }
