@@ -7,7 +7,7 @@ pub mod percentile;
 
 pub use collisions::{CollisionSummary, CollisionTracker, PairCount};
 pub use columns::RequestColumns;
-pub use percentile::{nearest_rank, rsd, LatencyStats};
+pub use percentile::{nearest_rank, rsd, Exact, LatencyStats};
 
 use crate::ftl::FtlStats;
 use crate::scheduler::DieCounts;
@@ -153,11 +153,15 @@ pub fn latency_parts(cols: &RequestColumns, s: &mut Summary) {
     let (mut first, mut last) = (u64::MAX, 0u64);
     let mut bytes = [0u64; 2];
     let mut count = [0usize; 2];
+    // Exact percentiles in two passes over the columns (see `percentile`):
+    // this loop is the first.
+    let mut exact = [Exact::default(), Exact::default()];
     let measured = |i: usize| !cols.warmup[i];
     for i in (0..cols.len()).filter(|&i| measured(i)) {
         let w = cols.is_write[i] as usize;
         let l = cols.latency_ns[i];
         count[w] += 1;
+        exact[w].count(l);
         let (b, a, d) = (cols.bus_ns[i] as u64, cols.array_ns[i] as u64, cols.delay_ns[i] as u64);
         let p = &mut parts[w];
         p[0] += l.saturating_sub(b + a + d) as u128;
@@ -181,17 +185,18 @@ pub fn latency_parts(cols: &RequestColumns, s: &mut Summary) {
     s.reads = count[0] as u64;
     s.writes = count[1] as u64;
     s.requests = s.reads + s.writes;
-    // One buffer, sized once, takes each class's latencies in turn (the
-    // statistics do not depend on their order): a million requests need 8
-    // MB for it, not 16 MB across three growing vectors.
-    let mut buf = Vec::with_capacity(count[0] + count[1]);
-    let mut stats = |class: Option<bool>| {
-        buf.clear();
-        let of_class = |i: &usize| measured(*i) && class.is_none_or(|w| cols.is_write[*i] == w);
-        buf.extend((0..cols.len()).filter(of_class).map(|i| cols.latency_ns[i]));
-        LatencyStats::from_ns(&mut buf)
-    };
-    s.latency_us = ByClass { read: stats(Some(false)), write: stats(Some(true)), all: stats(None) };
+    let mut all = exact[0].clone();
+    all.absorb(&exact[1]);
+    for e in exact.iter_mut().chain([&mut all]) {
+        e.find_ranks();
+    }
+    for i in (0..cols.len()).filter(|&i| measured(i)) {
+        let l = cols.latency_ns[i];
+        exact[cols.is_write[i] as usize].keep(l);
+        all.keep(l);
+    }
+    let [read, write] = exact;
+    s.latency_us = ByClass { read: read.stats(), write: write.stats(), all: all.stats() };
     let dur = if last > first { (last - first) as f64 / 1e9 } else { 0.0 };
     let mib = 1024.0 * 1024.0;
     s.throughput = Throughput {
