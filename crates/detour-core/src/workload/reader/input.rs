@@ -51,79 +51,99 @@ pub(super) fn utf8(line: &[u8]) -> Result<&str, String> {
     std::str::from_utf8(line).map_err(|e| format!("not valid UTF-8 text ({e})"))
 }
 
-/// Numbered lines without terminators (`\n` or `\r\n`), reusing one buffer.
+/// Numbered lines without terminators (`\n` or `\r\n`), cut out of one
+/// buffer that is refilled a block at a time: a line is returned in place,
+/// and the reader behind it is called once per block, not per line.
 pub(super) struct Lines {
     inner: Box<dyn BufRead + Send>,
     number: u64,
     buf: Vec<u8>,
-    /// Bytes of the reader's buffer the last line took, consumed on the
-    /// next call: a line inside the buffer is returned in place, uncopied.
-    taken: usize,
+    /// The unread bytes are `buf[start..end]`.
+    start: usize,
+    end: usize,
+    eof: bool,
 }
+
+/// Bytes read from the input at a time.
+const BLOCK: usize = 1 << 16;
 
 impl Lines {
     pub(super) fn new(inner: Box<dyn BufRead + Send>) -> Self {
         Lines {
             inner,
             number: 0,
-            buf: Vec::with_capacity(256),
-            taken: 0,
+            buf: vec![0; BLOCK],
+            start: 0,
+            end: 0,
+            eof: false,
         }
     }
 
     /// The next line, or `None` at the end of the input.
     pub(super) fn next_line(&mut self) -> io::Result<Option<RawLine<'_>>> {
-        self.inner.consume(std::mem::take(&mut self.taken));
-        let Some(end) = memchr::memchr(b'\n', self.inner.fill_buf()?) else {
-            return self.read_spanning_line();
+        loop {
+            let unread = &self.buf[self.start..self.end];
+            let newline = memchr::memchr(b'\n', unread);
+            if newline.unwrap_or(unread.len()) > MAX_LINE {
+                self.discard_rest()?;
+                self.number += 1;
+                return Ok(Some((self.number, Err(format!("line longer than {MAX_LINE} bytes")))));
+            }
+            if let Some(i) = newline {
+                let line = self.start..self.start + i;
+                self.start += i + 1;
+                return Ok(Some(self.numbered(line)));
+            }
+            if self.eof {
+                if unread.is_empty() {
+                    return Ok(None);
+                }
+                // The last line has no newline.
+                let line = self.start..self.end;
+                self.start = self.end;
+                return Ok(Some(self.numbered(line)));
+            }
+            self.refill()?;
+        }
+    }
+
+    fn numbered(&mut self, line: std::ops::Range<usize>) -> RawLine<'_> {
+        self.number += 1;
+        (self.number, Ok(strip(&self.buf[line])))
+    }
+
+    /// Keep the unread bytes (a partial line) at the front and read another
+    /// block behind them, growing the buffer for a line longer than a block.
+    fn refill(&mut self) -> io::Result<()> {
+        self.buf.copy_within(self.start..self.end, 0);
+        self.end -= self.start;
+        self.start = 0;
+        if self.buf.len() - self.end < BLOCK {
+            self.buf.resize(self.end + BLOCK, 0);
+        }
+        let n = loop {
+            match self.inner.read(&mut self.buf[self.end..]) {
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+                r => break r?,
+            }
         };
-        self.taken = end + 1;
-        self.number += 1;
-        // The buffer is not empty, so this returns it again without reading.
-        Ok(Some((self.number, Ok(strip(&self.inner.fill_buf()?[..end])))))
+        self.end += n;
+        self.eof = n == 0;
+        Ok(())
     }
 
-    /// A line that runs past the reader's buffer (or ends the input without
-    /// a newline): copied into `buf`, at most `MAX_LINE` bytes of it.
-    fn read_spanning_line(&mut self) -> io::Result<Option<RawLine<'_>>> {
-        self.buf.clear();
-        let limit = MAX_LINE as u64 + 1;
-        let n = self
-            .inner
-            .by_ref()
-            .take(limit)
-            .read_until(b'\n', &mut self.buf)?;
-        if n == 0 {
-            return Ok(None);
-        }
-        self.number += 1;
-        if self.buf.len() > MAX_LINE && !self.buf.ends_with(b"\n") {
-            self.discard_rest()?;
-            return Ok(Some((
-                self.number,
-                Err(format!("line longer than {MAX_LINE} bytes")),
-            )));
-        }
-        Ok(Some((self.number, Ok(strip(&self.buf)))))
-    }
-
-    /// Skip to just past the next newline, without buffering.
+    /// Drop the over-long line: up to and including its newline.
     fn discard_rest(&mut self) -> io::Result<()> {
         loop {
-            let chunk = self.inner.fill_buf()?;
-            if chunk.is_empty() {
+            if let Some(i) = memchr::memchr(b'\n', &self.buf[self.start..self.end]) {
+                self.start += i + 1;
                 return Ok(());
             }
-            match chunk.iter().position(|&b| b == b'\n') {
-                Some(i) => {
-                    self.inner.consume(i + 1);
-                    return Ok(());
-                }
-                None => {
-                    let len = chunk.len();
-                    self.inner.consume(len);
-                }
+            self.start = self.end;
+            if self.eof {
+                return Ok(());
             }
+            self.refill()?;
         }
     }
 }
@@ -151,6 +171,62 @@ mod tests {
             (4, Ok("c".into())),
         ];
         assert_eq!(got, want);
+    }
+
+    /// A reader that hands out its bytes a few at a time, with interruptions.
+    struct Trickle {
+        bytes: Vec<u8>,
+        at: usize,
+        calls: usize,
+    }
+
+    impl Read for Trickle {
+        fn read(&mut self, out: &mut [u8]) -> io::Result<usize> {
+            self.calls += 1;
+            if self.calls % 5 == 0 {
+                return Err(io::Error::from(io::ErrorKind::Interrupted));
+            }
+            let n = (self.calls * 7919 % 300 + 1).min(out.len()).min(self.bytes.len() - self.at);
+            out[..n].copy_from_slice(&self.bytes[self.at..self.at + n]);
+            self.at += n;
+            Ok(n)
+        }
+    }
+
+    #[test]
+    fn lines_across_blocks_and_short_reads_come_out_whole() {
+        let mut text = String::new();
+        for i in 0..40_000u32 {
+            let len = (i * 2_654_435_761u32 >> 22) as usize; // 0..1023 bytes
+            text.extend(std::iter::repeat_n(char::from(b'a' + (i % 26) as u8), len));
+            text.push_str(if i % 3 == 0 { "\r\n" } else { "\n" });
+        }
+        text.push_str("last, without a newline");
+        let want: Vec<String> = text.split('\n').map(|l| l.trim_end_matches('\r').to_string()).collect();
+        for reader in [
+            Box::new(io::Cursor::new(text.clone().into_bytes())) as Box<dyn Read + Send>,
+            Box::new(Trickle { bytes: text.clone().into_bytes(), at: 0, calls: 0 }),
+        ] {
+            let mut lines = Lines::new(Box::new(BufReader::new(reader)));
+            let mut got = Vec::new();
+            while let Some((n, t)) = lines.next_line().unwrap() {
+                assert_eq!(n as usize, got.len() + 1);
+                got.push(String::from_utf8(t.unwrap().to_vec()).unwrap());
+            }
+            assert_eq!(got, want);
+        }
+        assert!(text.len() > 4 * BLOCK);
+    }
+
+    #[test]
+    fn a_line_of_exactly_the_limit_is_kept() {
+        let mut bytes = vec![b'y'; MAX_LINE];
+        bytes.extend(b"\n");
+        bytes.extend(vec![b'z'; MAX_LINE + 1]);
+        let got = lines_of(bytes);
+        assert_eq!(got.len(), 2);
+        assert_eq!(got[0].1.as_ref().map(|l| l.len()), Ok(MAX_LINE));
+        assert!(got[1].1.is_err(), "an over-long last line without a newline");
     }
 
     #[test]
