@@ -197,7 +197,7 @@ mod tests {
     fn lines_across_blocks_and_short_reads_come_out_whole() {
         let mut text = String::new();
         for i in 0..40_000u32 {
-            let len = (i * 2_654_435_761u32 >> 22) as usize; // 0..1023 bytes
+            let len = (i.wrapping_mul(2_654_435_761) >> 22) as usize; // 0..1023 bytes
             text.extend(std::iter::repeat_n(char::from(b'a' + (i % 26) as u8), len));
             text.push_str(if i % 3 == 0 { "\r\n" } else { "\n" });
         }
