@@ -7,10 +7,11 @@ pub mod percentile;
 
 pub use collisions::{CollisionSummary, CollisionTracker, PairCount};
 pub use columns::RequestColumns;
-pub use percentile::{nearest_rank, rsd, Exact, LatencyStats};
+pub use percentile::{nearest_rank, rsd, LatencyStats};
 
 use crate::ftl::FtlStats;
 use crate::scheduler::DieCounts;
+use percentile::Exact;
 use serde::Serialize;
 use std::collections::BTreeMap;
 

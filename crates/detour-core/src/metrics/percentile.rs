@@ -116,11 +116,12 @@ impl Exact {
         if self.n == 0 {
             return;
         }
+        let ranks = PCTS.map(|p| rank(self.n, p));
         let mut k = 0;
         let mut below = 0;
         for (b, &c) in self.hist.iter().enumerate() {
-            while k < PCTS.len() && rank(self.n, PCTS[k]) <= below + c {
-                self.at[k] = (b, rank(self.n, PCTS[k]) - below);
+            while k < PCTS.len() && ranks[k] <= below + c {
+                self.at[k] = (b, ranks[k] - below);
                 self.wanted[b / 64] |= 1 << (b % 64);
                 k += 1;
             }

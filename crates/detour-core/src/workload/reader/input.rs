@@ -12,16 +12,15 @@ const ZSTD: &[u8] = &[0x28, 0xb5, 0x2f, 0xfd];
 const XZ: &[u8] = &[0xfd, b'7', b'z', b'X', b'Z', 0];
 const BZIP2: &[u8] = b"BZh";
 
-/// Wrap `reader` in the decompressor its first bytes call for.
-pub(super) fn decompress(reader: Box<dyn Read + Send>) -> io::Result<Box<dyn BufRead + Send>> {
+/// Wrap `reader` in the decompressor its first bytes call for. The result
+/// is read in blocks by [`Lines`], which buffers it: no buffer of its own.
+pub(super) fn decompress(reader: Box<dyn Read + Send>) -> io::Result<Box<dyn Read + Send>> {
     let mut buffered = BufReader::with_capacity(1 << 16, reader);
     let head = buffered.fill_buf()?;
     if head.starts_with(GZIP) {
-        let gz = flate2::bufread::MultiGzDecoder::new(buffered);
-        Ok(Box::new(BufReader::with_capacity(1 << 16, gz)))
+        Ok(Box::new(flate2::bufread::MultiGzDecoder::new(buffered)))
     } else if head.starts_with(ZSTD) {
-        let zst = zstd::stream::read::Decoder::with_buffer(buffered)?;
-        Ok(Box::new(BufReader::with_capacity(1 << 16, zst)))
+        Ok(Box::new(zstd::stream::read::Decoder::with_buffer(buffered)?))
     } else if head.starts_with(XZ) || head.starts_with(BZIP2) {
         let what = if head.starts_with(XZ) { "xz" } else { "bzip2" };
         Err(io::Error::new(
@@ -55,7 +54,7 @@ pub(super) fn utf8(line: &[u8]) -> Result<&str, String> {
 /// buffer that is refilled a block at a time: a line is returned in place,
 /// and the reader behind it is called once per block, not per line.
 pub(super) struct Lines {
-    inner: Box<dyn BufRead + Send>,
+    inner: Box<dyn Read + Send>,
     number: u64,
     buf: Vec<u8>,
     /// The unread bytes are `buf[start..end]`.
@@ -68,7 +67,7 @@ pub(super) struct Lines {
 const BLOCK: usize = 1 << 16;
 
 impl Lines {
-    pub(super) fn new(inner: Box<dyn BufRead + Send>) -> Self {
+    pub(super) fn new(inner: Box<dyn Read + Send>) -> Self {
         Lines {
             inner,
             number: 0,
@@ -207,7 +206,7 @@ mod tests {
             Box::new(io::Cursor::new(text.clone().into_bytes())) as Box<dyn Read + Send>,
             Box::new(Trickle { bytes: text.clone().into_bytes(), at: 0, calls: 0 }),
         ] {
-            let mut lines = Lines::new(Box::new(BufReader::new(reader)));
+            let mut lines = Lines::new(reader);
             let mut got = Vec::new();
             while let Some((n, t)) = lines.next_line().unwrap() {
                 assert_eq!(n as usize, got.len() + 1);
