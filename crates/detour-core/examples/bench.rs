@@ -54,7 +54,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     println!("requests_per_s   {:.0}", s.requests as f64 / wall);
     println!("peak_memory_mib  {:.1}", peak_rss_mib());
     println!("events           {}", s.events);
-    println!("gc_runs          {}", s.gc.runs);
+    println!("gc_runs          {}  (pages moved {}, write amplification {:.3})", s.gc.runs, s.gc.moves, s.gc.write_amplification);
     println!("placed_on_read   {}  (pages read before any write: placed without simulated time)", s.pages.placed_on_read);
     println!("host_pages       read {}  written {}", s.pages.host_read, s.pages.host_written);
     println!("read_mean_us     {:.1}  p50 {:.1}  p99 {:.1}  p99.9 {:.1}", s.latency_us.read.mean, s.latency_us.read.p50, s.latency_us.read.p99, s.latency_us.read.p999);

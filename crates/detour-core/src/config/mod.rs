@@ -109,6 +109,11 @@ pub struct PreconditionConfig {
     /// measurement; "fill to the GC threshold" is `to_gc_threshold = true`.
     pub invalid: f64,
     /// Overwrite pages until every plane is one block above its GC threshold.
+    ///
+    /// Overwrites (here and for `invalid`) pick uniformly random valid
+    /// pages, in passes of equal size when they outnumber the valid pages,
+    /// so blocks end with a mix of live and stale pages, as on an aged
+    /// device, and GC has pages to move from its first run.
     pub to_gc_threshold: bool,
 }
 

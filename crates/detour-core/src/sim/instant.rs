@@ -44,12 +44,16 @@ impl Simulation {
             return Err(Error::config("ftl.precondition.invalid", "needs ftl.precondition.valid > 0 (stale pages come from overwrites)"));
         }
         // Overwrite a uniformly random set of LPNs, visited in order (Knuth's
-        // selection sampling) so the tables are walked sequentially; more
-        // overwrites than valid pages take several passes.
+        // selection sampling) so the tables are walked sequentially. More
+        // overwrites than valid pages take several passes of equal size: one
+        // pass of every LPN would leave each block written before it wholly
+        // stale, and GC would then only erase, never move a page.
+        let passes = overwrites.div_ceil(valid.max(1) as u64).max(1);
+        let per_pass = overwrites.div_ceil(passes);
         let stop = |s: &Self| p.to_gc_threshold && s.ftl.free_blocks_total() <= floor;
         let mut k = 0u64;
         while overwrites > 0 && !stop(self) {
-            let mut need = overwrites.min(valid as u64);
+            let mut need = overwrites.min(per_pass);
             overwrites -= need;
             for lpn in 0..valid {
                 if need == 0 || stop(self) {
