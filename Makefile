@@ -66,9 +66,9 @@ $(BENCH)/t200k.trace: | $(VENV)/.deps-installed
 # preconditioned run); t1m preconditioned as well, where the setup weighs less.
 PRECOND := --set ftl.precondition.valid=0.5 --set ftl.precondition.to_gc_threshold=true
 bench: develop $(BENCH)/t1m.trace $(BENCH)/t200k.trace
-	$(VENV)/bin/detour bench --trace $(BENCH)/t1m.trace --device bench-matched
-	$(VENV)/bin/detour bench --trace $(BENCH)/t200k.trace --device bench-matched $(PRECOND)
-	$(VENV)/bin/detour bench --trace $(BENCH)/t1m.trace --device bench-matched $(PRECOND)
+	$(VENV)/bin/detour bench --repeat 5 --trace $(BENCH)/t1m.trace --device bench-matched
+	$(VENV)/bin/detour bench --repeat 5 --trace $(BENCH)/t200k.trace --device bench-matched $(PRECOND)
+	$(VENV)/bin/detour bench --repeat 5 --trace $(BENCH)/t1m.trace --device bench-matched $(PRECOND)
 
 # The same figures from the core's bench example built with profile-guided
 # optimisation, trained on synthetic profiles (scripts/pgo-bench.sh).

@@ -25,6 +25,17 @@ class CliError(Exception):
     """A usage problem found after argument parsing."""
 
 
+def _runs(text: str) -> int:
+    """A count of runs: a whole number, at least 1."""
+    try:
+        n = int(text)
+    except ValueError:
+        n = 0
+    if n < 1:
+        raise argparse.ArgumentTypeError(f"expected a whole number of runs, at least 1, not {text!r}")
+    return n
+
+
 def _add_device(p: argparse.ArgumentParser, default: str) -> None:
     p.add_argument(
         "--device",
@@ -146,6 +157,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--trace", "-t", required=True, metavar="FILE")
     p.add_argument("--format", "-f", help="trace format (default: detected)")
     _add_device(p, "bench-matched")
+    p.add_argument("--repeat", "-r", type=_runs, default=1, metavar="N",
+                   help="run it N times in turn and report the median run and the spread (default 1)")
     p.add_argument("--json", action="store_true", help="print the measurements as JSON")
 
     p = sub.add_parser("sweep", help="run a sweep file's cross product of runs, resumably (docs/sweeps.md)")
@@ -320,15 +333,16 @@ def cmd_bench(a: argparse.Namespace) -> None:
     from .bench import bench
 
     overrides = list(a.overrides) + ([f"scheme.name={json.dumps(a.scheme)}"] if a.scheme else [])
-    m = bench(a.trace, device=a.device, overrides=overrides, format=a.format)
+    m = bench(a.trace, device=a.device, overrides=overrides, format=a.format, repeat=a.repeat)
     if a.json:
         print(json.dumps(m, indent=2))
         return
     sets = " ".join(f"--set {o}" for o in a.overrides)
     lat = m["latency_us"]
     print(f"bench: {Path(a.trace).name} on {a.device} {sets}".rstrip())
+    runs = f" (median of {m['runs']} runs: {m['wall_s_min']:.2f}-{m['wall_s_max']:.2f} s)" if "runs" in m else ""
     print(
-        f"  {m['requests']:,} requests in {m['wall_s']:.2f} s: {m['requests_per_s']:,.0f} requests/s, "
+        f"  {m['requests']:,} requests in {m['wall_s']:.2f} s{runs}: {m['requests_per_s']:,.0f} requests/s, "
         f"peak memory {m['peak_rss_mib']:,.0f} MiB ({m['rss_before_run_mib']:,.0f} MiB before the run)"
     )
     print(
