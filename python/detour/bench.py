@@ -4,7 +4,7 @@ peak resident memory (getrusage ru_maxrss) is the run's own.
     detour bench --trace t1m.trace --device bench-matched [--repeat 5]
 
 On a laptop or a shared machine the CPU clock moves from minute to minute
-(this project's machine measured 1.7-2.9 GHz on one busy afternoon), so a
+(this project's machine measured 1.7-2.9 GHz within one day), so a
 single wall time can be off by a quarter: `repeat` runs the trace several
 times in turn and reports the median run, the spread, and fails if the runs
 disagree on any result (they are deterministic).
@@ -14,8 +14,8 @@ from __future__ import annotations
 
 import json
 import os
-import statistics
 import resource
+import statistics
 import subprocess
 import sys
 import time
