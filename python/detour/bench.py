@@ -53,7 +53,8 @@ def bench(
     _check_agree(runs)
     walls = [r["wall_s"] for r in runs]
     # median_low: the figures are one real run's, never an average of two.
-    m = dict(next(r for r in runs if r["wall_s"] == statistics.median_low(walls)))
+    median = statistics.median_low(walls)
+    m = dict(next(r for r in runs if r["wall_s"] == median))
     m.update(
         runs=repeat,
         wall_s_runs=walls,
@@ -69,9 +70,8 @@ _RESULTS = ("requests", "events", "sim_time_s", "latency_us", "gc")
 
 
 def _check_agree(runs: list) -> None:
-    first = {k: runs[0][k] for k in _RESULTS}
     for i, r in enumerate(runs[1:], start=2):
-        diff = [k for k in _RESULTS if r[k] != first[k]]
+        diff = [k for k in _RESULTS if r[k] != runs[0][k]]
         if diff:
             raise DetourError(
                 f"run {i} of the benchmark disagrees with run 1 on {', '.join(diff)}: "
