@@ -78,13 +78,21 @@ fn every_scheme_under_every_variant_verifies_clean() {
             o.push(&name);
             o.extend_from_slice(extra);
             o.extend_from_slice(variant);
-            let cfg = small(&o);
             let logical = (8 * 32 * 32) as u64 * 8 / 10;
-            let r = sim::run_requests(cfg, &stress(v as u64, logical)).unwrap_or_else(|e| panic!("{scheme} {variant:?}: {e}"));
+            let reqs = stress(v as u64, logical);
+            let r = sim::run_requests(small(&o), &reqs).unwrap_or_else(|e| panic!("{scheme} {variant:?}: {e}"));
             let s = &r.summary;
             assert_eq!(s.requests, 12_000, "{scheme} {variant:?}");
             assert_eq!(s.verify_errors, 0, "{scheme} {variant:?}: {:?}", r.verify_failures);
             assert!(s.gc.runs > 0, "{scheme} {variant:?}: the workload must drive GC");
+            // Without verify mode (and with no collision count or completion
+            // callback), lone operations skip their group records: the
+            // timing must not change.
+            o[0] = "run.verify=false";
+            let off = sim::run_requests(small(&o), &reqs).unwrap_or_else(|e| panic!("{scheme} {variant:?}, verify off: {e}"));
+            assert_eq!(off.summary.events, s.events, "{scheme} {variant:?}: events with verify off");
+            assert!(off.requests.latency_ns == r.requests.latency_ns, "{scheme} {variant:?}: latencies with verify off");
+            assert!(off.requests.bus_ns == r.requests.bus_ns && off.requests.array_ns == r.requests.array_ns, "{scheme} {variant:?}: breakdown with verify off");
         }
     }
 }

@@ -46,6 +46,8 @@ impl Divisor {
 struct Divisors {
     pages_per_block: Divisor,
     pages_per_plane: Divisor,
+    /// So a page's die is one division, not two (once per flash operation).
+    pages_per_die: Divisor,
     blocks_per_plane: Divisor,
     planes_per_die: Divisor,
     dies_per_chip: Divisor,
@@ -108,6 +110,7 @@ impl Geometry {
             div: Divisors {
                 pages_per_block: Divisor::new(d.pages_per_block),
                 pages_per_plane: Divisor::new(d.pages_per_block * d.blocks_per_plane),
+                pages_per_die: Divisor::new(d.pages_per_block * d.blocks_per_plane * d.planes_per_die),
                 blocks_per_plane: Divisor::new(d.blocks_per_plane),
                 planes_per_die: Divisor::new(d.planes_per_die),
                 dies_per_chip: Divisor::new(d.dies_per_chip),
@@ -172,7 +175,7 @@ impl Geometry {
     }
     #[inline]
     pub fn die_of(&self, ppn: Ppn) -> u32 {
-        self.die_of_plane(self.plane_of(ppn))
+        self.div.pages_per_die.div(ppn)
     }
     #[inline]
     pub fn chip_of_die(&self, die: u32) -> u32 {
@@ -306,6 +309,18 @@ mod tests {
         planes.sort();
         planes.dedup();
         assert_eq!(planes.len() as u32, g.planes());
+    }
+
+    #[test]
+    fn die_of_a_page_is_the_die_of_its_plane() {
+        for (ppd, bpp, ppb) in [(2, 512, 64), (3, 7, 5), (1, 10, 3)] {
+            let mut d = Config::default().device;
+            (d.planes_per_die, d.blocks_per_plane, d.pages_per_block) = (ppd, bpp, ppb);
+            let g = Geometry::from_config(&d).unwrap();
+            for ppn in (0..g.total_pages()).step_by(ppb as usize / 2 + 1).chain([g.total_pages() - 1]) {
+                assert_eq!(g.die_of(ppn), g.die_of_plane(g.plane_of(ppn)), "ppn {ppn} of {ppd}x{bpp}x{ppb}");
+            }
+        }
     }
 
     #[test]

@@ -7,6 +7,10 @@ use crate::device::OpKind;
 use crate::engine::Event;
 use crate::error::Result;
 use crate::scheduler::{flags, Class, FlashOp, NO_OP};
+
+/// The group index of an operation that is its group's only one (see
+/// `launch_solo`).
+const SOLO: u32 = u32::MAX;
 use crate::schemes::{Ctx, OpDone, Plan, PlannedOp, Scheme};
 use crate::types::Lpn;
 
@@ -39,6 +43,9 @@ impl Simulation {
     /// (in stage order), and stays that one record until it completes; a
     /// group's first stage is submitted as it is chained.
     pub(super) fn materialize(&mut self, t: u32, plan: &Plan, first: bool) -> Result<()> {
+        if self.solo && self.launch_solo(t, plan, first) {
+            return Ok(());
+        }
         let txn = self.txns.get_mut(t);
         let base_group = txn.groups.len() as u32;
         txn.buffered += plan.buffered;
@@ -77,16 +84,35 @@ impl Simulation {
         Ok(())
     }
 
-    /// Put planned operation `p` into the arena behind the group's last one,
-    /// and submit it at once if `launch` and it belongs to the group's first
-    /// stage.
-    #[inline(always)]
-    fn chain(&mut self, t: u32, base_group: u32, p: &PlannedOp, launch: bool) {
-        let group = base_group + p.group;
-        if p.kind == OpKind::Read {
-            self.ftl.pin(p.ppn);
+    /// Launch a plan whose every group is one operation of stage 0 without
+    /// keeping group records: with no verify mode, collision count or
+    /// completion callback, nothing reads them, and a lone operation's
+    /// group is done when it is (its op carries [`SOLO`] instead of a group
+    /// index). False, having done nothing, when the plan does not qualify.
+    fn launch_solo(&mut self, t: u32, plan: &Plan, first: bool) -> bool {
+        let txn = self.txns.get_mut(t);
+        let n = plan.ops.len();
+        if txn.scheduled || (first && plan.delay_ns > 0) || n != plan.groups.len() {
+            return false;
         }
-        let op = FlashOp {
+        if !plan.ops.iter().enumerate().all(|(i, p)| p.order() == (i as u64) << 8) {
+            return false;
+        }
+        txn.buffered += plan.buffered;
+        txn.open_groups += n as u32;
+        for p in &plan.ops {
+            if p.kind == OpKind::Read {
+                self.ftl.pin(p.ppn);
+            }
+            let id = self.sched.ops.insert(self.flash_op(t, SOLO, p));
+            self.sched.submit(id, &mut self.q);
+        }
+        true
+    }
+
+    #[inline(always)]
+    fn flash_op(&self, t: u32, group: u32, p: &PlannedOp) -> FlashOp {
+        FlashOp {
             kind: p.kind,
             class: p.class,
             flags: p.flags,
@@ -103,8 +129,19 @@ impl Simulation {
             bus_ns: 0,
             array_ns: 0,
             failed: false,
-        };
-        let id = self.sched.ops.insert(op);
+        }
+    }
+
+    /// Put planned operation `p` into the arena behind the group's last one,
+    /// and submit it at once if `launch` and it belongs to the group's first
+    /// stage.
+    #[inline(always)]
+    fn chain(&mut self, t: u32, base_group: u32, p: &PlannedOp, launch: bool) {
+        let group = base_group + p.group;
+        if p.kind == OpKind::Read {
+            self.ftl.pin(p.ppn);
+        }
+        let id = self.sched.ops.insert(self.flash_op(t, group, p));
         let txn = self.txns.get_mut(t);
         let grp = &mut txn.groups[group as usize];
         let mut submit = false;
@@ -232,6 +269,9 @@ impl Simulation {
             }
             OpKind::Erase => self.erase_done(self.geo.block_of(op.ppn))?,
         }
+        if op.group == SOLO {
+            return self.solo_done(t, &op);
+        }
         let g = op.group as usize;
         let grp = &mut self.txns.get_mut(t).groups[g];
         let lpn = grp.lpn;
@@ -264,6 +304,21 @@ impl Simulation {
         }
         // A plane whose victims were all pinned gets another try once
         // operations (and their pins) go away.
+        if !self.gc_blocked.is_empty() {
+            self.start_wanted_gc()?;
+        }
+        Ok(())
+    }
+
+    /// A [`SOLO`] operation finished, and with it its group.
+    fn solo_done(&mut self, t: u32, op: &FlashOp) -> Result<()> {
+        let txn = self.txns.get_mut(t);
+        txn.open_groups -= 1;
+        txn.bus_ns = op.bus_ns as u64;
+        txn.array_ns = op.array_ns as u64;
+        if txn.open_groups == 0 && !txn.stalled && !txn.scheduled {
+            self.finish_txn(t)?;
+        }
         if !self.gc_blocked.is_empty() {
             self.start_wanted_gc()?;
         }

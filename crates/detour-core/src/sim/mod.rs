@@ -95,6 +95,9 @@ pub struct Simulation {
     scheme: Box<dyn Scheme>,
     /// The scheme's `wants_completions`, asked once.
     completions: bool,
+    /// No verify mode, collision count or completion callback: lone
+    /// operations run without group records (see `launch_solo`).
+    solo: bool,
     rng: ChaCha8Rng,
     txns: Txns,
     cols: RequestColumns,
@@ -154,6 +157,7 @@ impl Simulation {
             sched: Scheduler::new(&geo, &timing, &cfg.scheduler),
             ftl: Ftl::new(&cfg, &geo, verify)?,
             completions: scheme.wants_completions(),
+            solo: !verify && !cfg.metrics.collisions && !scheme.wants_completions(),
             scheme,
             rng: ChaCha8Rng::seed_from_u64(cfg.run.seed),
             txns: Txns::default(),
