@@ -7,12 +7,12 @@ use crate::device::OpKind;
 use crate::engine::Event;
 use crate::error::Result;
 use crate::scheduler::{flags, Class, FlashOp, NO_OP};
+use crate::schemes::{Ctx, OpDone, Plan, PlannedOp, Scheme};
+use crate::types::Lpn;
 
 /// The group index of an operation that is its group's only one (see
 /// `launch_solo`).
 const SOLO: u32 = u32::MAX;
-use crate::schemes::{Ctx, OpDone, Plan, PlannedOp, Scheme};
-use crate::types::Lpn;
 
 /// A planning context borrowing only the simulation's fields it needs, so
 /// the scheme and other fields (a scratch plan) can be borrowed beside it.
