@@ -101,18 +101,20 @@ impl Simulation {
         txn.buffered += plan.buffered;
         txn.open_groups += n as u32;
         for p in &plan.ops {
-            if p.kind == OpKind::Read {
-                self.ftl.pin(p.ppn);
-            }
-            let id = self.sched.ops.insert(self.flash_op(t, SOLO, p));
+            let id = self.insert_op(t, SOLO, p);
             self.sched.submit(id, &mut self.q);
         }
         true
     }
 
+    /// Put planned operation `p` into the scheduler's arena as an operation
+    /// of group `group` of `t`, pinning the block it reads.
     #[inline(always)]
-    fn flash_op(&self, t: u32, group: u32, p: &PlannedOp) -> FlashOp {
-        FlashOp {
+    fn insert_op(&mut self, t: u32, group: u32, p: &PlannedOp) -> u32 {
+        if p.kind == OpKind::Read {
+            self.ftl.pin(p.ppn);
+        }
+        let op = FlashOp {
             kind: p.kind,
             class: p.class,
             flags: p.flags,
@@ -129,7 +131,8 @@ impl Simulation {
             bus_ns: 0,
             array_ns: 0,
             failed: false,
-        }
+        };
+        self.sched.ops.insert(op)
     }
 
     /// Put planned operation `p` into the arena behind the group's last one,
@@ -138,10 +141,7 @@ impl Simulation {
     #[inline(always)]
     fn chain(&mut self, t: u32, base_group: u32, p: &PlannedOp, launch: bool) {
         let group = base_group + p.group;
-        if p.kind == OpKind::Read {
-            self.ftl.pin(p.ppn);
-        }
-        let id = self.sched.ops.insert(self.flash_op(t, group, p));
+        let id = self.insert_op(t, group, p);
         let txn = self.txns.get_mut(t);
         let grp = &mut txn.groups[group as usize];
         let mut submit = false;
@@ -270,8 +270,21 @@ impl Simulation {
             OpKind::Erase => self.erase_done(self.geo.block_of(op.ppn))?,
         }
         if op.group == SOLO {
-            return self.solo_done(t, &op);
+            self.group_done(t, op.bus_ns as u64, op.array_ns as u64)?;
+        } else {
+            self.grouped_op_done(t, kind, &op)?;
         }
+        // A plane whose victims were all pinned gets another try once
+        // operations (and their pins) go away.
+        if !self.gc_blocked.is_empty() {
+            self.start_wanted_gc()?;
+        }
+        Ok(())
+    }
+
+    /// Fold a finished operation into its group: its result, its stage's
+    /// pending count and critical path, and the scheme's completion callback.
+    fn grouped_op_done(&mut self, t: u32, kind: TxnKind, op: &FlashOp) -> Result<()> {
         let g = op.group as usize;
         let grp = &mut self.txns.get_mut(t).groups[g];
         let lpn = grp.lpn;
@@ -302,26 +315,6 @@ impl Simulation {
         if stage_done {
             self.stage_done(t, g)?;
         }
-        // A plane whose victims were all pinned gets another try once
-        // operations (and their pins) go away.
-        if !self.gc_blocked.is_empty() {
-            self.start_wanted_gc()?;
-        }
-        Ok(())
-    }
-
-    /// A [`SOLO`] operation finished, and with it its group.
-    fn solo_done(&mut self, t: u32, op: &FlashOp) -> Result<()> {
-        let txn = self.txns.get_mut(t);
-        txn.open_groups -= 1;
-        txn.bus_ns = op.bus_ns as u64;
-        txn.array_ns = op.array_ns as u64;
-        if txn.open_groups == 0 && !txn.stalled && !txn.scheduled {
-            self.finish_txn(t)?;
-        }
-        if !self.gc_blocked.is_empty() {
-            self.start_wanted_gc()?;
-        }
         Ok(())
     }
 
@@ -338,10 +331,17 @@ impl Simulation {
                 self.failures.push(f);
             }
         }
+        self.group_done(t, grp.bus_ns, grp.array_ns)
+    }
+
+    /// A group of `t` is done (for a [`SOLO`] operation, when it is), with
+    /// this bus and array time on its critical path; the transaction ends
+    /// with its last group.
+    fn group_done(&mut self, t: u32, bus_ns: u64, array_ns: u64) -> Result<()> {
         let txn = self.txns.get_mut(t);
         txn.open_groups -= 1;
-        txn.bus_ns = grp.bus_ns;
-        txn.array_ns = grp.array_ns;
+        txn.bus_ns = bus_ns;
+        txn.array_ns = array_ns;
         if txn.open_groups == 0 && !txn.stalled && !txn.scheduled {
             return self.finish_txn(t);
         }
