@@ -157,21 +157,25 @@ pub fn latency_parts(cols: &RequestColumns, s: &mut Summary) {
     // Exact percentiles in two passes over the columns (see `percentile`):
     // this loop is the first.
     let mut exact = [Exact::default(), Exact::default()];
-    let measured = |i: usize| !cols.warmup[i];
-    for i in (0..cols.len()).filter(|&i| measured(i)) {
-        let w = cols.is_write[i] as usize;
-        let l = cols.latency_ns[i];
+    // The columns cut to one length, so indexing them needs no checks.
+    let n = cols.len();
+    let (warm, write, lat) = (&cols.warmup[..n], &cols.is_write[..n], &cols.latency_ns[..n]);
+    let (bus, array, delay) = (&cols.bus_ns[..n], &cols.array_ns[..n], &cols.delay_ns[..n]);
+    let (arrival, size) = (&cols.arrival_ns[..n], &cols.size[..n]);
+    for i in (0..n).filter(|&i| !warm[i]) {
+        let w = write[i] as usize;
+        let l = lat[i];
         count[w] += 1;
         exact[w].count(l);
-        let (b, a, d) = (cols.bus_ns[i] as u64, cols.array_ns[i] as u64, cols.delay_ns[i] as u64);
+        let (b, a, d) = (bus[i] as u64, array[i] as u64, delay[i] as u64);
         let p = &mut parts[w];
         p[0] += l.saturating_sub(b + a + d) as u128;
         p[1] += b as u128;
         p[2] += a as u128;
         p[3] += d as u128;
-        first = first.min(cols.arrival_ns[i]);
-        last = last.max(cols.arrival_ns[i] + l);
-        bytes[w] += cols.size[i] as u64;
+        first = first.min(arrival[i]);
+        last = last.max(arrival[i] + l);
+        bytes[w] += size[i] as u64;
     }
     let mk = |p: [u128; 4], n: usize| {
         let n = n.max(1) as f64 * 1000.0;
@@ -191,10 +195,11 @@ pub fn latency_parts(cols: &RequestColumns, s: &mut Summary) {
     for e in exact.iter_mut().chain([&mut all]) {
         e.find_ranks();
     }
-    for i in (0..cols.len()).filter(|&i| measured(i)) {
-        let l = cols.latency_ns[i];
-        exact[cols.is_write[i] as usize].keep(l);
-        all.keep(l);
+    for i in (0..n).filter(|&i| !warm[i]) {
+        let l = lat[i];
+        let b = percentile::bin(l);
+        exact[write[i] as usize].keep_in(b, l);
+        all.keep_in(b, l);
     }
     let [read, write] = exact;
     s.latency_us = ByClass { read: read.stats(), write: write.stats(), all: all.stats() };

@@ -51,7 +51,7 @@ const BINS: usize = (64 - SUB_BITS as usize + 1) << SUB_BITS;
 /// The bin of `v`, ascending with `v`: values below 256 have a bin each,
 /// and each later power of two is split into 128 bins.
 #[inline(always)]
-fn bin(v: u64) -> usize {
+pub(crate) fn bin(v: u64) -> usize {
     let shift = (63 - (v | 1).leading_zeros()).saturating_sub(SUB_BITS);
     ((shift as usize) << SUB_BITS) + (v >> shift) as usize
 }
@@ -135,7 +135,13 @@ impl Exact {
     /// Second pass: one value of the sample again.
     #[inline]
     pub fn keep(&mut self, v: u64) {
-        let b = bin(v);
+        self.keep_in(bin(v), v)
+    }
+
+    /// [`keep`](Self::keep) for a value whose bin the caller has (one bin
+    /// serves a value's class and the whole sample).
+    #[inline]
+    pub fn keep_in(&mut self, b: usize, v: u64) {
         if self.wanted[b / 64] & (1 << (b % 64)) != 0 {
             self.kept.push(v);
         }

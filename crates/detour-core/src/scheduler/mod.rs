@@ -191,6 +191,13 @@ impl Scheduler {
         q.post_after(self.timing.suspend, Event::SuspendDone { die: die as u32, gen });
     }
 
+    /// Dies wait to start or operations wait to be handed on: `kick` and
+    /// `done` have something to do.
+    #[inline]
+    pub fn has_work(&self) -> bool {
+        !self.pending.is_empty() || !self.done.is_empty()
+    }
+
     /// Start every idle die that got work since the last kick, in the order
     /// the work arrived.
     pub fn kick(&mut self, q: &mut EventQueue) {

@@ -224,8 +224,10 @@ impl Simulation {
             }
             // Dies start, and finished operations are handed on, once every
             // event of this instant has run: work arriving at the same time
-            // can then share a multi-plane batch.
-            if !self.q.more_now() {
+            // can then share a multi-plane batch. (Checked only when there
+            // is something to hand on: a read entering its data-out leaves
+            // nothing, and the look at the queue costs a cold line.)
+            if self.sched.has_work() && !self.q.more_now() {
                 self.drain_done()?;
             }
             // An event the device could not post (see EventQueue::post).
