@@ -152,12 +152,13 @@ impl Simulation {
         }
         let timing = Timing::from_config(&cfg);
         let verify = cfg.run.verify;
+        let completions = scheme.wants_completions();
         Ok(Simulation {
             q: EventQueue::new(),
             sched: Scheduler::new(&geo, &timing, &cfg.scheduler),
             ftl: Ftl::new(&cfg, &geo, verify)?,
-            completions: scheme.wants_completions(),
-            solo: !verify && !cfg.metrics.collisions && !scheme.wants_completions(),
+            completions,
+            solo: !verify && !cfg.metrics.collisions && !completions,
             scheme,
             rng: ChaCha8Rng::seed_from_u64(cfg.run.seed),
             txns: Txns::default(),
@@ -226,7 +227,7 @@ impl Simulation {
             // event of this instant has run: work arriving at the same time
             // can then share a multi-plane batch. (Checked only when there
             // is something to hand on: a read entering its data-out leaves
-            // nothing, and the look at the queue costs a cold line.)
+            // nothing, and looking at the queue would be wasted work.)
             if self.sched.has_work() && !self.q.more_now() {
                 self.drain_done()?;
             }
