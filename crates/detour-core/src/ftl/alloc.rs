@@ -3,7 +3,7 @@
 
 use super::{BlockState, Ftl, PageState, GC_RESERVE};
 use crate::scheduler::LoadView;
-use crate::types::{Lpn, Ppn, NO_PAGE};
+use crate::types::{Lpn, Ppn, Token, NO_PAGE};
 
 pub(super) const STREAMS: usize = 3;
 
@@ -42,6 +42,26 @@ impl Ftl {
     /// `owner`. None when the plane has no free page outside GC's reserve
     /// (or, for GC, none at all): the caller must wait for an erase.
     pub fn alloc(&mut self, plane: u32, stream: Stream, owner: u32) -> Option<Ppn> {
+        self.take_page(plane, stream, owner, PageState::Pending)
+    }
+
+    /// Allocate as [`alloc`](Self::alloc) does with the program landed at
+    /// once: the page holds `token`, as after `alloc` and then
+    /// `program_done`, without the pending and pinned steps between. For
+    /// writes that take no simulated time (preconditioning, placing a
+    /// never-written page, instant GC), which are millions per run.
+    pub fn alloc_programmed(&mut self, plane: u32, stream: Stream, owner: u32, token: Token) -> Option<Ppn> {
+        let ppn = self.take_page(plane, stream, owner, PageState::Valid)?;
+        if let Some(t) = self.tokens.as_mut() {
+            t.set(ppn, token);
+        }
+        Some(ppn)
+    }
+
+    /// The next page of the open block, left in `state` (Pending: pinned
+    /// and counted pending until its program ends; Valid: programmed).
+    #[inline(always)]
+    fn take_page(&mut self, plane: u32, stream: Stream, owner: u32, state: PageState) -> Option<Ppn> {
         let ppb = self.geo.pages_per_block;
         let p = &mut self.planes[plane as usize];
         let mut block = p.write_points[stream as usize];
@@ -62,12 +82,14 @@ impl Ftl {
         let ppn = block * ppb + b.next;
         b.next += 1;
         b.valid += 1;
-        b.pins += 1;
-        b.pending += 1;
+        if state == PageState::Pending {
+            b.pins += 1;
+            b.pending += 1;
+        }
         if b.next == ppb {
             b.state = BlockState::Full;
         }
-        self.set_state(ppn, PageState::Pending);
+        self.set_state(ppn, state);
         self.owner.set(ppn, owner);
         match stream {
             Stream::Host => self.stats.programs_host += 1,

@@ -28,6 +28,31 @@ fn page_life_cycle() {
 }
 
 #[test]
+fn alloc_programmed_leaves_what_alloc_then_program_done_leaves() {
+    let (mut a, mut b) = (ftl(), ftl());
+    // Past a block's end on two planes and both streams, with an overwrite.
+    for i in 0..11u32 {
+        let (plane, stream) = (i % 2, if i % 3 == 0 { Stream::Gc } else { Stream::Host });
+        let token = 100 + i as u64;
+        let p = a.alloc(plane, stream, i).unwrap();
+        a.program_done(p, token);
+        assert_eq!(b.alloc_programmed(plane, stream, i, token), Some(p));
+        if i == 5 {
+            a.invalidate(p);
+            b.invalidate(p);
+        }
+    }
+    for ppn in 0..a.geo.total_pages() {
+        assert_eq!((a.page_state(ppn), a.owner(ppn), a.token(ppn)), (b.page_state(ppn), b.owner(ppn), b.token(ppn)), "page {ppn}");
+    }
+    for blk in 0..a.geo.blocks() {
+        assert_eq!(format!("{:?}", a.block(blk)), format!("{:?}", b.block(blk)), "block {blk}");
+    }
+    assert_eq!(format!("{:?}", a.stats), format!("{:?}", b.stats));
+    assert_eq!(b.block(0).pins, 0, "nothing is pinned: no program is in flight");
+}
+
+#[test]
 fn invalidated_while_pending_stays_invalid() {
     let mut f = ftl();
     let p = f.alloc(0, Stream::Host, 1).unwrap();

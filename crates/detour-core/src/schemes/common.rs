@@ -49,6 +49,16 @@ impl Ctx<'_> {
         Ok(ppn)
     }
 
+    /// `remap_new` for a write that takes no simulated time: the page
+    /// holds `token` at once (see [`Ftl::alloc_programmed`]).
+    #[inline(always)]
+    pub fn remap_new_programmed(&mut self, lpn: Lpn, token: Token) -> Result<Ppn, Stall> {
+        let plane = self.ftl.plane_for_write(lpn, &self.load);
+        let ppn = self.ftl.alloc_programmed(plane, Stream::Host, lpn, token).ok_or(Stall { done: 0 })?;
+        self.remap_to(lpn, ppn);
+        Ok(ppn)
+    }
+
     /// Map `lpn` to the page `ppn` just allocated for it, invalidating the old copy.
     pub fn remap_to(&mut self, lpn: Lpn, ppn: Ppn) {
         let old = self.ftl.map.get(lpn);

@@ -38,9 +38,7 @@ impl Scheme for Conventional {
     }
 
     fn write_instantly(&mut self, lpn: Lpn, token: Token, ctx: &mut Ctx, _: &mut Plan) -> Result<(), Stall> {
-        let ppn = ctx.remap_new(lpn, 0)?;
-        ctx.ftl.program_done(ppn, token);
-        Ok(())
+        ctx.remap_new_programmed(lpn, token).map(|_| ())
     }
 
     fn wants_completions(&self) -> bool {

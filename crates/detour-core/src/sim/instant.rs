@@ -120,8 +120,8 @@ impl Simulation {
                 self.ftl.live_pages_of(victim, &mut pages);
                 for &from in &pages {
                     let owner = self.ftl.owner(from);
-                    let Some(to) = self.ftl.alloc(plane, Stream::Gc, owner) else { break };
-                    self.ftl.program_done(to, self.ftl.token(from));
+                    let token = self.ftl.token(from);
+                    let Some(to) = self.ftl.alloc_programmed(plane, Stream::Gc, owner, token) else { break };
                     self.finish_move(from, to, owner);
                 }
                 self.scratch = pages;
