@@ -162,3 +162,42 @@ fn preconditioning_collects_planes_that_fill_up() {
     assert_eq!(r.summary.verify_errors, 0, "{:?}", r.verify_failures);
     assert!(r.summary.pages.placed_on_read <= 5, "the read pages were preconditioned: {}", r.summary.pages.placed_on_read);
 }
+
+/// Says stop at its `stop_at`-th preconditioning report.
+struct StopAt {
+    stop_at: u64,
+    reports: Vec<(u64, u64)>,
+}
+
+impl sim::Progress for StopAt {
+    fn update(&mut self, _: u64, _: u64) -> bool {
+        true
+    }
+    fn precondition(&mut self, done: u64, total: u64) -> bool {
+        self.reports.push((done, total));
+        (self.reports.len() as u64) < self.stop_at
+    }
+}
+
+fn precondition_with(p: &mut StopAt) -> detour_core::Result<sim::RunResult> {
+    let cfg = small(&["ftl.precondition.valid=0.5", "ftl.precondition.to_gc_threshold=true"]);
+    let reqs = random_mix(100, 1000, 0.5, 100_000, 9);
+    let mut it = reqs.into_iter().map(Ok);
+    sim::Simulation::new(cfg)?.run(&mut it, "test", p)
+}
+
+#[test]
+fn preconditioning_stops_when_asked_in_either_pass() {
+    let mut all = StopAt { stop_at: u64::MAX, reports: vec![] };
+    precondition_with(&mut all).unwrap();
+    // Both passes report (the fill up to the valid pages, the overwrites past them).
+    let fill_total = all.reports[0].1;
+    let first_overwrite = all.reports.iter().position(|r| r.0 >= fill_total).expect("the overwrites report");
+    assert!(first_overwrite > 1, "{:?}", all.reports);
+    for stop_at in [2, first_overwrite as u64 + 1] {
+        let mut p = StopAt { stop_at, reports: vec![] };
+        let err = precondition_with(&mut p).unwrap_err();
+        assert!(matches!(err, detour_core::Error::Interrupted { .. }), "{err}");
+        assert_eq!(p.reports, all.reports[..stop_at as usize], "stopped at the report that said so");
+    }
+}

@@ -302,9 +302,16 @@ impl Simulation {
 
     #[inline]
     fn mark_placed(&mut self, lpn: u32) {
-        let w = self.placed.get(lpn >> 6);
-        self.placed.set(lpn >> 6, w | (1 << (lpn & 63)));
+        set_placed(&mut self.placed, lpn);
     }
+}
+
+/// Set `lpn`'s bit in the placed-page bitmap (a free function, so code
+/// holding a planning context can use it beside the context's borrows).
+#[inline]
+fn set_placed(placed: &mut Chunked<u64>, lpn: u32) {
+    let w = placed.get(lpn >> 6);
+    placed.set(lpn >> 6, w | (1 << (lpn & 63)));
 }
 
 /// Run a config over a workload with no progress reporting.
