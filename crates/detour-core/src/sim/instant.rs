@@ -125,19 +125,15 @@ impl Simulation {
     /// otherwise fill some planes long before the requested occupancy.
     /// Filling to the GC threshold stops at the first full plane instead.
     fn instant_write(&mut self, lpn: Lpn, token: Token, gc: bool) -> Result<()> {
-        let mut r = self.write_now(lpn, token);
-        while r.is_err() && gc && self.instant_gc() {
-            r = self.write_now(lpn, token);
+        let mut written = self.write_one(lpn, token);
+        while !written && gc && self.instant_gc() {
+            written = self.write_one(lpn, token);
         }
-        if r.is_err() {
+        if !written {
             return Err(Error::config(
                 "ftl.precondition",
                 format!("the device filled up while preconditioning (at LPN {lpn}); lower valid or invalid"),
             ));
-        }
-        self.mark_placed(lpn);
-        if let Some(o) = self.oracle.as_mut() {
-            o.set(lpn, token);
         }
         Ok(())
     }
@@ -176,11 +172,15 @@ impl Simulation {
     /// run's generator falls between the scheme's draws as page-by-page
     /// writes would), with one planning context for the lot: built and
     /// called through for each page, preconditioning ran 30% more
-    /// instructions. The page a full plane refused comes back unwritten.
+    /// instructions. The page a full plane refused comes back unwritten;
+    /// a written page is marked placed (and its token kept, in verify mode).
     fn write_while(&mut self, mut next: impl FnMut(&mut Ctx) -> Option<(Lpn, Token)>) -> Option<(Lpn, Token)> {
+        // Not `with_ctx`: the scratch plan is borrowed beside the context
+        // instead of moved out and back.
         let mut ctx = super::exec::planning_ctx!(self);
         while let Some((lpn, token)) = next(&mut ctx) {
             let r = self.scheme.write_instantly(lpn, token, &mut ctx, &mut self.scratch_plan);
+            // Background work a scheme asks for during setup is not simulated.
             ctx.background.clear();
             if r.is_err() {
                 return Some((lpn, token));
@@ -193,15 +193,11 @@ impl Simulation {
         None
     }
 
-    /// Write one page at once through the scheme's `write_instantly`.
-    fn write_now(&mut self, lpn: Lpn, token: Token) -> Result<(), crate::schemes::Stall> {
-        // Not `with_ctx`: the scratch plan is borrowed beside the context
-        // instead of moved out and back for each of millions of writes.
-        let mut ctx = super::exec::planning_ctx!(self);
-        let r = self.scheme.write_instantly(lpn, token, &mut ctx, &mut self.scratch_plan);
-        // Background work a scheme asks for during setup is not simulated.
-        self.bg.clear();
-        r
+    /// Write one page at once (see `write_while`); false if a full plane
+    /// refused it.
+    fn write_one(&mut self, lpn: Lpn, token: Token) -> bool {
+        let mut page = Some((lpn, token));
+        self.write_while(|_| page.take()).is_none()
     }
 
     /// Place every never-written page of `lpns`. Some(lpn) if a plane had no
@@ -214,16 +210,11 @@ impl Simulation {
             if self.is_placed(lpn) {
                 continue;
             }
-            let token = initial_token(lpn);
-            if self.write_now(lpn, token).is_err() {
+            if !self.write_one(lpn, initial_token(lpn)) {
                 stalled = Some(lpn);
                 break;
             }
-            self.mark_placed(lpn);
             self.n.placed_on_read += 1;
-            if let Some(o) = self.oracle.as_mut() {
-                o.set(lpn, token);
-            }
         }
         (self.ftl.stats.programs_host, self.ftl.stats.programs_aux) = (host, aux);
         stalled
