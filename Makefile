@@ -71,7 +71,8 @@ bench: develop $(BENCH)/t1m.trace $(BENCH)/t200k.trace
 	$(VENV)/bin/detour bench --repeat 5 --trace $(BENCH)/t1m.trace --device bench-matched $(PRECOND)
 
 # The same figures from the core's bench example built with profile-guided
-# optimisation, trained on synthetic profiles (scripts/pgo-bench.sh).
+# optimisation, trained on synthetic profiles, then laid out by BOLT if
+# llvm-bolt is installed (scripts/pgo-bench.sh).
 bench-pgo: $(BENCH)/t1m.trace $(BENCH)/t200k.trace
 	scripts/pgo-bench.sh $(BENCH)
 
