@@ -51,7 +51,9 @@ if [[ -n $bolt ]]; then
     "$bolt" "$bin" -o "$bolt_data/bench-instrumented" -instrument \
         -instrumentation-file="$bolt_data/profile" -instrumentation-file-append-pid >/dev/null
     train "$bolt_data/bench-instrumented"
-    "$(dirname "$bolt")/merge-fdata" "$bolt_data"/profile.*.fdata >"$bolt_data/merged.fdata" 2>/dev/null
+    merge=$(dirname "$bolt")/merge-fdata
+    [[ -x $merge ]] || merge=$(command -v merge-fdata) || { echo "merge-fdata (BOLT's) not found beside $bolt" >&2; exit 2; }
+    "$merge" "$bolt_data"/profile.*.fdata >"$bolt_data/merged.fdata" 2>/dev/null
     "$bolt" "$bin" -o target/pgo/bench-bolt -data="$bolt_data/merged.fdata" \
         -reorder-blocks=ext-tsp -reorder-functions=hfsort+ -split-functions -split-all-cold \
         -split-eh -icf=1 -use-gnu-stack >/dev/null
