@@ -3,7 +3,7 @@
 //! them through the scheme (parking a request when a plane has no free page).
 
 use super::txn::{HostIo, TxnKind};
-use super::{Parked, Simulation};
+use super::{mark_written, Parked, Simulation};
 use crate::engine::Event;
 use crate::error::{Error, Result};
 use crate::types::{mix64, page_token, IoKind, Token};
@@ -141,7 +141,7 @@ impl Simulation {
             let done = r.err().map_or(io.pages - from, |s| s.done);
             self.fix_background_expectations();
             for (i, lpn) in (range.start..range.start + done).enumerate() {
-                self.mark_written(lpn, tokens[i]);
+                mark_written(&mut self.placed, &mut self.oracle, lpn, tokens[i]);
             }
             self.plan = plan;
             self.tokens = tokens;
@@ -182,13 +182,6 @@ impl Simulation {
             if g.check && g.expect.is_none() {
                 g.expect = Some(o.get(g.lpn));
             }
-        }
-    }
-
-    fn mark_written(&mut self, lpn: u32, token: Token) {
-        self.mark_placed(lpn);
-        if let Some(o) = self.oracle.as_mut() {
-            o.set(lpn, token);
         }
     }
 

@@ -4,7 +4,7 @@
 //! `plan_write`, so the layout is the scheme's, and the plan is applied at
 //! once instead of being timed.
 
-use super::{set_placed, Simulation};
+use super::{mark_written, Simulation};
 use crate::error::{Error, Result};
 use crate::ftl::{Ftl, Stream};
 use crate::schemes::Ctx;
@@ -185,10 +185,7 @@ impl Simulation {
             if r.is_err() {
                 return Some((lpn, token));
             }
-            set_placed(&mut self.placed, lpn);
-            if let Some(o) = self.oracle.as_mut() {
-                o.set(lpn, token);
-            }
+            mark_written(&mut self.placed, &mut self.oracle, lpn, token);
         }
         None
     }

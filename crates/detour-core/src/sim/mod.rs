@@ -20,7 +20,7 @@ use crate::ftl::{Chunked, Ftl};
 use crate::metrics::{self, CollisionTracker, PairCount, RequestColumns, Summary};
 use crate::scheduler::Scheduler;
 use crate::schemes::{Plan, Scheme, SchemeKind};
-use crate::types::{Time, Token};
+use crate::types::{Lpn, Time, Token};
 use crate::workload::Request;
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
@@ -299,19 +299,18 @@ impl Simulation {
     fn is_placed(&self, lpn: u32) -> bool {
         self.placed.get(lpn >> 6) & (1 << (lpn & 63)) != 0
     }
-
-    #[inline]
-    fn mark_placed(&mut self, lpn: u32) {
-        set_placed(&mut self.placed, lpn);
-    }
 }
 
-/// Set `lpn`'s bit in the placed-page bitmap (a free function, so code
-/// holding a planning context can use it beside the context's borrows).
+/// Record that `lpn` now holds `token`: its bit in the placed-page bitmap,
+/// and its entry in verify mode's oracle. A free function, so code holding
+/// a planning context can call it beside the context's borrows.
 #[inline]
-fn set_placed(placed: &mut Chunked<u64>, lpn: u32) {
+fn mark_written(placed: &mut Chunked<u64>, oracle: &mut Option<Chunked<Token>>, lpn: Lpn, token: Token) {
     let w = placed.get(lpn >> 6);
     placed.set(lpn >> 6, w | (1 << (lpn & 63)));
+    if let Some(o) = oracle.as_mut() {
+        o.set(lpn, token);
+    }
 }
 
 /// Run a config over a workload with no progress reporting.
