@@ -13,7 +13,12 @@ BENCH   := target/bench
 PY_DEPS := "maturin>=1.5,<2" "numpy>=1.22" "pyarrow>=10" "matplotlib>=3.6" "tqdm>=4.60" pytest
 TEST_DEPS := "ray[default]>=2.9" pandas polars
 
-.PHONY: demo test test-rust test-python develop bench bench-pgo venv clean
+.PHONY: demo test test-rust test-python develop bench bench-core bench-pgo venv clean
+
+# Given to the final crate of an optimised build (the extension, or the
+# core's bench example), whose fat LTO step optimises the whole program:
+# see rustc-args in pyproject.toml, which maturin passes the same way.
+CORE_RUSTC_ARGS := -Cllvm-args=-inline-threshold=5000
 
 # The virtual environment with maturin and the package's dependencies.
 $(VENV)/.deps-installed: pyproject.toml Makefile
@@ -70,11 +75,21 @@ bench: develop $(BENCH)/t1m.trace $(BENCH)/t200k.trace
 	$(VENV)/bin/detour bench --repeat 5 --trace $(BENCH)/t200k.trace --device bench-matched $(PRECOND)
 	$(VENV)/bin/detour bench --repeat 5 --trace $(BENCH)/t1m.trace --device bench-matched $(PRECOND)
 
+# The same figures from the core's bench example alone (no Python), built as
+# the extension is.
+BENCH_BIN := target/release/examples/bench
+PRECOND_KV := ftl.precondition.valid=0.5 ftl.precondition.to_gc_threshold=true
+bench-core: $(BENCH)/t1m.trace $(BENCH)/t200k.trace
+	cargo rustc --release -p detour-core --example bench -- $(CORE_RUSTC_ARGS)
+	$(BENCH_BIN) $(BENCH)/t1m.trace
+	$(BENCH_BIN) $(BENCH)/t200k.trace bench-matched $(PRECOND_KV)
+	$(BENCH_BIN) $(BENCH)/t1m.trace bench-matched $(PRECOND_KV)
+
 # The same figures from the core's bench example built with profile-guided
 # optimisation, trained on synthetic profiles, then laid out by BOLT if
 # llvm-bolt is installed (scripts/pgo-bench.sh).
 bench-pgo: $(BENCH)/t1m.trace $(BENCH)/t200k.trace
-	scripts/pgo-bench.sh $(BENCH)
+	CORE_RUSTC_ARGS="$(CORE_RUSTC_ARGS)" scripts/pgo-bench.sh $(BENCH)
 
 clean:
 	cargo clean

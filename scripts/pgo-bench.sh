@@ -30,7 +30,12 @@ if [[ ! -x $profdata ]]; then
 fi
 data=$PWD/target/pgo-data
 rm -rf "$data"
-RUSTFLAGS="-Cprofile-generate=$data" cargo build --release --example bench --target-dir target/pgo-gen
+# The final crate gets the same arguments as in the plain optimised build
+# (CORE_RUSTC_ARGS in the Makefile), so PGO is measured on top of it.
+core_args=${CORE_RUSTC_ARGS:-$(sed -n 's/^CORE_RUSTC_ARGS := //p' Makefile)}
+read -r -a core_args <<<"$core_args"
+RUSTFLAGS="-Cprofile-generate=$data" \
+    cargo rustc --release -p detour-core --example bench --target-dir target/pgo-gen -- "${core_args[@]}"
 gen=target/pgo-gen/release/examples/bench
 precond=(ftl.precondition.valid=0.5 ftl.precondition.to_gc_threshold=true)
 train() {
@@ -41,7 +46,7 @@ train() {
 train "$gen"
 "$profdata" merge -o "$data/merged.profdata" "$data"
 RUSTFLAGS="-Cprofile-use=$data/merged.profdata -Clink-args=-Wl,--emit-relocs" \
-    cargo build --release --example bench --target-dir target/pgo
+    cargo rustc --release -p detour-core --example bench --target-dir target/pgo -- "${core_args[@]}"
 bin=target/pgo/release/examples/bench
 bolt=$(command -v llvm-bolt || ls /usr/lib/llvm-*/bin/llvm-bolt 2>/dev/null | sort -V | tail -n 1 || true)
 if [[ -n $bolt ]]; then

@@ -4,9 +4,9 @@
 //! `plan_write`, so the layout is the scheme's, and the plan is applied at
 //! once instead of being timed.
 
-use super::{mark_written, Simulation};
+use super::{is_placed, mark_written, Simulation};
 use crate::error::{Error, Result};
-use crate::ftl::{Ftl, Stream};
+use crate::ftl::{Chunked, Ftl, Stream};
 use crate::schemes::Ctx;
 use crate::types::{mix64, page_token, Lpn, Token};
 use rand::Rng;
@@ -52,7 +52,7 @@ impl Simulation {
     fn fill(&mut self, valid: u32, report: &mut impl FnMut(u64, u64) -> Result<()>) -> Result<()> {
         let (mut lpn, mut interrupted) = (0, None);
         while lpn < valid {
-            let refused = self.write_while(|_| {
+            let refused = self.write_while(|_, _| {
                 if lpn == valid || interrupted.is_some() {
                     return None;
                 }
@@ -87,7 +87,7 @@ impl Simulation {
             overwrites -= need;
             let mut lpn = 0;
             loop {
-                let refused = self.write_while(|ctx| {
+                let refused = self.write_while(|ctx, _| {
                     while lpn < valid && need > 0 && interrupted.is_none() && !stop(ctx.ftl) {
                         let l = lpn;
                         lpn += 1;
@@ -170,15 +170,16 @@ impl Simulation {
     /// Write pages at once through the scheme's `write_instantly` while
     /// `next` names one (it gets the context, so a choice it draws from the
     /// run's generator falls between the scheme's draws as page-by-page
-    /// writes would), with one planning context for the lot: built and
-    /// called through for each page, preconditioning ran 30% more
-    /// instructions. The page a full plane refused comes back unwritten;
-    /// a written page is marked placed (and its token kept, in verify mode).
-    fn write_while(&mut self, mut next: impl FnMut(&mut Ctx) -> Option<(Lpn, Token)>) -> Option<(Lpn, Token)> {
+    /// writes would, and the placed-page bitmap), with one planning context
+    /// for the lot: built and called through for each page, preconditioning
+    /// ran 30% more instructions. The page a full plane refused comes back
+    /// unwritten; a written page is marked placed (and its token kept, in
+    /// verify mode).
+    fn write_while(&mut self, mut next: impl FnMut(&mut Ctx, &Chunked<u64>) -> Option<(Lpn, Token)>) -> Option<(Lpn, Token)> {
         // Not `with_ctx`: the scratch plan is borrowed beside the context
         // instead of moved out and back.
         let mut ctx = super::exec::planning_ctx!(self);
-        while let Some((lpn, token)) = next(&mut ctx) {
+        while let Some((lpn, token)) = next(&mut ctx, &self.placed) {
             let r = self.scheme.write_instantly(lpn, token, &mut ctx, &mut self.scratch_plan);
             // Background work a scheme asks for during setup is not simulated.
             ctx.background.clear();
@@ -194,26 +195,22 @@ impl Simulation {
     /// refused it.
     fn write_one(&mut self, lpn: Lpn, token: Token) -> bool {
         let mut page = Some((lpn, token));
-        self.write_while(|_| page.take()).is_none()
+        self.write_while(|_, _| page.take()).is_none()
     }
 
     /// Place every never-written page of `lpns`. Some(lpn) if a plane had no
     /// free page for it (the read waits for an erase). Placement is setup, not
     /// host work: it is left out of the program counts.
-    pub(super) fn place_unwritten(&mut self, lpns: Range<Lpn>) -> Option<Lpn> {
+    pub(super) fn place_unwritten(&mut self, mut lpns: Range<Lpn>) -> Option<Lpn> {
         let (host, aux) = (self.ftl.stats.programs_host, self.ftl.stats.programs_aux);
-        let mut stalled = None;
-        for lpn in lpns {
-            if self.is_placed(lpn) {
-                continue;
-            }
-            if !self.write_one(lpn, initial_token(lpn)) {
-                stalled = Some(lpn);
-                break;
-            }
-            self.n.placed_on_read += 1;
-        }
+        let mut named = 0;
+        let refused = self.write_while(|_, placed| {
+            let lpn = lpns.find(|&l| !is_placed(placed, l))?;
+            named += 1;
+            Some((lpn, initial_token(lpn)))
+        });
+        self.n.placed_on_read += named - refused.is_some() as u64;
         (self.ftl.stats.programs_host, self.ftl.stats.programs_aux) = (host, aux);
-        stalled
+        refused.map(|(lpn, _)| lpn)
     }
 }

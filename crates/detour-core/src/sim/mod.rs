@@ -294,11 +294,12 @@ impl Simulation {
         }
         RunResult { summary: s, requests: self.cols, verify_failures: self.failures, collision_pairs }
     }
+}
 
-    #[inline]
-    fn is_placed(&self, lpn: u32) -> bool {
-        self.placed.get(lpn >> 6) & (1 << (lpn & 63)) != 0
-    }
+/// Whether `lpn` holds data (written, or placed on its first read).
+#[inline]
+fn is_placed(placed: &Chunked<u64>, lpn: Lpn) -> bool {
+    placed.get(lpn >> 6) & (1 << (lpn & 63)) != 0
 }
 
 /// Record that `lpn` now holds `token`: its bit in the placed-page bitmap,
