@@ -1,8 +1,10 @@
 //! Criterion benchmarks of the simulator's hot path: replaying a synthetic
 //! bench-like workload (70% reads, Poisson arrivals, 4-64 KiB, Zipf 0.9) on
 //! the bench-matched device, fresh and preconditioned to 50% full with GC
-//! active. For the standard figures against the peers use
-//! `cargo run --release --example bench -- TRACE` (see docs/benchmarks.md).
+//! active. For the standard figures against the peers use `make bench-core`
+//! (see docs/benchmarks.md). `cargo bench` cannot give the bench target the
+//! final-crate arguments that build uses, so its times are for comparing
+//! commits with each other, not with those figures.
 
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
 use detour_core::config::ConfigBuilder;

@@ -7,6 +7,11 @@
 //! cargo run --release --example bench -- profile:NAME [PRESET] [key=value ...]
 //! ```
 //!
+//! The figures in docs/benchmarks.md come from the build `make bench-core`
+//! makes: the same, with the Makefile's `CORE_RUSTC_ARGS` (a higher LLVM
+//! inline threshold) given to this final crate, as the Python extension
+//! gets it; `cargo run` alone builds without them and runs 4-10% slower.
+//!
 //! `profile:NAME` replays a named synthetic profile from the generator
 //! instead of a trace file (`scripts/pgo-bench.sh` trains on those).
 //!
