@@ -69,7 +69,8 @@ $(BENCH)/t200k.trace: | $(VENV)/.deps-installed
 
 # The peers' figures: t1m fresh, and t200k preconditioned to half full (MQSim's
 # preconditioned run); t1m preconditioned as well, where the setup weighs less.
-PRECOND := --set ftl.precondition.valid=0.5 --set ftl.precondition.to_gc_threshold=true
+PRECOND_KV := ftl.precondition.valid=0.5 ftl.precondition.to_gc_threshold=true
+PRECOND := $(addprefix --set ,$(PRECOND_KV))
 bench: develop $(BENCH)/t1m.trace $(BENCH)/t200k.trace
 	$(VENV)/bin/detour bench --repeat 5 --trace $(BENCH)/t1m.trace --device bench-matched
 	$(VENV)/bin/detour bench --repeat 5 --trace $(BENCH)/t200k.trace --device bench-matched $(PRECOND)
@@ -78,7 +79,6 @@ bench: develop $(BENCH)/t1m.trace $(BENCH)/t200k.trace
 # The same figures from the core's bench example alone (no Python), built as
 # the extension is.
 BENCH_BIN := target/release/examples/bench
-PRECOND_KV := ftl.precondition.valid=0.5 ftl.precondition.to_gc_threshold=true
 bench-core: $(BENCH)/t1m.trace $(BENCH)/t200k.trace
 	cargo rustc --release -p detour-core --example bench -- $(CORE_RUSTC_ARGS)
 	$(BENCH_BIN) $(BENCH)/t1m.trace
