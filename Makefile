@@ -17,8 +17,9 @@ TEST_DEPS := "ray[default]>=2.9" pandas polars
 
 # Given to the final crate of an optimised build (the extension, or the
 # core's bench example), whose fat LTO step optimises the whole program:
-# see rustc-args in pyproject.toml, which maturin passes the same way.
-CORE_RUSTC_ARGS := -Cllvm-args=-inline-threshold=5000
+# the `rustc-args` list of pyproject.toml, which maturin passes to the
+# extension, read from there (it is one line) so it is written once.
+CORE_RUSTC_ARGS := $(shell sed -n 's/^rustc-args = \[\(.*\)\]$$/\1/p' pyproject.toml | tr -d '",')
 
 # The virtual environment with maturin and the package's dependencies.
 $(VENV)/.deps-installed: pyproject.toml Makefile
@@ -89,7 +90,7 @@ bench-core: $(BENCH)/t1m.trace $(BENCH)/t200k.trace
 # optimisation, trained on synthetic profiles, then laid out by BOLT if
 # llvm-bolt is installed (scripts/pgo-bench.sh).
 bench-pgo: $(BENCH)/t1m.trace $(BENCH)/t200k.trace
-	CORE_RUSTC_ARGS="$(CORE_RUSTC_ARGS)" scripts/pgo-bench.sh $(BENCH)
+	scripts/pgo-bench.sh $(BENCH)
 
 clean:
 	cargo clean

@@ -5,8 +5,7 @@
 #
 #   scripts/bench-ab.sh [-n N] BIN [BIN ...] -- ARGS...
 #
-#   cargo rustc --release -p detour-core --example bench -- -Cllvm-args=-inline-threshold=5000
-#   cp target/release/examples/bench /tmp/bench-new      (the build `make bench-core` makes)
+#   make bench-core && cp target/release/examples/bench /tmp/bench-new
 #   scripts/bench-ab.sh -n 15 /tmp/bench-old /tmp/bench-new -- target/bench/t1m.trace
 #
 # ARGS go to every binary (a trace or profile:NAME, a preset, key=value

@@ -31,9 +31,9 @@ fi
 data=$PWD/target/pgo-data
 rm -rf "$data"
 # The final crate gets the same arguments as in the plain optimised build
-# (CORE_RUSTC_ARGS in the Makefile), so PGO is measured on top of it.
-core_args=${CORE_RUSTC_ARGS:-$(sed -n 's/^CORE_RUSTC_ARGS := //p' Makefile)}
-read -r -a core_args <<<"$core_args"
+# (`rustc-args` in pyproject.toml, a one-line list), so PGO is measured on
+# top of it.
+read -r -a core_args <<<"$(sed -n 's/^rustc-args = \[\(.*\)\]$/\1/p' pyproject.toml | tr -d '",')"
 RUSTFLAGS="-Cprofile-generate=$data" \
     cargo rustc --release -p detour-core --example bench --target-dir target/pgo-gen -- "${core_args[@]}"
 gen=target/pgo-gen/release/examples/bench
