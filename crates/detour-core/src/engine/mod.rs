@@ -35,30 +35,38 @@ pub enum Event {
 ///
 /// A calendar wheel: 4096 buckets of 1.024 µs cover the next ~4.2 ms, where
 /// nearly every flash event falls; later events wait in a binary heap and
-/// move into the wheel as time reaches them. Keys are (time, 40-bit
-/// sequence, 24-bit slot of the event), unique, and the smallest key is
-/// always popped first, so the order is exactly (time, insertion). The one
-/// pending `Arrival` waits beside both: a million requests are a million
-/// fewer queue moves.
+/// move into the wheel as time reaches them. The smallest (time, sequence)
+/// is always popped first, so the order is exactly (time, insertion). The
+/// one pending `Arrival` waits beside both: a million requests are a
+/// million fewer queue moves.
 ///
-/// A bucket is a list threaded through the event slots, kept in key order.
-/// A slot holds its event, its key and the next slot of its bucket, so
-/// filing and popping touch the slot (reused last-freed-first, so mostly
-/// in cache) and one small head/tail entry, rather than a vector per bucket
-/// whose memory has gone cold since the wheel last came round.
+/// A bucket is a list threaded through the event slots, kept in time order
+/// with equal times in insertion order: an event goes in after every event
+/// of its bucket that is not later. That is (time, sequence) order because
+/// a bucket's far events are all filed when the wheel's window first
+/// reaches it, before any event can be posted to it directly, and each
+/// group arrives in sequence order. A slot holds its event, time, sequence
+/// and the next slot of its list, so filing and popping touch the slot
+/// (reused last-freed-first, so mostly in cache) and one small head/tail
+/// entry, rather than a vector per bucket whose memory has gone cold since
+/// the wheel last came round. Free slots form a list of their own.
 #[derive(Debug)]
 pub struct EventQueue {
     /// First and last slot of each bucket's list ([`NONE`] when empty).
     ends: Box<[[u32; 2]; WHEEL as usize]>,
-    /// Bit i set: bucket i holds keys.
+    /// Bit i set: bucket i holds events.
     occupied: [u64; WORDS],
     in_wheel: usize,
     /// Absolute bucket of `now`; the wheel covers [cur, cur + WHEEL).
     cur: u64,
+    /// Events beyond the wheel, keyed (time, sequence, slot).
     far: BinaryHeap<Reverse<u128>>,
-    arrival: Option<u128>,
+    /// The pending arrival's (time, sequence); [`NO_ARRIVAL`] when none, so
+    /// comparing it with the wheel's first event needs no test for absence.
+    arrival: (Time, u64),
     slots: Vec<Slot>,
-    free: Vec<u32>,
+    /// First free slot; the free ones are chained through `next`.
+    free: u32,
     seq: u64,
     now: Time,
     /// The first event `post` could not take (in the past, or too many
@@ -68,13 +76,16 @@ pub struct EventQueue {
 
 #[derive(Clone, Copy, Debug)]
 struct Slot {
-    key: u128,
+    at: Time,
+    seq: u64,
     event: Event,
-    /// The next slot in the same bucket.
+    /// The next slot in the same bucket (or in the free list).
     next: u32,
 }
 
 const NONE: u32 = u32::MAX;
+/// Sequence numbers stay below this (one per post), so it marks "no arrival".
+const NO_ARRIVAL: (Time, u64) = (Time::MAX, u64::MAX);
 const SLOT_BITS: u32 = 24;
 const SEQ_MASK: u64 = (1 << 40) - 1;
 const GRAIN_BITS: u32 = 10;
@@ -94,16 +105,6 @@ fn too_many_pending() -> Error {
     Error::Sim(format!("more than {} events pending at once", 1u32 << SLOT_BITS))
 }
 
-#[inline]
-fn time_of(k: u128) -> Time {
-    (k >> 64) as Time
-}
-
-#[inline]
-fn slot_of(k: u128) -> u32 {
-    (k as u64 & ((1 << SLOT_BITS) - 1)) as u32
-}
-
 impl EventQueue {
     pub fn new() -> Self {
         EventQueue {
@@ -112,18 +113,18 @@ impl EventQueue {
             in_wheel: 0,
             cur: 0,
             far: BinaryHeap::new(),
-            arrival: None,
+            arrival: NO_ARRIVAL,
             slots: Vec::with_capacity(1024),
-            free: Vec::new(),
+            free: NONE,
             seq: 0,
             now: 0,
             fault: None,
         }
     }
 
-    // Slot indices come only from this queue (`post` takes them from `free`
-    // or pushes a new slot, and `slots` never shrinks), so they are always
-    // in range: the hot path skips the bounds check.
+    // Slot indices come only from this queue (`post` takes them from the
+    // free list or pushes a new slot, and `slots` never shrinks), so they
+    // are always in range: the hot path skips the bounds check.
     #[inline(always)]
     fn slot(&self, i: u32) -> &Slot {
         debug_assert!((i as usize) < self.slots.len());
@@ -160,25 +161,25 @@ impl EventQueue {
         if at < self.now {
             return self.keep_fault(self.in_the_past(at, event));
         }
-        let seq = (self.seq & SEQ_MASK) << SLOT_BITS;
+        let seq = self.seq;
         self.seq += 1;
-        if event == Event::Arrival && self.arrival.is_none() {
-            self.arrival = Some(((at as u128) << 64) | seq as u128);
+        if event == Event::Arrival && self.arrival == NO_ARRIVAL {
+            self.arrival = (at, seq);
             return;
         }
-        let slot = match self.free.pop() {
-            Some(s) => s,
-            None => {
-                if self.slots.len() >= 1 << SLOT_BITS {
-                    return self.keep_fault(too_many_pending());
-                }
-                self.slots.push(Slot { key: 0, event, next: NONE });
-                (self.slots.len() - 1) as u32
+        let s = self.free;
+        let s = if s != NONE {
+            self.free = self.slot(s).next;
+            s
+        } else {
+            if self.slots.len() >= 1 << SLOT_BITS {
+                return self.keep_fault(too_many_pending());
             }
+            self.slots.push(Slot { at, seq, event, next: NONE });
+            (self.slots.len() - 1) as u32
         };
-        let key = ((at as u128) << 64) | (seq | slot as u64) as u128;
-        *self.slot_mut(slot) = Slot { key, event, next: NONE };
-        self.file(key);
+        *self.slot_mut(s) = Slot { at, seq, event, next: NONE };
+        self.file(s);
     }
 
     #[cold]
@@ -199,33 +200,34 @@ impl EventQueue {
         Error::Sim(format!("{event:?} scheduled at {at} ns, before now ({} ns)", self.now))
     }
 
-    /// Put the slot of key `k` (its key already stored) in its bucket's
-    /// list, in key order, or in the far heap.
+    /// Put slot `s` (its event, time and sequence stored) at its place in
+    /// its bucket's list: after every event of the bucket not later than
+    /// it. Or in the far heap.
     #[inline(always)]
-    fn file(&mut self, k: u128) {
-        let b = time_of(k) >> GRAIN_BITS;
+    fn file(&mut self, s: u32) {
+        let at = self.slot(s).at;
+        let b = at >> GRAIN_BITS;
         if b >= self.cur + WHEEL {
-            return self.far.push(Reverse(k));
+            return self.file_far(s);
         }
         let i = b as usize & MASK;
-        let s = slot_of(k);
         let [head, tail] = self.ends[i];
         if head == NONE {
             self.ends[i] = [s, s];
             self.occupied[i >> 6] |= 1 << (i & 63);
-        } else if self.slot(tail).key < k {
-            // Keys mostly come in order: append.
+        } else if self.slot(tail).at <= at {
+            // Times mostly come in order: append.
             self.slot_mut(tail).next = s;
             self.ends[i][1] = s;
-        } else if k < self.slot(head).key {
+        } else if at < self.slot(head).at {
             self.slot_mut(s).next = head;
             self.ends[i][0] = s;
         } else {
-            // Somewhere inside; the tail's key is larger, so this stops.
+            // Somewhere inside; the tail is later, so this stops.
             let mut p = head;
             loop {
                 let n = self.slot(p).next;
-                if self.slot(n).key > k {
+                if self.slot(n).at > at {
                     break;
                 }
                 p = n;
@@ -234,6 +236,13 @@ impl EventQueue {
             self.slot_mut(p).next = s;
         }
         self.in_wheel += 1;
+    }
+
+    #[inline(never)]
+    fn file_far(&mut self, s: u32) {
+        let Slot { at, seq, .. } = *self.slot(s);
+        let key = ((at as u128) << 64) | (((seq & SEQ_MASK) << SLOT_BITS) | s as u64) as u128;
+        self.far.push(Reverse(key));
     }
 
     /// Schedule `event` `delay` ns from now.
@@ -248,7 +257,8 @@ impl EventQueue {
         self.post(self.now + delay, event)
     }
 
-    /// The first occupied bucket at or after `cur`, going round the wheel.
+    /// The first occupied bucket at or after `cur`, going round the wheel
+    /// (only called with `in_wheel > 0`).
     #[inline]
     fn first_bucket(&self) -> usize {
         let start = self.cur as usize & MASK;
@@ -268,49 +278,57 @@ impl EventQueue {
         unreachable!("in_wheel > 0 but no bucket occupied")
     }
 
-    /// Bucket and key of the smallest key in the wheel: the head of the
-    /// first occupied bucket.
-    #[inline]
-    fn wheel_min(&self) -> Option<(usize, u128)> {
-        if self.in_wheel == 0 {
-            return None;
-        }
-        let i = self.first_bucket();
-        Some((i, self.slot(self.ends[i][0]).key))
-    }
-
     /// Take the earliest event and advance the clock to it.
     #[inline]
     pub fn pop(&mut self) -> Option<(Time, Event)> {
-        let wheel = self.wheel_min();
-        let next = match wheel {
-            Some((_, k)) => Some(k),
-            None => self.far.peek().map(|Reverse(k)| *k),
-        };
-        if let Some(a) = self.arrival {
-            if next.is_none_or(|k| a < k) {
-                self.arrival = None;
-                self.advance(time_of(a));
-                return Some((self.now, Event::Arrival));
-            }
+        if self.in_wheel == 0 {
+            return self.pop_beyond_wheel();
         }
-        let k = match wheel {
-            Some((i, k)) => {
-                let next = self.slot(slot_of(k)).next;
-                self.ends[i][0] = next;
-                if next == NONE {
-                    self.ends[i][1] = NONE;
-                    self.occupied[i >> 6] &= !(1 << (i & 63));
-                }
-                self.in_wheel -= 1;
-                k
-            }
-            None => self.far.pop()?.0,
-        };
-        self.advance(time_of(k));
-        let slot = slot_of(k);
-        self.free.push(slot);
-        Some((self.now, self.slot(slot).event))
+        // Far events lie beyond the wheel: its first event is the earliest.
+        let i = self.first_bucket();
+        let h = self.ends[i][0];
+        let (at, seq) = (self.slot(h).at, self.slot(h).seq);
+        if self.arrival < (at, seq) {
+            return Some(self.take_arrival());
+        }
+        let next = self.slot(h).next;
+        self.ends[i][0] = next;
+        if next == NONE {
+            self.ends[i][1] = NONE;
+            self.occupied[i >> 6] &= !(1 << (i & 63));
+        }
+        self.in_wheel -= 1;
+        self.slot_mut(h).next = self.free;
+        self.free = h;
+        self.advance(at);
+        Some((at, self.slot(h).event))
+    }
+
+    fn take_arrival(&mut self) -> (Time, Event) {
+        let at = self.arrival.0;
+        self.arrival = NO_ARRIVAL;
+        self.advance(at);
+        (at, Event::Arrival)
+    }
+
+    /// `pop` with the wheel empty: the arrival or the first far event.
+    #[inline(never)]
+    fn pop_beyond_wheel(&mut self) -> Option<(Time, Event)> {
+        let far = self.far.peek().map(|Reverse(k)| *k);
+        let before_far = far.is_none_or(|k| {
+            let (at, seq) = ((k >> 64) as Time, (k as u64) >> SLOT_BITS);
+            (self.arrival.0, self.arrival.1 & SEQ_MASK) < (at, seq)
+        });
+        if self.arrival != NO_ARRIVAL && before_far {
+            return Some(self.take_arrival());
+        }
+        let k = self.far.pop()?.0;
+        let s = (k as u64 & ((1 << SLOT_BITS) - 1)) as u32;
+        let Slot { at, event, .. } = *self.slot(s);
+        self.slot_mut(s).next = self.free;
+        self.free = s;
+        self.advance(at);
+        Some((at, event))
     }
 
     /// Move the clock (and the wheel's window) to `t`, pulling far events in.
@@ -327,21 +345,21 @@ impl EventQueue {
         }
     }
 
-    /// File the far events the wheel's window now reaches.
+    /// File the far events the wheel's window now reaches, in key order.
     #[inline(never)]
     fn pull_far(&mut self) {
         while let Some(Reverse(k)) = self.far.peek() {
-            if time_of(*k) >> GRAIN_BITS >= self.cur + WHEEL {
+            if ((k >> 64) as Time) >> GRAIN_BITS >= self.cur + WHEEL {
                 break;
             }
-            let k = *k;
+            let s = (*k as u64 & ((1 << SLOT_BITS) - 1)) as u32;
             self.far.pop();
-            self.file(k);
+            self.file(s);
         }
     }
 
     pub fn len(&self) -> usize {
-        self.in_wheel + self.far.len() + self.arrival.is_some() as usize
+        self.in_wheel + self.far.len() + (self.arrival != NO_ARRIVAL) as usize
     }
 
     pub fn is_empty(&self) -> bool {
@@ -354,8 +372,7 @@ impl EventQueue {
     pub fn more_now(&self) -> bool {
         let now = self.now;
         let head = self.ends[self.cur as usize & MASK][0];
-        self.arrival.is_some_and(|a| time_of(a) == now)
-            || (head != NONE && time_of(self.slot(head).key) == now)
+        (self.arrival.0 == now && self.arrival != NO_ARRIVAL) || (head != NONE && self.slot(head).at == now)
     }
 }
 
@@ -453,6 +470,29 @@ mod tests {
         let mut got = popped.clone();
         got.sort();
         assert_eq!(got, expect);
+    }
+
+    #[test]
+    fn far_events_keep_their_place_before_later_posts_at_the_same_time() {
+        let mut q = EventQueue::new();
+        let far = 9_000_000; // beyond the wheel's window at time 0
+        q.schedule(far, Event::TransferDone(1)).unwrap();
+        q.schedule(far, Event::Arrival).unwrap();
+        q.schedule(5_000_000, Event::TransferDone(2)).unwrap();
+        assert_eq!(q.pop(), Some((5_000_000, Event::TransferDone(2))));
+        // The window now reaches `far`: posted directly, after the far ones.
+        q.schedule(far, Event::TransferDone(3)).unwrap();
+        q.schedule(far - 1, Event::TransferDone(4)).unwrap();
+        let order: Vec<_> = std::iter::from_fn(|| q.pop()).collect();
+        assert_eq!(
+            order,
+            vec![
+                (far - 1, Event::TransferDone(4)),
+                (far, Event::TransferDone(1)),
+                (far, Event::Arrival),
+                (far, Event::TransferDone(3)),
+            ]
+        );
     }
 
     #[test]
