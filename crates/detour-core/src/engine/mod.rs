@@ -105,6 +105,16 @@ fn too_many_pending() -> Error {
     Error::Sim(format!("more than {} events pending at once", 1u32 << SLOT_BITS))
 }
 
+/// A far event's heap key: (time, 40-bit sequence, 24-bit slot), so the
+/// heap orders by (time, sequence) and the key names the event's slot.
+fn far_key(at: Time, seq: u64, s: u32) -> u128 {
+    ((at as u128) << 64) | (((seq & SEQ_MASK) << SLOT_BITS) | s as u64) as u128
+}
+
+fn far_slot(k: u128) -> u32 {
+    (k as u64 & ((1 << SLOT_BITS) - 1)) as u32
+}
+
 impl EventQueue {
     pub fn new() -> Self {
         EventQueue {
@@ -167,6 +177,7 @@ impl EventQueue {
             self.arrival = (at, seq);
             return;
         }
+        let slot = Slot { at, seq, event, next: NONE };
         let s = self.free;
         let s = if s != NONE {
             self.free = self.slot(s).next;
@@ -175,10 +186,10 @@ impl EventQueue {
             if self.slots.len() >= 1 << SLOT_BITS {
                 return self.keep_fault(too_many_pending());
             }
-            self.slots.push(Slot { at, seq, event, next: NONE });
+            self.slots.push(slot);
             (self.slots.len() - 1) as u32
         };
-        *self.slot_mut(s) = Slot { at, seq, event, next: NONE };
+        *self.slot_mut(s) = slot;
         self.file(s);
     }
 
@@ -241,8 +252,7 @@ impl EventQueue {
     #[inline(never)]
     fn file_far(&mut self, s: u32) {
         let Slot { at, seq, .. } = *self.slot(s);
-        let key = ((at as u128) << 64) | (((seq & SEQ_MASK) << SLOT_BITS) | s as u64) as u128;
-        self.far.push(Reverse(key));
+        self.far.push(Reverse(far_key(at, seq, s)));
     }
 
     /// Schedule `event` `delay` ns from now.
@@ -315,15 +325,13 @@ impl EventQueue {
     #[inline(never)]
     fn pop_beyond_wheel(&mut self) -> Option<(Time, Event)> {
         let far = self.far.peek().map(|Reverse(k)| *k);
-        let before_far = far.is_none_or(|k| {
-            let (at, seq) = ((k >> 64) as Time, (k as u64) >> SLOT_BITS);
-            (self.arrival.0, self.arrival.1 & SEQ_MASK) < (at, seq)
-        });
+        // Sequence numbers are unique, so the slot part never decides.
+        let before_far = far.is_none_or(|k| far_key(self.arrival.0, self.arrival.1, 0) < k);
         if self.arrival != NO_ARRIVAL && before_far {
             return Some(self.take_arrival());
         }
         let k = self.far.pop()?.0;
-        let s = (k as u64 & ((1 << SLOT_BITS) - 1)) as u32;
+        let s = far_slot(k);
         let Slot { at, event, .. } = *self.slot(s);
         self.slot_mut(s).next = self.free;
         self.free = s;
@@ -352,7 +360,7 @@ impl EventQueue {
             if ((k >> 64) as Time) >> GRAIN_BITS >= self.cur + WHEEL {
                 break;
             }
-            let s = (*k as u64 & ((1 << SLOT_BITS) - 1)) as u32;
+            let s = far_slot(*k);
             self.far.pop();
             self.file(s);
         }
