@@ -109,6 +109,24 @@ fn a_device_with_no_room_reports_instead_of_hanging() {
     assert!(err.to_string().contains("could not complete"), "{err}");
 }
 
+/// The same with a periodic tick (RR-SSD's day-long period, and a 1 ms tick
+/// for the conventional SSD): the ticks stop once nothing else can move the
+/// stalled requests on. They used to go on until the clock overflowed (an
+/// error about a tick in the past after 213,503 RR-SSD periods; a hang at
+/// 1 ms).
+#[test]
+fn a_device_with_no_room_reports_instead_of_ticking_on() {
+    let logical = 2048u64;
+    let mut reqs: Vec<_> = (0..logical).map(|p| req(p * 1000, p, 1, IoKind::Write)).collect();
+    reqs.extend((0..200).map(|i| req(logical * 1000 + i * 1000, i, 1, IoKind::Write)));
+    for scheme in [&["scheme.name=rr-ssd"][..], &["scheme.name=conventional", "scheme.tick_us=1000"]] {
+        let mut o = vec!["device.overprovisioning=0.0", "ftl.gc_threshold=0.0"];
+        o.extend_from_slice(scheme);
+        let err = sim::run_requests(tiny(&o), &reqs).unwrap_err();
+        assert!(err.to_string().contains("could not complete"), "{scheme:?}: {err}");
+    }
+}
+
 /// Reads queued behind writes (FIFO dies) pin blocks; when every GC candidate
 /// of a plane is pinned, GC must try again as the pins go, or parked writes
 /// wait forever. Without that retry this run stranded over 4,000 requests.
@@ -200,4 +218,20 @@ fn preconditioning_stops_when_asked_in_either_pass() {
         assert!(matches!(err, detour_core::Error::Interrupted { .. }), "{err}");
         assert_eq!(p.reports, all.reports[..stop_at as usize], "stopped at the report that said so");
     }
+}
+
+/// Preconditioning sees no load, so dynamic allocation used to put every
+/// page on die 0 and the device "filled up" at a share of its space. Now
+/// the pages spread over every die, and the run reads them back.
+#[test]
+fn dynamic_allocation_preconditions_every_die() {
+    let cfg = small(&["ftl.allocation=dynamic", "ftl.precondition.valid=0.5", "ftl.precondition.to_gc_threshold=true", "run.verify=true"]);
+    let dies = cfg.device.channels * cfg.device.chips_per_channel * cfg.device.dies_per_chip;
+    let reqs = random_mix(4000, 1 << 16, 0.7, 20_000, 9);
+    let r = sim::run_requests(cfg, &reqs).expect("preconditioning with dynamic allocation fits");
+    assert_eq!(r.summary.requests, 4000);
+    assert_eq!(r.summary.verify_errors, 0);
+    let reads = &r.summary.dies.reads;
+    assert_eq!(reads.len() as u32, dies);
+    assert!(reads.iter().all(|&n| n > 0), "every die holds data: {reads:?}");
 }

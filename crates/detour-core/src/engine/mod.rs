@@ -258,7 +258,10 @@ impl EventQueue {
     /// Schedule `event` `delay` ns from now.
     #[inline]
     pub fn after(&mut self, delay: Time, event: Event) -> Result<()> {
-        self.schedule(self.now + delay, event)
+        let Some(at) = self.now.checked_add(delay) else {
+            return Err(Error::Sim(format!("{event:?} {delay} ns after {} ns lies past the end of simulated time", self.now)));
+        };
+        self.schedule(at, event)
     }
 
     /// Post `event` `delay` ns from now (see [`post`](Self::post)).

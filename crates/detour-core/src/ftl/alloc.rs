@@ -28,9 +28,17 @@ impl Ftl {
     }
 
     /// A plane on the least-loaded of `dies` (fewest outstanding commands;
-    /// ties go to the lowest die id), rotating over that die's planes.
+    /// ties go to the lowest die id), rotating over that die's planes. In
+    /// setup (see [`Ftl::set_setup`]), the die of `dies` that took the
+    /// fewest setup writes.
     pub fn least_loaded_plane(&mut self, view: &LoadView, dies: impl Iterator<Item = u32>) -> u32 {
-        let die = view.least_loaded(dies).unwrap_or(0);
+        let die = if self.setup {
+            let d = dies.filter(|&d| !view.failed(d)).min_by_key(|&d| self.setup_writes[d as usize]).unwrap_or(0);
+            self.setup_writes[d as usize] += 1;
+            d
+        } else {
+            view.least_loaded(dies).unwrap_or(0)
+        };
         let ppd = self.geo.planes_per_die;
         let k = &mut self.plane_rr[die as usize];
         let plane = die * ppd + *k % ppd;

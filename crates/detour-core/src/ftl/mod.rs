@@ -90,6 +90,9 @@ pub struct Ftl {
     blocks: Vec<BlockInfo>,
     planes: Vec<PlaneInfo>,
     plane_rr: Vec<u32>,
+    /// Writes that take no simulated time (see [`Ftl::set_setup`]) per die.
+    setup_writes: Vec<u32>,
+    setup: bool,
     /// Planes that fell below the GC threshold since the simulator last looked.
     pub gc_wanted: Vec<u32>,
     free_total: u64,
@@ -128,10 +131,20 @@ impl Ftl {
             blocks: vec![block; geo.blocks() as usize],
             planes,
             plane_rr: vec![0; geo.dies() as usize],
+            setup_writes: vec![0; geo.dies() as usize],
+            setup: false,
             gc_wanted: Vec::new(),
             free_total: geo.blocks() as u64,
             stats: FtlStats::default(),
         })
+    }
+
+    /// Between `set_setup(true)` and `set_setup(false)` writes take no
+    /// simulated time (preconditioning, placing a never-written page): no
+    /// load builds up, so dynamic allocation spreads them evenly over the
+    /// dies it may choose from instead of putting them all on the first.
+    pub fn set_setup(&mut self, on: bool) {
+        self.setup = on;
     }
 
     #[inline]

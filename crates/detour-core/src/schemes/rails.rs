@@ -91,6 +91,11 @@ impl Rails {
     /// dropped only once the new page is allocated.
     fn place(&mut self, lpn: Lpn, h: usize, done: u32, ctx: &mut Ctx) -> Result<Ppn, Stall> {
         let plane = self.plane(lpn, h, ctx);
+        self.place_on(plane, lpn, h, done, ctx)
+    }
+
+    /// `place` on a plane of half `h` already chosen.
+    fn place_on(&mut self, plane: u32, lpn: Lpn, h: usize, done: u32, ctx: &mut Ctx) -> Result<Ppn, Stall> {
         let ppn = ctx.ftl.alloc(plane, Stream::Host, Self::owner(lpn, h)).ok_or(Stall { done })?;
         let old = std::mem::replace(&mut self.copy[h][lpn as usize], ppn);
         if old != NO_PAGE {
@@ -171,11 +176,18 @@ impl Scheme for Rails {
     }
 
     /// Preconditioning writes both copies, so the run starts converged.
+    /// Both copies or neither: a stall must leave the page as it was, or
+    /// every retry would put a new copy in the half with room, and the
+    /// erases of the old ones would feed the retries forever.
     fn write_instantly(&mut self, lpn: Lpn, token: Token, ctx: &mut Ctx, _: &mut Plan) -> Result<(), Stall> {
-        let a = self.place(lpn, 0, 0, ctx)?;
-        ctx.ftl.program_done(a, token);
-        let b = self.place(lpn, 1, 0, ctx)?;
-        ctx.ftl.program_done(b, token);
+        let planes = [self.plane(lpn, 0, ctx), self.plane(lpn, 1, ctx)];
+        if !planes.iter().all(|&p| ctx.ftl.can_alloc(p, Stream::Host)) {
+            return Err(Stall { done: 0 });
+        }
+        for (h, plane) in planes.into_iter().enumerate() {
+            let ppn = self.place_on(plane, lpn, h, 0, ctx)?;
+            ctx.ftl.program_done(ppn, token);
+        }
         self.buffer.remove(&lpn);
         Ok(())
     }

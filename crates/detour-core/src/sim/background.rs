@@ -126,7 +126,14 @@ impl Simulation {
         self.with_ctx(|s, ctx| s.tick(ctx));
         self.start_background()?;
         self.start_wanted_gc()?;
-        let active = self.next_req.is_some() || self.outstanding > 0;
+        // Requests still out keep the ticks going only while something else
+        // can move them on: with no other event pending and no work handed
+        // to the dies, nothing but ticks would ever happen again, and a
+        // stalled run would tick on (one day at a time, by default for
+        // RR-SSD) until the clock overflowed, instead of ending and saying
+        // which requests could not complete.
+        let busy = !self.q.is_empty() || self.sched.has_work();
+        let active = self.next_req.is_some() || (self.outstanding > 0 && busy);
         match self.tick_interval() {
             Some(iv) if active => self.q.after(iv, Event::Tick),
             _ => Ok(()),

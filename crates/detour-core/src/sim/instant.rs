@@ -38,12 +38,23 @@ impl Simulation {
             (p.invalid * self.geo.total_pages() as f64) as u64
         };
         if overwrites > 0 && valid == 0 {
-            return Err(Error::config("ftl.precondition.invalid", "needs ftl.precondition.valid > 0 (stale pages come from overwrites)"));
+            let key = if p.to_gc_threshold { "ftl.precondition.to_gc_threshold" } else { "ftl.precondition.invalid" };
+            return Err(Error::config(key, "needs ftl.precondition.valid > 0 (stale pages come from overwrites)"));
         }
         // Filling to the GC threshold ends at the floor of free blocks.
         let floor = p.to_gc_threshold.then_some(floor);
         self.overwrite(valid, overwrites, floor, &mut report)?;
+        // The run starts GC on every plane preconditioning left below its
+        // threshold (filling to the GC threshold leaves none, but a plane a
+        // scheme writes more than others can be): the planes that fell
+        // below it on the way may have been collected since, and one still
+        // below it, but not listed, would never be collected.
         self.ftl.gc_wanted.clear();
+        for plane in 0..self.geo.planes() {
+            if self.ftl.needs_gc(plane) {
+                self.ftl.gc_wanted.push(plane);
+            }
+        }
         self.ftl.stats = Default::default();
         Ok(())
     }
@@ -176,19 +187,23 @@ impl Simulation {
     /// unwritten; a written page is marked placed (and its token kept, in
     /// verify mode).
     fn write_while(&mut self, mut next: impl FnMut(&mut Ctx, &Chunked<u64>) -> Option<(Lpn, Token)>) -> Option<(Lpn, Token)> {
+        self.ftl.set_setup(true);
         // Not `with_ctx`: the scratch plan is borrowed beside the context
         // instead of moved out and back.
         let mut ctx = super::exec::planning_ctx!(self);
+        let mut refused = None;
         while let Some((lpn, token)) = next(&mut ctx, &self.placed) {
             let r = self.scheme.write_instantly(lpn, token, &mut ctx, &mut self.scratch_plan);
             // Background work a scheme asks for during setup is not simulated.
             ctx.background.clear();
             if r.is_err() {
-                return Some((lpn, token));
+                refused = Some((lpn, token));
+                break;
             }
             mark_written(&mut self.placed, &mut self.oracle, lpn, token);
         }
-        None
+        self.ftl.set_setup(false);
+        refused
     }
 
     /// Write one page at once (see `write_while`); false if a full plane
