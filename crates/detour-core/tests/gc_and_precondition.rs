@@ -98,14 +98,19 @@ fn impossible_preconditioning_names_the_key() {
     assert!(err.to_string().contains("ftl.precondition.invalid"), "{err}");
 }
 
+/// Every page of `tiny`'s 2048 written once, then 200 of them again.
+fn overfill() -> Vec<detour_core::Request> {
+    let logical = 2048u64;
+    let mut reqs: Vec<_> = (0..logical).map(|p| req(p * 1000, p, 1, IoKind::Write)).collect();
+    reqs.extend((0..200).map(|i| req(logical * 1000 + i * 1000, i, 1, IoKind::Write)));
+    reqs
+}
+
 #[test]
 fn a_device_with_no_room_reports_instead_of_hanging() {
     // No over-provisioning and every page live: GC can never reclaim a page.
     let cfg = tiny(&["device.overprovisioning=0.0", "ftl.gc_threshold=0.0"]);
-    let logical = 2048u64;
-    let mut reqs: Vec<_> = (0..logical).map(|p| req(p * 1000, p, 1, IoKind::Write)).collect();
-    reqs.extend((0..200).map(|i| req(logical * 1000 + i * 1000, i, 1, IoKind::Write)));
-    let err = sim::run_requests(cfg, &reqs).unwrap_err();
+    let err = sim::run_requests(cfg, &overfill()).unwrap_err();
     assert!(err.to_string().contains("could not complete"), "{err}");
 }
 
@@ -116,9 +121,7 @@ fn a_device_with_no_room_reports_instead_of_hanging() {
 /// 1 ms).
 #[test]
 fn a_device_with_no_room_reports_instead_of_ticking_on() {
-    let logical = 2048u64;
-    let mut reqs: Vec<_> = (0..logical).map(|p| req(p * 1000, p, 1, IoKind::Write)).collect();
-    reqs.extend((0..200).map(|i| req(logical * 1000 + i * 1000, i, 1, IoKind::Write)));
+    let reqs = overfill();
     for scheme in [&["scheme.name=rr-ssd"][..], &["scheme.name=conventional", "scheme.tick_us=1000"]] {
         let mut o = vec!["device.overprovisioning=0.0", "ftl.gc_threshold=0.0"];
         o.extend_from_slice(scheme);

@@ -44,11 +44,11 @@ impl Simulation {
         // Filling to the GC threshold ends at the floor of free blocks.
         let floor = p.to_gc_threshold.then_some(floor);
         self.overwrite(valid, overwrites, floor, &mut report)?;
-        // The run starts GC on every plane preconditioning left below its
-        // threshold (filling to the GC threshold leaves none, but a plane a
-        // scheme writes more than others can be): the planes that fell
-        // below it on the way may have been collected since, and one still
-        // below it, but not listed, would never be collected.
+        // GC is wanted where preconditioning left a plane below its
+        // threshold (a plane a scheme writes more than others can end
+        // there), and nowhere else: a plane missing from the list would
+        // only be listed again when it takes a block, which at the reserve
+        // it cannot.
         self.ftl.gc_wanted.clear();
         for plane in 0..self.geo.planes() {
             if self.ftl.needs_gc(plane) {
