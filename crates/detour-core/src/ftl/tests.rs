@@ -134,3 +134,27 @@ fn erase_frees_the_block_and_counts() {
     assert_eq!(f.page_state(pages[0]), PageState::Free);
     assert_eq!(f.token(pages[0]), 0);
 }
+
+#[test]
+fn planes_start_at_staggered_blocks_and_gc_ties_follow_the_free_order() {
+    let mut f = ftl();
+    let (plane, bpp) = (3, f.geo.blocks_per_plane);
+    let mut pages = Vec::new();
+    while let Some(p) = f.alloc(plane, Stream::Host, pages.len() as u32) {
+        pages.push(p);
+    }
+    assert_eq!(f.geo.block_of(pages[0]), plane * bpp + 3, "plane 3 starts at its block 3");
+    // Host writes fill 6 blocks (2 are kept for GC): the plane's blocks 3-7, then 0.
+    let filled: Vec<u32> = pages.chunks(4).map(|c| f.geo.block_of(c[0]) - plane * bpp).collect();
+    assert_eq!(filled, [3, 4, 5, 6, 7, 0]);
+    for &p in &pages {
+        f.program_done(p, 1);
+    }
+    // One stale page in block 0 and one in block 7: the tie goes to block
+    // 7, the first of the two in the plane's free order.
+    let first_of = |b: u32| f.geo.first_page(plane * bpp + b);
+    let (in0, in7) = (first_of(0), first_of(7));
+    f.invalidate(in0);
+    f.invalidate(in7);
+    assert_eq!(f.start_gc(plane), Some(plane * bpp + 7));
+}
