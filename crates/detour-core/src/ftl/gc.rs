@@ -1,6 +1,6 @@
 //! Greedy garbage collection: when a plane's free blocks fall below the
 //! threshold, the full, unpinned block with the fewest live pages is chosen
-//! (ties: the first in the plane's free order, see `free_order_start`);
+//! (ties: the first in the plane's free order, see `free_order`);
 //! the simulator moves its live pages (read, then program in the same plane,
 //! at background priority) and erases it.
 
@@ -26,9 +26,7 @@ impl Ftl {
         let ppb = self.geo.pages_per_block;
         let mut best: Option<(u32, u32)> = None;
         // In the plane's free order, so ties go to the block first in it.
-        let start = super::free_order_start(plane, bpp);
-        for i in 0..bpp {
-            let b = plane * bpp + (start + i) % bpp;
+        for b in super::free_order(plane, bpp) {
             let info = &self.blocks[b as usize];
             if info.state != BlockState::Full || info.pins > 0 || info.valid >= ppb {
                 continue;
