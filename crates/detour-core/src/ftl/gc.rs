@@ -19,6 +19,19 @@ impl Ftl {
         !p.gc_active && (p.free.len() as u32) < self.gc_free_blocks
     }
 
+    /// List for GC exactly the planes that need it now (after setup writes
+    /// that took no simulated time): a plane left off the list would only
+    /// be listed again when it takes a block, which at the reserve it
+    /// cannot.
+    pub fn relist_gc_wanted(&mut self) {
+        self.gc_wanted.clear();
+        for plane in 0..self.geo.planes() {
+            if self.needs_gc(plane) {
+                self.gc_wanted.push(plane);
+            }
+        }
+    }
+
     /// Choose a victim on `plane` and mark the plane as collecting. None if
     /// no full, unpinned block has a stale page to reclaim.
     pub fn start_gc(&mut self, plane: u32) -> Option<u32> {

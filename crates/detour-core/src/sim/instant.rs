@@ -44,17 +44,9 @@ impl Simulation {
         // Filling to the GC threshold ends at the floor of free blocks.
         let floor = p.to_gc_threshold.then_some(floor);
         self.overwrite(valid, overwrites, floor, &mut report)?;
-        // GC is wanted where preconditioning left a plane below its
-        // threshold (a plane a scheme writes more than others can end
-        // there), and nowhere else: a plane missing from the list would
-        // only be listed again when it takes a block, which at the reserve
-        // it cannot.
-        self.ftl.gc_wanted.clear();
-        for plane in 0..self.geo.planes() {
-            if self.ftl.needs_gc(plane) {
-                self.ftl.gc_wanted.push(plane);
-            }
-        }
+        // A plane a scheme writes more than others can end below its GC
+        // threshold.
+        self.ftl.relist_gc_wanted();
         self.ftl.stats = Default::default();
         Ok(())
     }
