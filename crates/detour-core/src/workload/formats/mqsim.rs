@@ -167,5 +167,23 @@ mod tests {
                 proptest::prop_assert_eq!(parse_checked(&l), Ok(Line::Request(r)));
             }
         }
+
+        #[test]
+        fn fast_path_takes_every_plain_line(
+            // 20-digit numbers are left to the checked parser.
+            time in 0u64..10_000_000_000_000_000_000,
+            volume: u32,
+            lba in 0u64..1 << 50,
+            size in 1u64..1 << 20,
+            read: bool,
+            sep in "[ \t]{1,3}",
+        ) {
+            let l = [time.to_string(), volume.to_string(), lba.to_string(), size.to_string(), u8::from(read).to_string()]
+                .join(&sep);
+            let Ok(Line::Request(want)) = parse_checked(&l) else {
+                return Err(proptest::test_runner::TestCaseError::fail(format!("checked parser refused {l:?}")));
+            };
+            proptest::prop_assert_eq!(parse_fast(l.as_bytes()), Some(want));
+        }
     }
 }
