@@ -31,7 +31,7 @@ fn keys() -> impl Strategy<Value = Vec<String>> {
     let sched = (any::<bool>(), any::<bool>(), any::<bool>(), 0u32..=3, pick(&[0.0, 5.0, 50.0]));
     let ftl = (pick(&["static", "dynamic"]), pick(&["CWDP", "PDWC", "WCDP", "DPCW"]), pick(&[0.0, 0.05, 0.2]), pick(&[0.0, 0.0, 0.3, 0.6]), pick(&[0.0, 0.0, 0.0, 0.1]), any::<bool>());
     let host = (pick(&[0u32, 1, 4]), pick(&[0.5, 1.0, 20.0]), pick(&["strict", "fold", "fold", "fold"]));
-    (proptest::sample::select(SchemeKind::ALL).prop_map(|(name, _)| name), device, sched, ftl, host, 0..i64::MAX as u64, any::<bool>()).prop_map(|(scheme, d, s, f, h, seed, coll)| {
+    (pick(SchemeKind::ALL).prop_map(|(name, _)| name), device, sched, ftl, host, 0..i64::MAX as u64, any::<bool>()).prop_map(|(scheme, d, s, f, h, seed, coll)| {
         let mut k = vec![
             "run.verify=true".to_string(),
             format!("run.seed={seed}"),

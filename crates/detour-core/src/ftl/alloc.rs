@@ -33,7 +33,7 @@ impl Ftl {
     /// fewest setup writes.
     pub fn least_loaded_plane(&mut self, view: &LoadView, dies: impl Iterator<Item = u32>) -> u32 {
         let die = if self.setup {
-            let d = dies.filter(|&d| !view.failed(d)).min_by_key(|&d| self.setup_writes[d as usize]).unwrap_or(0);
+            let d = view.least_by(dies, |&d| self.setup_writes[d as usize]).unwrap_or(0);
             self.setup_writes[d as usize] += 1;
             d
         } else {

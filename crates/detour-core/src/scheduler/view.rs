@@ -46,7 +46,11 @@ impl<'a> LoadView<'a> {
     }
     /// The die with the fewest outstanding commands among `dies` (first wins ties).
     pub fn least_loaded(&self, dies: impl Iterator<Item = u32>) -> Option<u32> {
-        dies.filter(|&d| !self.failed(d)).min_by_key(|&d| self.occ(d))
+        self.least_by(dies, |&d| self.occ(d))
+    }
+    /// The working die of `dies` with the smallest `key` (first wins ties).
+    pub fn least_by(&self, dies: impl Iterator<Item = u32>, key: impl FnMut(&u32) -> u32) -> Option<u32> {
+        dies.filter(|&d| !self.failed(d)).min_by_key(key)
     }
     pub fn min_occ(&self) -> u32 {
         self.dies.iter().filter(|d| !d.failed).map(|d| d.occ).min().unwrap_or(0)
