@@ -229,7 +229,7 @@ fn preconditioning_stops_when_asked_in_either_pass() {
 #[test]
 fn dynamic_allocation_preconditions_every_die() {
     let cfg = small(&["ftl.allocation=dynamic", "ftl.precondition.valid=0.5", "ftl.precondition.to_gc_threshold=true", "run.verify=true"]);
-    let dies = cfg.device.channels * cfg.device.chips_per_channel * cfg.device.dies_per_chip;
+    let dies = detour_core::device::Geometry::from_config(&cfg.device).unwrap().dies();
     let reqs = random_mix(4000, 1 << 16, 0.7, 20_000, 9);
     let r = sim::run_requests(cfg, &reqs).expect("preconditioning with dynamic allocation fits");
     assert_eq!(r.summary.requests, 4000);
