@@ -7,7 +7,7 @@ The simulator is a Rust library (`detour-core`); this package drives it::
     print(r.summary["latency_us"]["read"]["p99"])
     r.write("out")                      # summary.json, requests.parquet, config.toml
 
-- `run`, `Result`, `config`, `presets`, `schemes`: simulate (`detour.api`)
+- `run`, `Result`, `config`, `presets`, `schemes`, `compats`: simulate (`detour.api`)
 - `formats`, `inspect_trace`, `convert_trace`: traces (`detour.traces`)
 - `profiles`, `profile_spec`, `generate`: synthetic workloads (`detour.traces`)
 - `value_popularity`: value-popularity analysis of a trace or profile (`detour.traces`)
@@ -28,7 +28,7 @@ from ._detour import (
     TraceError,
     __version__,
 )
-from .api import COLUMNS, Result, config, presets, run, schemes
+from .api import COLUMNS, Result, compat_settings, compats, config, presets, run, schemes
 from .traces import convert_trace, formats, generate, inspect_trace, profile_spec, profiles, value_popularity
 
 __all__ = [
@@ -49,6 +49,8 @@ __all__ = [
     "profile_spec",
     "profiles",
     "presets",
+    "compats",
+    "compat_settings",
     "run",
     "schemes",
     "value_popularity",

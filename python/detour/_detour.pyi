@@ -53,6 +53,12 @@ def config_json(config_toml: str) -> str:
 def presets() -> List[Tuple[str, str]]:
     """(name, description) of every device preset."""
 
+def compats() -> List[Tuple[str, str]]:
+    """(name, description) of every compatibility bundle (`compat = NAME`)."""
+
+def compat_settings(name: str) -> List[Tuple[str, str, str]]:
+    """(key, TOML value, the peer behaviour it follows) of one bundle."""
+
 def schemes() -> List[Tuple[str, str]]:
     """(name, description) of every scheme."""
 

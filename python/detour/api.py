@@ -74,6 +74,7 @@ def config(
     overrides: Overrides = None,
     scheme: Optional[str] = None,
     verify: Optional[bool] = None,
+    compat: Optional[str] = None,
 ) -> str:
     """Resolve and validate a configuration; return it as a complete TOML document.
 
@@ -81,9 +82,13 @@ def config(
     (which may start from a preset with a top-level `preset = "name"`).
     Then `toml` text, then `overrides` (`["key=value", ...]` or a mapping),
     then `scheme` (`scheme.name`) and `verify` (`run.verify`) are applied.
+    `compat` names a peer simulator whose timing rules (`compats()`) are
+    applied before `overrides`, so those still win.
     Raises `ConfigError` naming the offending key.
     """
     sets = _override_list(overrides)
+    if compat is not None:
+        sets.insert(0, f"compat={_toml_value(compat)}")
     if scheme is not None:
         sets.append(f"scheme.name={_toml_value(scheme)}")
     if verify is not None:
@@ -96,6 +101,16 @@ def config(
 def presets() -> list:
     """`[(name, description), ...]` of the built-in devices."""
     return list(_detour.presets())
+
+
+def compats() -> list:
+    """`[(name, description), ...]` of the peer simulators' timing bundles."""
+    return list(_detour.compats())
+
+
+def compat_settings(name: str) -> list:
+    """`[(key, value, because), ...]`: what bundle `name` sets, and why."""
+    return list(_detour.compat_settings(name))
 
 
 def schemes() -> list:
@@ -276,10 +291,12 @@ def run(
     scheme: Optional[str] = None,
     verify: Optional[bool] = None,
     progress: ProgressArg = None,
+    compat: Optional[str] = None,
 ) -> Result:
     """Simulate one workload on one device and return its `Result`.
 
-    Device: `device`, `toml`, `overrides`, `scheme`, `verify` as in `config()`.
+    Device: `device`, `toml`, `overrides`, `scheme`, `verify`, `compat` as
+    in `config()`.
 
     Workload, exactly one of:
     - `trace`: a trace file (plain, gzip or zstd), its `format` detected
@@ -301,7 +318,7 @@ def run(
     given = [x is not None for x in (trace, profile, requests)]
     if sum(given) != 1:
         raise ValueError("give exactly one workload: trace=, profile= or requests=")
-    cfg = config(device, toml=toml, overrides=overrides, scheme=scheme, verify=verify)
+    cfg = config(device, toml=toml, overrides=overrides, scheme=scheme, verify=verify, compat=compat)
 
     bar = None
     callback = progress if callable(progress) else None

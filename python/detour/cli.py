@@ -36,6 +36,12 @@ def _runs(text: str) -> int:
     return n
 
 
+def _detour_compats() -> list:
+    from .api import compats
+
+    return compats()
+
+
 def _add_device(p: argparse.ArgumentParser, default: str) -> None:
     p.add_argument(
         "--device",
@@ -54,6 +60,11 @@ def _add_device(p: argparse.ArgumentParser, default: str) -> None:
         help="override one config key, e.g. --set ftl.gc_threshold=0.1 (repeatable)",
     )
     p.add_argument("--scheme", help="the scheme (see `detour schemes`); same as --set scheme.name=S")
+    p.add_argument(
+        "--compat",
+        choices=[n for n, _ in _detour_compats()],
+        help="a peer simulator's timing rules (docs/validation.md), applied before --set; same as --set compat=NAME",
+    )
 
 
 def _add_reader(p: argparse.ArgumentParser) -> None:
@@ -232,6 +243,12 @@ def cmd_analyze(a: argparse.Namespace) -> None:
 def cmd_config(a: argparse.Namespace) -> None:
     from .api import config
 
+    if a.compat:
+        from .api import compat_settings
+
+        print(f"# compat = {a.compat!r}: these keys, then the file's and --set's")
+        for key, value, because in compat_settings(a.compat):
+            print(f"#   {key} = {value}  ({because})")
     sys.stdout.write(config(a.device, overrides=a.overrides, scheme=a.scheme))
 
 
@@ -435,6 +452,9 @@ def _error(msg: str) -> int:
 
 def main(argv: Optional[Sequence[str]] = None) -> int:
     args = build_parser().parse_args(argv)
+    # A bundle is a layer under the user's own --set keys.
+    if getattr(args, "compat", None):
+        args.overrides = [f"compat={args.compat}", *args.overrides]
     try:
         COMMANDS[args.command](args)
     except KeyboardInterrupt:

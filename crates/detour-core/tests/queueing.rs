@@ -101,6 +101,44 @@ fn without_read_priority_reads_wait_behind_writes() {
     assert!(f > 1.5 * p, "FIFO read mean {f} should be well above priority read mean {p}");
 }
 
+/// Relative error of the mean wait of reads and writes sharing one FCFS
+/// queue against Pollaczek-Khinchine: W = lambda E[S^2] / (2 (1 - rho)),
+/// the same for both classes. `unit` serves one operation at a time: a
+/// lone die, or a chip of two dies whose pages alternate between them.
+fn pk_errors(extra: &[&str], n: usize, seed: u64) -> (f64, f64) {
+    let (read_ratio, rho) = (0.7, 0.6);
+    let mean_s = read_ratio * S_READ + (1.0 - read_ratio) * S_WRITE;
+    let rate = rho / (mean_s / 1e9);
+    let reqs = poisson(n, rate, read_ratio, 100_000, seed);
+    let mut kv = vec!["scheduler.order=fcfs", "scheduler.read_priority=true"];
+    kv.extend_from_slice(extra);
+    let r = sim::run_requests(one_die(&kv), &reqs).unwrap();
+    assert_eq!(r.summary.gc.runs, 0, "GC would add a third class");
+    let lam = rate / 1e9;
+    let es2 = read_ratio * S_READ * S_READ + (1.0 - read_ratio) * S_WRITE * S_WRITE;
+    let w = lam * es2 / (2.0 * (1.0 - rho));
+    let wr = mean_wait(&r.requests.latency_ns, |i| !r.requests.is_write[i], S_READ);
+    let ww = mean_wait(&r.requests.latency_ns, |i| r.requests.is_write[i], S_WRITE);
+    ((wr - w) / w, (ww - w) / w)
+}
+
+#[test]
+fn fcfs_per_die_matches_pollaczek_khinchine() {
+    let (er, ew) = pk_errors(&[], 2_000_000, 3);
+    assert!(er.abs() < 0.03, "read mean wait off P-K by {:.2}%", er * 100.0);
+    assert!(ew.abs() < 0.03, "write mean wait off P-K by {:.2}%", ew * 100.0);
+}
+
+#[test]
+fn fcfs_per_chip_of_two_dies_is_one_server() {
+    // Two dies, one chip, one channel: with the chip as the unit the pair is
+    // one M/G/1 server (its dies never overlap), whatever die a page is on.
+    let chip = ["device.dies_per_chip=2", "device.blocks_per_plane=2048", "scheduler.unit=chip"];
+    let (er, ew) = pk_errors(&chip, 2_000_000, 4);
+    assert!(er.abs() < 0.03, "read mean wait off P-K by {:.2}%", er * 100.0);
+    assert!(ew.abs() < 0.03, "write mean wait off P-K by {:.2}%", ew * 100.0);
+}
+
 #[test]
 #[ignore = "prints the error spread over seeds, to size the tests above"]
 fn queueing_seed_spread() {

@@ -40,6 +40,19 @@ pub fn presets() -> Vec<(&'static str, &'static str)> {
     core_config::presets::names().to_vec()
 }
 
+/// `(name, description)` of every compatibility bundle (`compat = NAME`).
+#[pyfunction]
+pub fn compats() -> Vec<(&'static str, &'static str)> {
+    core_config::Compat::ALL.iter().map(|c| (c.name(), c.description())).collect()
+}
+
+/// The settings of compatibility bundle `name`: `(key, value, because)`.
+#[pyfunction]
+pub fn compat_settings(name: &str) -> PyResult<Vec<(&'static str, &'static str, &'static str)>> {
+    let peer = core_config::Compat::parse(name).py()?;
+    Ok(peer.settings().iter().map(|s| (s.key, s.value, s.because)).collect())
+}
+
 /// Parse and validate a complete configuration document.
 pub fn parse(config_toml: &str) -> PyResult<Config> {
     Config::from_toml_str(config_toml).py()

@@ -32,6 +32,8 @@ fn _detour(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(config::config, m)?)?;
     m.add_function(wrap_pyfunction!(config::config_json, m)?)?;
     m.add_function(wrap_pyfunction!(config::presets, m)?)?;
+    m.add_function(wrap_pyfunction!(config::compats, m)?)?;
+    m.add_function(wrap_pyfunction!(config::compat_settings, m)?)?;
     m.add_function(wrap_pyfunction!(schemes::schemes, m)?)?;
     m.add_function(wrap_pyfunction!(sim::run, m)?)?;
     m.add_function(wrap_pyfunction!(workload::formats, m)?)?;

@@ -245,6 +245,8 @@ def resolve(sweep: Sweep, run: Run, profile_cache: Dict[Any, str]) -> None:
     naming the run and the key."""
     overrides = [f"{k}={toml_value(v)}" for k, v in sweep.fixed.items()]
     overrides += [f"{k}={toml_value(v)}" for k, v in run.grid.items()]
+    # A compatibility bundle is a layer under every other key, wherever it is written.
+    overrides.sort(key=lambda o: not o.startswith("compat="))
     if run.seed is not None:
         overrides.append(f"run.seed={run.seed}")
     try:
@@ -285,6 +287,7 @@ def spec_record(sweep: Sweep, run: Run, trace_sha256: Optional[str]) -> dict:
         "profile_set": run.profile_set if w.kind == "profile" else None,
         "device": run.device,
         "scheme": cfg.get("scheme", {}).get("name"),
+        "compat": cfg.get("compat"),
         "seed": cfg.get("run", {}).get("seed"),
         "verify": cfg.get("run", {}).get("verify"),
         "grid": run.grid,

@@ -39,8 +39,22 @@ impl ConfigBuilder {
             let name = p.as_str().ok_or_else(|| Error::config("preset", "must be a string"))?;
             self = Self::from_preset(name)?;
         }
+        if let Some(c) = layer.get("compat") {
+            let name = c.as_str().ok_or_else(|| Error::config("compat", "must be a string"))?;
+            self = self.compat(name)?;
+        }
         merge_layer(&mut self.table, layer);
         Ok(self)
+    }
+
+    /// Apply a peer simulator's timing rules (`compat::Compat`): its bundle
+    /// of keys, merged now, so that later layers still override them.
+    pub fn compat(mut self, name: &str) -> Result<Self> {
+        let peer = super::Compat::parse(name)?;
+        for st in peer.settings() {
+            self = self.set_one(st.key, parse_value(st.value));
+        }
+        Ok(self.set_one("compat", Value::String(peer.name().into())))
     }
 
     /// Read and merge a TOML file; errors name the file.
@@ -54,11 +68,17 @@ impl ConfigBuilder {
 
     /// Set one dotted key, e.g. `("ftl.gc_threshold", "0.1")`. The value is
     /// read as TOML (numbers, booleans, quoted or bare strings).
-    pub fn set(mut self, key: &str, value: &str) -> Result<Self> {
+    pub fn set(self, key: &str, value: &str) -> Result<Self> {
         if key.is_empty() || key.split('.').any(str::is_empty) {
             return Err(Error::config(key, "is not a dotted key"));
         }
-        let v = parse_value(value);
+        if key == "compat" {
+            return self.compat(value.trim_matches('"'));
+        }
+        Ok(self.set_one(key, parse_value(value)))
+    }
+
+    fn set_one(mut self, key: &str, v: Value) -> Self {
         let mut layer = Table::new();
         let mut cur = &mut layer;
         let parts: Vec<&str> = key.split('.').collect();
@@ -71,7 +91,7 @@ impl ConfigBuilder {
         }
         cur.insert(parts[parts.len() - 1].to_string(), v);
         merge_layer(&mut self.table, layer);
-        Ok(self)
+        self
     }
 
     /// Apply `key=value` strings as given on a command line.

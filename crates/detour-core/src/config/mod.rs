@@ -7,10 +7,14 @@
 //! the dotted key and the valid range.
 
 mod builder;
+pub mod compat;
+mod model;
 pub mod presets;
 mod validate;
 
 pub use builder::ConfigBuilder;
+pub use compat::Compat;
+pub use model::{FlushClass, FlushPolicy, QueueOrder, ServiceUnit, WriteAck, WriteBufferConfig};
 
 use serde::{Deserialize, Serialize};
 
@@ -20,10 +24,14 @@ use serde::{Deserialize, Serialize};
 pub struct Config {
     /// Free text, e.g. the preset it came from.
     pub name: String,
+    /// The peer simulator whose timing rules were applied (`compat.rs`);
+    /// set by the builder when a layer names one.
+    pub compat: Compat,
     pub device: DeviceConfig,
     pub scheduler: SchedulerConfig,
     pub ftl: FtlConfig,
     pub host: HostConfig,
+    pub write_buffer: WriteBufferConfig,
     pub scheme: SchemeConfig,
     pub run: RunConfig,
     pub metrics: MetricsConfig,
@@ -72,7 +80,13 @@ pub struct ChannelConfig {
 #[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
 #[serde(deny_unknown_fields, default)]
 pub struct SchedulerConfig {
-    /// Host reads are dispatched before host writes on a die; off = one FIFO.
+    /// How a queue picks its next operation: `priority` (classes in order)
+    /// or `fcfs` (one queue for every class).
+    pub order: QueueOrder,
+    /// What serves one operation at a time and owns a queue: `die` or `chip`.
+    pub unit: ServiceUnit,
+    /// With `order = "priority"`: host reads are dispatched before host
+    /// writes; off = host reads and writes share one FIFO (background after).
     pub read_priority: bool,
     /// A host read may suspend an in-progress program or erase.
     pub suspension: bool,
@@ -82,6 +96,8 @@ pub struct SchedulerConfig {
     pub max_suspends: u32,
     /// Combine same-kind operations on different planes of a die.
     pub multiplane: bool,
+    /// With `multiplane`: reads are combined too (off: programs and erases only).
+    pub multiplane_reads: bool,
 }
 
 #[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
@@ -129,6 +145,11 @@ pub struct HostConfig {
     /// "strict": an address beyond the logical space is an error; "fold":
     /// it is taken modulo the logical space and counted.
     pub address: String,
+    /// When a write is done: `program`, `transfer` or `buffer`.
+    pub write_ack: WriteAck,
+    /// Data rate of the host link (PCIe) in GB/s, each direction a FIFO;
+    /// 0 = the link takes no time (default).
+    pub link_gbps: f64,
 }
 
 #[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
@@ -344,12 +365,15 @@ impl Default for ChannelConfig {
 impl Default for SchedulerConfig {
     fn default() -> Self {
         SchedulerConfig {
+            order: QueueOrder::Priority,
+            unit: ServiceUnit::Die,
             read_priority: true,
             suspension: false,
             suspend_us: 50.0,
             resume_us: 0.0,
             max_suspends: 8,
             multiplane: true,
+            multiplane_reads: true,
         }
     }
 }
@@ -374,7 +398,7 @@ impl Default for PreconditionConfig {
 
 impl Default for HostConfig {
     fn default() -> Self {
-        HostConfig { queue_depth: 0, time_scale: 1.0, warmup_requests: 0, address: "strict".into() }
+        HostConfig { queue_depth: 0, time_scale: 1.0, warmup_requests: 0, address: "strict".into(), write_ack: WriteAck::Program, link_gbps: 0.0 }
     }
 }
 

@@ -96,7 +96,9 @@ fn custom(read_us: f64, program_us: f64, erase_us: f64) -> FlashConfig {
 fn base(device: DeviceConfig) -> Config {
     Config {
         name: String::new(),
+        compat: Compat::None,
         device,
+        write_buffer: WriteBufferConfig::default(),
         scheduler: SchedulerConfig::default(),
         ftl: FtlConfig::default(),
         host: HostConfig::default(),

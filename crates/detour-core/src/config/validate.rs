@@ -86,6 +86,7 @@ impl Config {
         in_range_f("scheme.tick_us", self.scheme.tick_us, 0.0, 1e15)?;
         crate::schemes::SchemeKind::parse(&self.scheme.name)?;
         self.validate_schemes()?;
+        self.validate_model()?;
         let r = &self.scheme.raid;
         in_range_f("scheme.raid.mirror_threshold", r.mirror_threshold, 0.0, 0.5)?;
         one_of("scheme.raid.mirror_channel", &r.mirror_channel, &["same", "next"])?;

@@ -1,11 +1,13 @@
 //! Results: per-request columns and the run summary. Every field is defined
 //! in docs/results.md; latencies are exact (see `percentile`).
 
+pub mod buffer;
 pub mod collisions;
 mod columns;
 pub mod percentile;
 
 pub use collisions::{CollisionSummary, CollisionTracker, PairCount};
+pub use buffer::WriteBufferSummary;
 pub use columns::RequestColumns;
 pub use percentile::{nearest_rank, rsd, LatencyStats};
 
@@ -115,6 +117,9 @@ pub struct Summary {
     /// deduplicating schemes: one row per day); absent for the others.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub periods: Vec<BTreeMap<String, f64>>,
+    /// The DRAM write buffer's activity (absent without one).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub write_buffer: Option<WriteBufferSummary>,
     /// Events processed, and simulated time at the end, s.
     pub events: u64,
     pub sim_time_s: f64,

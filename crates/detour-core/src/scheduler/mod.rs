@@ -1,6 +1,11 @@
-//! The flash scheduler: a queue per die with priority classes (host read >
-//! host write > background), multi-plane batching, program/erase suspension
-//! for reads, and first-come-first-served arbitration of each channel.
+//! The flash scheduler: a queue per die (or per chip) with priority classes
+//! (host read > host write > background) or one first-come-first-served
+//! queue, multi-plane batching, program/erase suspension for reads, and
+//! first-come-first-served arbitration of each channel.
+//!
+//! The unit that serves one operation at a time is the die, or the chip
+//! when `scheduler.unit = "chip"` (SSDSim's and DiskSim's rule): the state,
+//! queue and events are then the chip's, and a die's load is its chip's.
 //!
 //! It owns the operations in flight and drives the die and channel state
 //! machines of `device`. Finished operations are collected in `done` for the
@@ -13,7 +18,7 @@ mod view;
 pub use ops::{flags, Class, FlashOp, OpSlab, NO_OP};
 pub use view::LoadView;
 
-use crate::config::SchedulerConfig;
+use crate::config::{QueueOrder, SchedulerConfig, ServiceUnit, WriteAck};
 use crate::device::{ChannelState, DieState, Geometry, OpKind, Phase, Suspended, Timing, MAX_PLANES};
 use crate::engine::{Event, EventQueue};
 use crate::types::Time;
@@ -63,12 +68,18 @@ pub struct Scheduler {
     geo: Geometry,
     timing: Timing,
     cfg: SchedulerConfig,
+    /// Dies per service unit: 1, or the dies of a chip.
+    unit_dies: u32,
+    /// Host programs are acknowledged when their data is in (`WriteAck::Transfer`).
+    ack_transfer: bool,
+    /// One state per service unit (die or chip); `dies` for the common case.
     dies: Table<DieState>,
     channels: Table<ChannelState>,
     queues: Table<[OpQueue; 3]>,
     pub ops: OpSlab,
     /// Operations finished since the simulator last drained this.
     pub done: Vec<u32>,
+    /// Per die, whatever the unit.
     counts: Table<DieCounts>,
     /// Idle dies that got work this instant; dispatched together by
     /// `kick`, so operations submitted at the same time can share a
@@ -78,40 +89,48 @@ pub struct Scheduler {
 }
 
 impl Scheduler {
-    pub fn new(geo: &Geometry, timing: &Timing, cfg: &SchedulerConfig) -> Self {
-        let dies = geo.dies() as usize;
+    pub fn new(geo: &Geometry, timing: &Timing, cfg: &SchedulerConfig, ack: WriteAck) -> Self {
+        let unit_dies = if cfg.unit == ServiceUnit::Chip { geo.dies_per_chip.max(1) } else { 1 };
+        let units = (geo.dies() / unit_dies) as usize;
         // The channel table is indexed unchecked by the channel of a die (see
         // `Table`): a geometry whose counts were changed after its
         // conversions were made could break that, so it is refused here.
         assert!(
-            dies == 0 || geo.channel_of_die(dies as u32 - 1) < geo.channels,
+            units == 0 || geo.channel_of_die(units as u32 * unit_dies - 1) < geo.channels,
             "inconsistent geometry: die {} maps past {} channels",
-            dies.saturating_sub(1),
+            (units as u32 * unit_dies).saturating_sub(1),
             geo.channels
         );
         Scheduler {
             geo: geo.clone(),
             timing: timing.clone(),
             cfg: cfg.clone(),
-            dies: Table::new(dies, DieState::default()),
+            unit_dies,
+            ack_transfer: ack == WriteAck::Transfer,
+            dies: Table::new(units, DieState::default()),
             channels: Table::new(geo.channels as usize, ChannelState::default()),
-            queues: Table::new(dies, Default::default()),
+            queues: Table::new(units, Default::default()),
             ops: OpSlab::default(),
             done: Vec::with_capacity(64),
-            counts: Table::new(dies, DieCounts::default()),
+            counts: Table::new(geo.dies() as usize, DieCounts::default()),
             pending: Vec::new(),
-            flagged: Table::new(dies, false),
+            flagged: Table::new(units, false),
         }
     }
 
     /// A read-only view of the live per-die load, for schemes.
     pub fn view(&self) -> LoadView<'_> {
-        LoadView::new(&self.geo, &self.dies.0)
+        LoadView::new(&self.geo, &self.dies.0, self.unit_dies)
     }
 
-    /// Every die's state, in die order.
+    /// Every service unit's state (die, or chip with `unit = "chip"`), in order.
     pub fn dies(&self) -> &[DieState] {
         &self.dies.0
+    }
+
+    /// Busy time of each die: its unit's.
+    pub fn busy_per_die(&self) -> Vec<u64> {
+        (0..self.geo.dies()).map(|d| self.dies.0[(d / self.unit_dies) as usize].busy_ns).collect()
     }
 
     /// Every die's operation counts, in die order.
@@ -119,17 +138,22 @@ impl Scheduler {
         &self.counts.0
     }
 
-    /// `die` as an index into the per-die tables; a die out of range is a
-    /// scheme's (or the simulator's) bug, not bad input.
+    /// The service unit (an index into the per-unit tables) of an event's
+    /// unit or an operation's die; one out of range is a scheme's (or the
+    /// simulator's) bug, not bad input.
     #[inline(always)]
-    fn checked(&self, die: u32) -> usize {
+    fn checked(&self, unit: u32) -> usize {
         let n = self.dies.0.len();
-        assert!((die as usize) < n, "operation or event on die {die} of a device with {n} dies");
-        die as usize
+        let what = if self.unit_dies == 1 { "die" } else { "chip" };
+        assert!((unit as usize) < n, "operation or event on {what} {unit} of a device with {n} {what}s");
+        unit as usize
     }
 
     #[inline]
     fn queue_of(&self, class: Class) -> usize {
+        if self.cfg.order == QueueOrder::Fcfs {
+            return 0;
+        }
         match class {
             Class::HostRead => 0,
             Class::HostWrite if self.cfg.read_priority => 1,
@@ -142,7 +166,7 @@ impl Scheduler {
     /// `kick` (same simulated instant); a busy one may be suspended for a read.
     pub fn submit(&mut self, id: u32, q: &mut EventQueue) {
         let op = self.ops.get(id);
-        let (die, class, kind) = (self.checked(op.die), op.class, op.kind);
+        let (die, class, kind) = (self.checked(op.die / self.unit_dies), op.class, op.kind);
         if self.dies.at(die).failed {
             self.ops.get_mut(id).failed = true;
             self.done.push(id);
@@ -174,6 +198,8 @@ impl Scheduler {
 
     fn suspend(&mut self, die: usize, q: &mut EventQueue) {
         let now = q.now();
+        let first_die = self.ops.get(self.dies.at(die).batch[0]).die;
+        self.counts.at_mut(first_die as usize).suspensions += 1;
         let d = self.dies.at_mut(die);
         d.suspended = Some(Suspended {
             kind: d.kind,
@@ -186,7 +212,6 @@ impl Scheduler {
         });
         d.gen = d.gen.wrapping_add(1);
         d.phase = Phase::Suspending;
-        self.counts.at_mut(die).suspensions += 1;
         let gen = d.gen;
         q.post_after(self.timing.suspend, Event::SuspendDone { die: die as u32, gen });
     }
@@ -239,7 +264,8 @@ impl Scheduler {
         d.data_out = false;
         d.bus_ns = 0;
         d.array_ns = 0;
-        if self.cfg.multiplane && self.geo.planes_per_die > 1 && !self.queues.at(die)[qi].is_empty() {
+        let multiplane = self.cfg.multiplane && (kind != OpKind::Read || self.cfg.multiplane_reads);
+        if multiplane && self.geo.planes_per_die > 1 && !self.queues.at(die)[qi].is_empty() {
             self.gather_planes(die, qi);
         }
         let d = self.dies.at_mut(die);
@@ -273,8 +299,9 @@ impl Scheduler {
         let planes = self.geo.planes_per_die as usize;
         let kind = self.dies.at(die).kind;
         let mut used = [false; MAX_PLANES];
-        let first = self.ops.get(self.dies.at(die).batch[0]).ppn;
-        used[self.geo.plane_in_die(self.geo.plane_of(first)) as usize] = true;
+        let first = self.ops.get(self.dies.at(die).batch[0]);
+        let first_die = first.die;
+        used[self.geo.plane_in_die(self.geo.plane_of(first.ppn)) as usize] = true;
         let (mut prev, mut id) = (NO_OP, self.queues.at(die)[qi].front().unwrap_or(NO_OP));
         let mut scanned = 0;
         while scanned < planes * 2 && id != NO_OP && (self.dies.at(die).n as usize) < planes {
@@ -282,7 +309,8 @@ impl Scheduler {
             let op = self.ops.get(id);
             let next = op.qnext;
             let p = self.geo.plane_in_die(self.geo.plane_of(op.ppn)) as usize;
-            if op.kind == kind && !used[p] {
+            // A batch is one die's planes (a chip unit's other dies wait).
+            if op.kind == kind && !used[p] && op.die == first_die {
                 used[p] = true;
                 self.queues.at_mut(die)[qi].unlink_after(prev, id, &mut self.ops);
                 let d = self.dies.at_mut(die);
@@ -320,7 +348,7 @@ impl Scheduler {
     #[inline(always)]
     fn request_bus(&mut self, die: usize, dur: Time, q: &mut EventQueue) {
         self.dies.at_mut(die).bus_ns += dur;
-        let ch = self.geo.channel_of_die(die as u32) as usize;
+        let ch = self.geo.channel_of_die(die as u32 * self.unit_dies) as usize;
         let c = self.channels.at_mut(ch);
         let start = c.busy_until.max(q.now());
         c.busy_until = start + dur;
@@ -378,17 +406,24 @@ impl Scheduler {
         d.busy_ns += now - d.batch_start;
         d.phase = Phase::Idle;
         d.n = 0;
-        let c = self.counts.at_mut(die);
-        match d.kind {
-            OpKind::Read => c.reads += n as u64,
-            OpKind::Program => c.programs += n as u64,
-            OpKind::Erase => c.erases += n as u64,
-        }
         let (bus, array) = (d.bus_ns.min(u32::MAX as u64) as u32, d.array_ns.min(u32::MAX as u64) as u32);
+        // Under transfer acknowledgement the host heard of its programs
+        // when their data was in, before the array time.
+        let early = (now - d.array_start).min(u32::MAX as u64) as u32;
+        let acks = self.ack_transfer && d.kind == OpKind::Program;
         for &id in &d.batch[..n] {
             let op = self.ops.get_mut(id);
             op.bus_ns = bus;
             op.array_ns = array;
+            if acks && op.class == Class::HostWrite {
+                (op.early_ns, op.array_ns) = (early, 0);
+            }
+            let c = self.counts.at_mut(op.die as usize);
+            match d.kind {
+                OpKind::Read => c.reads += 1,
+                OpKind::Program => c.programs += 1,
+                OpKind::Erase => c.erases += 1,
+            }
             self.done.push(id);
         }
         // occ counts queued and suspended operations: at 0 the die stays idle.
@@ -397,9 +432,10 @@ impl Scheduler {
         }
     }
 
-    /// Mark a die failed: queued operations fail at once, later ones too.
+    /// Mark a die (with `unit = "chip"`, its chip) failed: queued
+    /// operations fail at once, later ones too.
     pub fn fail_die(&mut self, die: u32) {
-        let d = self.checked(die);
+        let d = self.checked(die / self.unit_dies);
         self.dies.at_mut(d).failed = true;
         for qi in 0..3 {
             while let Some(id) = self.queues.at_mut(d)[qi].pop_front(&self.ops) {

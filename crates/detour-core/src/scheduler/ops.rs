@@ -46,6 +46,9 @@ pub struct FlashOp {
     pub qnext: u32,
     pub bus_ns: u32,
     pub array_ns: u32,
+    /// How long before its completion the host was told this operation was
+    /// done (a host program under transfer acknowledgement; else 0).
+    pub early_ns: u32,
     /// The die had failed: no data came back.
     pub failed: bool,
 }

@@ -13,7 +13,7 @@ fn setup(read_priority: bool) -> (Scheduler, EventQueue) {
     cfg.scheduler.multiplane = false;
     let geo = Geometry::from_config(&cfg.device).unwrap();
     let timing = Timing::from_config(&cfg);
-    (Scheduler::new(&geo, &timing, &cfg.scheduler), EventQueue::new())
+    (Scheduler::new(&geo, &timing, &cfg.scheduler, cfg.host.write_ack), EventQueue::new())
 }
 
 /// An operation of `kind` on `ppn` (tagged with it), alone in its group.
@@ -34,6 +34,7 @@ pub(super) fn op(kind: OpKind, class: Class, ppn: u32) -> FlashOp {
         qnext: NO_OP,
         bus_ns: 0,
         array_ns: 0,
+        early_ns: 0,
         failed: false,
     }
 }
@@ -101,7 +102,7 @@ fn a_geometry_changed_after_its_conversions_is_refused() {
     let cfg = Config::preset("small").unwrap();
     let mut geo = Geometry::from_config(&cfg.device).unwrap();
     geo.chips_per_channel *= 2;
-    Scheduler::new(&geo, &Timing::from_config(&cfg), &cfg.scheduler);
+    Scheduler::new(&geo, &Timing::from_config(&cfg), &cfg.scheduler, cfg.host.write_ack);
 }
 
 #[test]

@@ -3,37 +3,48 @@
 use crate::device::{DieState, Geometry};
 
 /// Read-only per-die load: outstanding commands and whether a die is busy
-/// with a write. Chip-level load is the sum over the chip's dies.
+/// with a write. Chip-level load is the sum over the chip's dies. When the
+/// chip is the service unit (`scheduler.unit = "chip"`) a die's state is
+/// its chip's.
 #[derive(Clone, Copy)]
 pub struct LoadView<'a> {
     geo: &'a Geometry,
     dies: &'a [DieState],
+    unit_dies: u32,
 }
 
 impl<'a> LoadView<'a> {
-    pub fn new(geo: &'a Geometry, dies: &'a [DieState]) -> Self {
-        LoadView { geo, dies }
+    /// `units` holds one state per service unit of `unit_dies` dies.
+    pub fn new(geo: &'a Geometry, units: &'a [DieState], unit_dies: u32) -> Self {
+        LoadView { geo, dies: units, unit_dies }
+    }
+    #[inline]
+    fn state(&self, die: u32) -> &DieState {
+        &self.dies[(die / self.unit_dies) as usize]
     }
     /// Outstanding commands (queued + running) on a die.
     #[inline]
     pub fn occ(&self, die: u32) -> u32 {
-        self.dies[die as usize].occ
+        self.state(die).occ
     }
     /// Outstanding commands on all dies of a chip.
     pub fn chip_occ(&self, chip: u32) -> u32 {
         let n = self.geo.dies_per_chip;
+        if self.unit_dies > 1 {
+            return self.occ(chip * n);
+        }
         (chip * n..(chip + 1) * n).map(|d| self.occ(d)).sum()
     }
     /// The die is programming or erasing (or holds a suspended program).
     #[inline]
     pub fn writing(&self, die: u32) -> bool {
-        self.dies[die as usize].writing()
+        self.state(die).writing()
     }
     /// Time until the die's running array operation ends (0 when idle or
     /// moving data; a suspended operation's remainder is not counted).
     #[inline]
     pub fn busy_for(&self, die: u32, now: crate::types::Time) -> crate::types::Time {
-        let d = &self.dies[die as usize];
+        let d = self.state(die);
         if d.phase == crate::device::Phase::Array {
             d.array_end.saturating_sub(now)
         } else {
@@ -42,7 +53,7 @@ impl<'a> LoadView<'a> {
     }
     #[inline]
     pub fn failed(&self, die: u32) -> bool {
-        self.dies[die as usize].failed
+        self.state(die).failed
     }
     /// The die with the fewest outstanding commands among `dies` (first wins ties).
     pub fn least_loaded(&self, dies: impl Iterator<Item = u32>) -> Option<u32> {

@@ -130,6 +130,7 @@ impl Simulation {
             qnext: NO_OP,
             bus_ns: 0,
             array_ns: 0,
+            early_ns: 0,
             failed: false,
         };
         self.sched.ops.insert(op)
@@ -174,7 +175,12 @@ impl Simulation {
 
     /// A transaction's delay is over: launch every group's first stage.
     pub(super) fn launch_all(&mut self, t: u32) -> Result<()> {
-        self.txns.get_mut(t).scheduled = false;
+        let txn = self.txns.get_mut(t);
+        txn.scheduled = false;
+        // A buffered write's data has crossed the host link.
+        if matches!(txn.kind, TxnKind::Host { .. }) && txn.io.write && self.wbuf.is_some() {
+            return self.plan_buffered_write(t, 0);
+        }
         for g in 0..self.txns.get(t).groups.len() {
             self.launch_stage(t, g);
         }
@@ -250,7 +256,11 @@ impl Simulation {
     fn complete_op(&mut self, id: u32) -> Result<()> {
         let mut op = self.sched.ops.remove(id);
         let t = op.txn;
-        let kind = self.txns.get(t).kind;
+        let now = self.q.now();
+        let txn = self.txns.get_mut(t);
+        txn.ack_at = txn.ack_at.max(now - op.early_ns as u64);
+        txn.early |= op.early_ns > 0;
+        let kind = txn.kind;
         match op.kind {
             OpKind::Read => {
                 op.token = if op.failed { 0 } else { self.ftl.token(op.ppn) };
@@ -297,7 +307,7 @@ impl Simulation {
             grp.bus_ns += op.bus_ns as u64;
             grp.array_ns += op.array_ns as u64;
         }
-        if self.completions && matches!(kind, TxnKind::Host { .. } | TxnKind::Background) {
+        if self.completions && matches!(kind, TxnKind::Host { .. } | TxnKind::Background | TxnKind::Flush { .. }) {
             let done = OpDone {
                 kind: op.kind,
                 class: op.class,
@@ -306,7 +316,7 @@ impl Simulation {
                 token: op.token,
                 tag: op.tag,
                 lpn,
-                host: matches!(kind, TxnKind::Host { .. }),
+                host: matches!(kind, TxnKind::Host { .. } | TxnKind::Flush { .. }),
                 failed: op.failed,
             };
             self.with_ctx(|s, ctx| s.on_complete(&done, ctx));
@@ -363,11 +373,20 @@ impl Simulation {
 
     pub(super) fn finish_txn(&mut self, t: u32) -> Result<()> {
         match self.txns.get(t).kind {
-            TxnKind::Host { .. } => self.finish_host(t)?,
+            TxnKind::Host { .. } => {
+                if self.send_to_host(t)? {
+                    return Ok(());
+                }
+                self.finish_host(t)?
+            }
             TxnKind::GcMoves { block } => {
                 if self.ftl.victim_moved(block) {
                     self.issue_erase(block)?;
                 }
+            }
+            TxnKind::Flush { lpn, .. } => {
+                self.txns.release(t);
+                return self.flush_done(lpn);
             }
             TxnKind::Erase { .. } | TxnKind::Background => {}
         }

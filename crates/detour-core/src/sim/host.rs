@@ -119,7 +119,7 @@ impl Simulation {
     }
 
     /// The token of page `i` of a host write.
-    fn write_token(io: &HostIo, i: u32) -> Token {
+    pub(super) fn write_token(io: &HostIo, i: u32) -> Token {
         if io.content != 0 {
             page_token(io.content, i)
         } else {
@@ -130,6 +130,9 @@ impl Simulation {
     /// Plan pages `from..` of a host transaction and start what was planned.
     pub(super) fn plan_host(&mut self, t: u32, from: u32, first: bool) -> Result<()> {
         let io = self.txns.get(t).io;
+        if io.write && self.wbuf.is_some() {
+            return self.plan_buffered_write(t, from);
+        }
         let range = io.lpn + from..io.lpn + io.pages;
         self.plan.clear();
         let stalled = if io.write {
@@ -152,7 +155,14 @@ impl Simulation {
                 None => {
                     let mut plan = std::mem::take(&mut self.plan);
                     plan.clear();
-                    let r = self.with_ctx(|s, ctx| s.plan_read(range.clone(), ctx, &mut plan));
+                    if first {
+                        self.count_buffer_reads(io.pages);
+                    }
+                    let r = if self.buffered_any(range.clone()) {
+                        self.plan_read_around_buffer(range.clone(), &mut plan)
+                    } else {
+                        self.with_ctx(|s, ctx| s.plan_read(range.clone(), ctx, &mut plan))
+                    };
                     self.n.buffered_reads += plan.buffered as u64;
                     self.plan = plan;
                     r.err().map(|s| from + s.done)
@@ -162,6 +172,9 @@ impl Simulation {
         let mut plan = std::mem::take(&mut self.plan);
         if stalled.is_some() && !io.write {
             plan.clear(); // a read waits whole for its pages to be placed
+        }
+        if first && io.write {
+            plan.delay_ns += self.link.as_mut().map_or(0, |l| l.to_device(self.q.now(), io.size));
         }
         self.materialize(t, &plan, first)?;
         self.plan = plan;
@@ -176,7 +189,7 @@ impl Simulation {
     /// Background plans the scheme submitted while planning a write (e.g.
     /// a rebuild) read the data as it was before the write: verify them
     /// against that, not against the write's tokens.
-    fn fix_background_expectations(&mut self) {
+    pub(super) fn fix_background_expectations(&mut self) {
         let Some(o) = self.oracle.as_ref() else { return };
         for g in self.bg.iter_mut().flat_map(|p| p.groups.iter_mut()) {
             if g.check && g.expect.is_none() {
@@ -189,16 +202,34 @@ impl Simulation {
     pub(super) fn retry_parked(&mut self) -> Result<()> {
         for _ in 0..self.parked.len() {
             let Some(p) = self.parked.pop_front() else { break };
-            self.plan_host(p.txn, p.from, false)?;
+            if let TxnKind::Flush { .. } = self.txns.get(p.txn).kind {
+                self.plan_flush(p.txn)?;
+            } else {
+                self.plan_host(p.txn, p.from, false)?;
+            }
         }
         Ok(())
+    }
+
+    /// A read's data is out of the flash: send it over the host link, if
+    /// one is modelled and it has not been sent yet (true: it completes later).
+    pub(super) fn send_to_host(&mut self, t: u32) -> Result<bool> {
+        let txn = self.txns.get(t);
+        let Some(link) = self.link.as_mut().filter(|_| !txn.io.write && !txn.sent) else { return Ok(false) };
+        let wait = link.to_host(self.q.now(), txn.io.size);
+        let txn = self.txns.get_mut(t);
+        (txn.sent, txn.scheduled) = (true, true);
+        txn.delay_ns += wait;
+        self.q.after(wait, Event::TxnFinish(t))?;
+        Ok(true)
     }
 
     /// A host request finished: record it and admit a queued one.
     pub(super) fn finish_host(&mut self, t: u32) -> Result<()> {
         let txn = self.txns.get(t);
         let io = txn.io;
-        let latency = self.q.now() - io.arrival;
+        let end = if txn.early { txn.ack_at } else { self.q.now() };
+        let latency = end - io.arrival;
         self.cols.complete(io.req, latency, txn.bus_ns, txn.array_ns, txn.delay_ns);
         self.outstanding -= 1;
         if let Some(next) = self.host_queue.pop_front() {

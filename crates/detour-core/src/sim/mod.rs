@@ -7,9 +7,12 @@
 //! GC, erases and the scheme's background plans are transactions too.
 
 mod background;
+mod buffer;
 mod exec;
+mod flush;
 mod host;
 mod instant;
+mod link;
 mod txn;
 
 use crate::config::Config;
@@ -125,6 +128,9 @@ pub struct Simulation {
     failures: Vec<VerifyFailure>,
     /// Read-collision accounting (`metrics.collisions`).
     coll: Option<Box<CollisionTracker>>,
+    /// The DRAM write buffer (`[write_buffer]`), if any.
+    wbuf: Option<Box<flush::BufferRun>>,
+    link: Option<link::HostLink>,
     source: String,
 }
 
@@ -155,7 +161,7 @@ impl Simulation {
         let completions = scheme.wants_completions();
         Ok(Simulation {
             q: EventQueue::new(),
-            sched: Scheduler::new(&geo, &timing, &cfg.scheduler),
+            sched: Scheduler::new(&geo, &timing, &cfg.scheduler, cfg.host.write_ack),
             ftl: Ftl::new(&cfg, &geo, verify)?,
             completions,
             solo: !verify && !cfg.metrics.collisions && !completions,
@@ -181,6 +187,8 @@ impl Simulation {
             n: Counters::default(),
             failures: Vec::new(),
             coll: cfg.metrics.collisions.then(|| Box::new(CollisionTracker::new(geo.dies(), cfg.run.seed))),
+            wbuf: flush::BufferRun::new(&cfg.write_buffer, cfg.device.page_size, geo.logical_pages),
+            link: link::HostLink::new(cfg.host.link_gbps),
             source: "<workload>".into(),
             geo,
             cfg,
@@ -212,6 +220,9 @@ impl Simulation {
                 Event::Arrival => {
                     self.arrive()?;
                     self.pull_next(workload)?;
+                    if self.next_req.is_none() {
+                        self.drain_buffer()?;
+                    }
                     if self.n.arrivals & 0x3FFF == 0 && !progress.update(self.n.arrivals, now) {
                         return Err(Error::Interrupted { done: self.n.arrivals });
                     }
@@ -268,7 +279,7 @@ impl Simulation {
             ..Summary::default()
         };
         metrics::latency_parts(&self.cols, &mut s);
-        let busy: Vec<u64> = self.sched.dies().iter().map(|d| d.busy_ns).collect();
+        let busy = self.sched.busy_per_die();
         metrics::die_parts(self.sched.counts(), &busy, s.throughput.duration_s, &mut s);
         metrics::gc_parts(&self.ftl.stats, self.n.host_written, self.ftl.erase_spread(), &mut s);
         s.pages = metrics::Pages {
@@ -287,6 +298,7 @@ impl Simulation {
             }
             None => Vec::new(),
         };
+        s.write_buffer = self.wbuf.as_ref().map(|b| b.summary(self.q.now()));
         s.periods = self.scheme.periods();
         metrics::period_latency(&self.cols, self.cfg.scheme.rrssd.period_s, &mut s.periods);
         if !self.cfg.run.record_requests {

@@ -31,6 +31,9 @@ pub enum TxnKind {
     Erase { block: u32 },
     /// Work a scheme submitted (replication, migration, reclaim).
     Background,
+    /// The write buffer flushing `lpn`'s data `token` (planned as the
+    /// scheme plans a host write).
+    Flush { lpn: Lpn, token: Token },
 }
 
 #[derive(Clone, Copy, Debug)]
@@ -83,6 +86,14 @@ pub struct Txn {
     pub bus_ns: u64,
     pub array_ns: u64,
     pub delay_ns: u64,
+    /// When the host was (or will be) told the last finished operation was
+    /// done; before its completion for programs acknowledged at transfer.
+    pub ack_at: u64,
+    /// Some operation was acknowledged before it completed: the request
+    /// ends at `ack_at`, not when its last operation does.
+    pub early: bool,
+    /// A read's data has been sent over the host link (`host.link_gbps`).
+    pub sent: bool,
     pub io: HostIo,
 }
 
@@ -98,6 +109,9 @@ impl Txn {
             bus_ns: 0,
             array_ns: 0,
             delay_ns: 0,
+            ack_at: 0,
+            early: false,
+            sent: false,
             io: HostIo::default(),
         }
     }
@@ -130,6 +144,9 @@ impl Txns {
         t.bus_ns = 0;
         t.array_ns = 0;
         t.delay_ns = 0;
+        t.ack_at = 0;
+        t.early = false;
+        t.sent = false;
         id
     }
 

@@ -1,0 +1,176 @@
+//! The timing-model settings a peer simulator fixes and Detour lets you
+//! choose: when a write is acknowledged, how a die (or chip) queue orders
+//! its work, which unit serves one operation at a time, and the DRAM write
+//! buffer. `compat.rs` names the peers' choices as bundles of these.
+
+use super::Config;
+use crate::ensure_config;
+use crate::error::Result;
+use serde::{Deserialize, Serialize};
+
+/// When the device tells the host a write is done.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum WriteAck {
+    /// After the page is programmed (tPROG included): DiskSim, MQSim with
+    /// its cache off, and Detour's default.
+    #[default]
+    Program,
+    /// When the data has reached the die's page register (command + data
+    /// in); the die stays busy for tPROG after. SSDSim's rule.
+    Transfer,
+    /// When the data has entered the DRAM write buffer (`[write_buffer]`).
+    Buffer,
+}
+
+/// How a die's (or chip's) queue picks its next operation.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum QueueOrder {
+    /// Classes in priority order: host reads (before host writes when
+    /// `read_priority`), then host writes, then background work.
+    #[default]
+    Priority,
+    /// One first-come-first-served queue for every class: a read waits
+    /// behind every write and GC operation queued before it (DiskSim's
+    /// package queue).
+    Fcfs,
+}
+
+/// What serves one operation (or multi-plane batch) at a time.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum ServiceUnit {
+    /// Each die works on its own; the dies of a chip overlap.
+    #[default]
+    Die,
+    /// The chip (package) is busy as a whole: one die's operation blocks
+    /// the chip's other dies, and the chip has one queue.
+    Chip,
+}
+
+/// Which buffered pages are flushed first.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum FlushPolicy {
+    /// The page that entered the buffer first.
+    #[default]
+    Fifo,
+    /// The page least recently written or read.
+    Lru,
+}
+
+/// The priority class of the buffer's flushes on the dies.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum FlushClass {
+    /// As host writes (after host reads when `scheduler.read_priority`).
+    Host,
+    /// As background work (after every host operation).
+    #[default]
+    Background,
+}
+
+/// `[write_buffer]`: a write-back DRAM buffer in front of the flash (MQSim's
+/// data cache, SSDSim's buffer). A host write completes when its pages are
+/// in the buffer, or waits for room; buffered pages are read from DRAM
+/// (`ftl.buffer_read_ns`); the buffer flushes its oldest pages (by
+/// `policy`) as flash writes while more than `flush_at` of it holds
+/// unflushed pages, and everything left when the workload ends.
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields, default)]
+pub struct WriteBufferConfig {
+    /// Capacity in pages; 0 = none unless `size_mib` is set. Default 0.
+    pub pages: u64,
+    /// Capacity in MiB (rounded down to whole pages); 0 = use `pages`. Default 0.
+    pub size_mib: f64,
+    /// Default fifo.
+    pub policy: FlushPolicy,
+    /// Default background.
+    pub flush_class: FlushClass,
+    /// Share of the capacity that may hold unflushed pages before flushing
+    /// starts. Default 0.5: half the buffer absorbs bursts while pages
+    /// still linger long enough to be rewritten or read from DRAM.
+    pub flush_at: f64,
+}
+
+impl Default for WriteBufferConfig {
+    fn default() -> Self {
+        WriteBufferConfig { pages: 0, size_mib: 0.0, policy: FlushPolicy::Fifo, flush_class: FlushClass::Background, flush_at: 0.5 }
+    }
+}
+
+impl WriteBufferConfig {
+    /// The capacity in pages of `page_size` bytes (0: no buffer).
+    pub fn capacity(&self, page_size: u32) -> u64 {
+        if self.size_mib > 0.0 {
+            (self.size_mib * 1_048_576.0 / page_size.max(1) as f64).floor() as u64
+        } else {
+            self.pages
+        }
+    }
+}
+
+impl Config {
+    /// The relations between the timing-model settings.
+    pub(super) fn validate_model(&self) -> Result<()> {
+        let g = self.host.link_gbps;
+        ensure_config!(g.is_finite() && (0.0..=10_000.0).contains(&g), "host.link_gbps", "{g} is out of range; valid: 0 (no link time)..=10000");
+        let b = &self.write_buffer;
+        ensure_config!(!(b.pages > 0 && b.size_mib > 0.0), "write_buffer.size_mib", "give the capacity once: pages ({}) or size_mib ({}), not both", b.pages, b.size_mib);
+        ensure_config!(b.size_mib.is_finite() && (0.0..=1_048_576.0).contains(&b.size_mib), "write_buffer.size_mib", "{} is out of range; valid: 0..=1048576", b.size_mib);
+        ensure_config!(b.pages <= 1 << 32, "write_buffer.pages", "{} is out of range; valid: 0..=4294967296", b.pages);
+        ensure_config!(b.flush_at.is_finite() && (0.0..=1.0).contains(&b.flush_at), "write_buffer.flush_at", "{} is out of range; valid: 0..=1", b.flush_at);
+        let cap = b.capacity(self.device.page_size);
+        ensure_config!(b.size_mib == 0.0 || cap > 0, "write_buffer.size_mib", "{} MiB holds no {}-byte page", b.size_mib, self.device.page_size);
+        match self.host.write_ack {
+            WriteAck::Buffer => {
+                ensure_config!(cap > 0, "host.write_ack", "`buffer` needs a write buffer: set write_buffer.size_mib or write_buffer.pages");
+            }
+            ack => {
+                ensure_config!(
+                cap == 0,
+                "host.write_ack",
+                "`{}` with a write buffer: a buffered write is acknowledged when it enters the buffer, so set host.write_ack = \"buffer\"",
+                    if ack == WriteAck::Program { "program" } else { "transfer" }
+                );
+            }
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::config::ConfigBuilder;
+
+    fn build(kv: &[&str]) -> crate::Result<crate::config::Config> {
+        ConfigBuilder::from_preset("small")?.set_all(kv.iter().copied())?.build()
+    }
+
+    #[test]
+    fn buffer_capacity_from_mib_or_pages() {
+        let c = build(&["write_buffer.size_mib=1", "host.write_ack=buffer"]).unwrap();
+        assert_eq!(c.write_buffer.capacity(c.device.page_size), 1_048_576 / c.device.page_size as u64);
+        let c = build(&["write_buffer.pages=7", "host.write_ack=buffer"]).unwrap();
+        assert_eq!(c.write_buffer.capacity(c.device.page_size), 7);
+    }
+
+    #[test]
+    fn ack_and_buffer_must_agree() {
+        let e = build(&["host.write_ack=buffer"]).unwrap_err().to_string();
+        assert!(e.contains("host.write_ack") && e.contains("needs a write buffer"), "{e}");
+        let e = build(&["write_buffer.pages=8"]).unwrap_err().to_string();
+        assert!(e.contains("host.write_ack") && e.contains("\"buffer\""), "{e}");
+        let e = build(&["write_buffer.pages=8", "write_buffer.size_mib=1", "host.write_ack=buffer"]).unwrap_err().to_string();
+        assert!(e.contains("not both"), "{e}");
+    }
+
+    #[test]
+    fn enum_settings_name_their_values() {
+        let e = build(&["scheduler.order=random"]).unwrap_err().to_string();
+        assert!(e.contains("scheduler.order") && e.contains("fcfs"), "{e}");
+        let e = build(&["host.write_ack=never"]).unwrap_err().to_string();
+        assert!(e.contains("host.write_ack") && e.contains("transfer"), "{e}");
+    }
+}

@@ -1,0 +1,258 @@
+//! The DRAM write buffer in the request path (`[write_buffer]`).
+//!
+//! A host write puts its pages in the buffer and completes after the DRAM
+//! access (`ftl.buffer_read_ns`); with no room it waits, whole, in arrival
+//! order, until flushes free slots (back-pressure: nothing is dropped).
+//! A host read takes its buffered pages from DRAM and plans the others on
+//! the flash as usual. The buffer flushes its first pages (FIFO or LRU) as
+//! flash writes planned by the scheme, like host writes, while more than
+//! `flush_at` of it is unflushed, while a write waits for room, and all of
+//! it once the last request has arrived.
+
+use super::buffer::WriteBuffer;
+use super::txn::TxnKind;
+use super::{mark_written, Parked, Simulation};
+use crate::config::{FlushClass, WriteBufferConfig};
+use crate::engine::Event;
+use crate::error::Result;
+use crate::metrics::WriteBufferSummary;
+use crate::scheduler::Class;
+use crate::schemes::{Plan, Stall};
+use crate::types::{Lpn, Time, Token};
+use std::collections::VecDeque;
+use std::ops::Range;
+
+/// A host write waiting for room, from page `from` on, since `since`.
+#[derive(Clone, Copy, Debug)]
+struct Waiting {
+    txn: u32,
+    from: u32,
+    since: Time,
+}
+
+pub(super) struct BufferRun {
+    buf: WriteBuffer,
+    /// Unflushed pages the buffer keeps before it starts flushing.
+    keep: u32,
+    class: FlushClass,
+    waiting: VecDeque<Waiting>,
+    /// The last request has arrived: flush everything.
+    draining: bool,
+    s: WriteBufferSummary,
+    /// Occupancy integral (pages x ns) up to `last_t`.
+    area: u128,
+    last_t: Time,
+}
+
+impl BufferRun {
+    pub(super) fn new(cfg: &WriteBufferConfig, page_size: u32, logical_pages: u32) -> Option<Box<BufferRun>> {
+        let cap = cfg.capacity(page_size).min(u32::MAX as u64) as u32;
+        (cap > 0).then(|| {
+            Box::new(BufferRun {
+                buf: WriteBuffer::new(cap, cfg.policy, logical_pages),
+                keep: (cfg.flush_at * cap as f64).floor() as u32,
+                class: cfg.flush_class,
+                waiting: VecDeque::new(),
+                draining: false,
+                s: WriteBufferSummary { capacity_pages: cap as u64, ..Default::default() },
+                area: 0,
+                last_t: 0,
+            })
+        })
+    }
+
+    /// Account the occupancy up to `now` (before it changes).
+    fn advance(&mut self, now: Time) {
+        self.area += self.buf.used() as u128 * (now - self.last_t) as u128;
+        self.last_t = now;
+    }
+
+    fn note_max(&mut self) {
+        self.s.occupancy_max = self.s.occupancy_max.max(self.buf.used() as u64);
+    }
+
+    pub(super) fn summary(&self, end: Time) -> WriteBufferSummary {
+        let mut s = self.s.clone();
+        let area = self.area + self.buf.used() as u128 * end.saturating_sub(self.last_t) as u128;
+        s.occupancy_mean = if end > 0 { area as f64 / end as f64 } else { 0.0 };
+        s.hit_ratio = if s.read_pages > 0 { s.read_hits as f64 / s.read_pages as f64 } else { 0.0 };
+        s.wait_us_mean = if s.writes_waited > 0 { s.wait_us_total / s.writes_waited as f64 } else { 0.0 };
+        s
+    }
+}
+
+impl Simulation {
+    /// Put pages `from..` of host write `t` in the buffer; how many of its
+    /// pages are in after this (all of them unless it filled up).
+    fn fill_buffer(&mut self, t: u32, from: u32) -> u32 {
+        let io = self.txns.get(t).io;
+        let b = self.wbuf.as_mut().expect("buffered write without a buffer");
+        b.advance(self.q.now());
+        let mut i = from;
+        while i < io.pages {
+            let token = Self::write_token(&io, i);
+            let Some(hit) = b.buf.write(io.lpn + i, token) else { break };
+            b.s.write_pages += 1;
+            b.s.write_hits += hit as u64;
+            mark_written(&mut self.placed, &mut self.oracle, io.lpn + i, token);
+            i += 1;
+        }
+        b.note_max();
+        i
+    }
+
+    /// Plan a host write through the buffer: its data crosses the host link
+    /// first (if modelled; `launch_all` brings it back here), then it goes
+    /// into the buffer now or waits for room.
+    pub(super) fn plan_buffered_write(&mut self, t: u32, from: u32) -> Result<()> {
+        let (io, now) = (self.txns.get(t).io, self.q.now());
+        let txn = self.txns.get_mut(t);
+        if from == 0 && txn.delay_ns == 0 {
+            if let Some(fetch) = self.link.as_mut().map(|l| l.to_device(now, io.size)).filter(|&f| f > 0) {
+                (txn.delay_ns, txn.scheduled) = (fetch, true);
+                return self.q.after(fetch, Event::TxnStart(t));
+            }
+        }
+        let done = self.fill_buffer(t, from);
+        let pages = io.pages;
+        let b = self.wbuf.as_mut().expect("buffered write without a buffer");
+        let txn = self.txns.get_mut(t);
+        if done < pages {
+            txn.stalled = true;
+            b.waiting.push_back(Waiting { txn: t, from: done, since: now });
+        } else {
+            txn.buffered = pages;
+        }
+        self.flush_some()?;
+        self.after_plan(t)
+    }
+
+    /// Flushes freed room: let waiting writes in, in arrival order.
+    fn admit_waiting(&mut self) -> Result<()> {
+        while let Some(w) = self.wbuf.as_ref().and_then(|b| b.waiting.front().copied()) {
+            let done = self.fill_buffer(w.txn, w.from);
+            let pages = self.txns.get(w.txn).io.pages;
+            let b = self.wbuf.as_mut().expect("waiting without a buffer");
+            if done < pages {
+                b.waiting[0].from = done;
+                break;
+            }
+            b.waiting.pop_front();
+            b.s.writes_waited += 1;
+            b.s.wait_us_total += (self.q.now() - w.since) as f64 / 1e3;
+            let txn = self.txns.get_mut(w.txn);
+            txn.stalled = false;
+            txn.buffered = pages;
+            self.after_plan(w.txn)?;
+        }
+        Ok(())
+    }
+
+    /// Start flushes while the buffer holds more unflushed pages than it
+    /// keeps, or a waiting write needs the room.
+    pub(super) fn flush_some(&mut self) -> Result<()> {
+        loop {
+            let Some(b) = self.wbuf.as_mut() else { return Ok(()) };
+            let keep = if b.draining { 0 } else { b.keep };
+            let need = b.waiting.front().map_or(0, |w| self.txns.get(w.txn).io.pages - w.from);
+            if b.buf.dirty() <= keep && b.buf.flushing() >= need {
+                return Ok(());
+            }
+            let Some((lpn, token)) = b.buf.take_victim() else { return Ok(()) };
+            b.s.flushes += 1;
+            b.s.drained += b.draining as u64;
+            let t = self.txns.alloc(TxnKind::Flush { lpn, token });
+            self.plan_flush(t)?;
+        }
+    }
+
+    /// Plan flush transaction `t` as the scheme plans a host write of its
+    /// page (again after a stall for a free page).
+    pub(super) fn plan_flush(&mut self, t: u32) -> Result<()> {
+        let TxnKind::Flush { lpn, token } = self.txns.get(t).kind else { return Ok(()) };
+        let mut plan = std::mem::take(&mut self.plan);
+        plan.clear();
+        let stalled = self.with_ctx(|s, ctx| s.plan_write(lpn..lpn + 1, &[token], ctx, &mut plan)).is_err();
+        self.fix_background_expectations();
+        if self.wbuf.as_ref().is_some_and(|b| b.class == FlushClass::Background) {
+            for op in plan.ops.iter_mut() {
+                op.class = Class::Background;
+            }
+        }
+        self.materialize(t, &plan, true)?;
+        self.plan = plan;
+        self.txns.get_mut(t).stalled = stalled;
+        if stalled {
+            self.n.stalls += 1;
+            self.parked.push_back(Parked { txn: t, from: 0 });
+        }
+        self.after_plan(t)
+    }
+
+    /// Flush `lpn` is on the flash: free its slot and use the room.
+    pub(super) fn flush_done(&mut self, lpn: Lpn) -> Result<()> {
+        let now = self.q.now();
+        if let Some(b) = self.wbuf.as_mut() {
+            b.advance(now);
+            b.buf.flushed(lpn);
+        }
+        self.admit_waiting()?;
+        self.flush_some()
+    }
+
+    /// The last request has arrived: flush whatever the buffer holds.
+    pub(super) fn drain_buffer(&mut self) -> Result<()> {
+        match self.wbuf.as_mut() {
+            Some(b) if !b.draining => b.draining = true,
+            _ => return Ok(()),
+        }
+        self.flush_some()
+    }
+
+    /// Whether any page of `lpns` is buffered.
+    pub(super) fn buffered_any(&self, lpns: Range<Lpn>) -> bool {
+        let Some(b) = self.wbuf.as_ref() else { return false };
+        lpns.into_iter().any(|l| b.buf.contains(l))
+    }
+
+    /// Plan a host read whose pages are partly in the buffer: those come
+    /// from DRAM (checked against the oracle in verify mode), the runs
+    /// between them from the flash.
+    pub(super) fn plan_read_around_buffer(&mut self, lpns: Range<Lpn>, plan: &mut Plan) -> Result<(), Stall> {
+        let mut start = lpns.start;
+        for lpn in lpns.clone() {
+            let Some(token) = self.wbuf.as_mut().and_then(|b| b.buf.read(lpn)) else { continue };
+            if start < lpn {
+                self.with_ctx(|s, ctx| s.plan_read(start..lpn, ctx, plan)).map_err(|_| Stall { done: 0 })?;
+            }
+            plan.buffered += 1;
+            self.check_buffered(lpn, token);
+            if let Some(b) = self.wbuf.as_mut() {
+                b.s.read_hits += 1;
+            }
+            start = lpn + 1;
+        }
+        if start < lpns.end {
+            self.with_ctx(|s, ctx| s.plan_read(start..lpns.end, ctx, plan)).map_err(|_| Stall { done: 0 })?;
+        }
+        Ok(())
+    }
+
+    /// Verify mode: the buffer must hold the page's latest data.
+    fn check_buffered(&mut self, lpn: Lpn, token: Token) {
+        let Some(expected) = self.oracle.as_ref().map(|o| o.get(lpn)) else { return };
+        if expected != token {
+            self.n.verify_errors += 1;
+            if self.failures.len() < 16 {
+                self.failures.push(super::VerifyFailure { time_ns: self.q.now(), lpn, expected, got: token });
+            }
+        }
+    }
+
+    /// Count a host read's pages against the buffer's hit ratio.
+    pub(super) fn count_buffer_reads(&mut self, pages: u32) {
+        if let Some(b) = self.wbuf.as_mut() {
+            b.s.read_pages += pages as u64;
+        }
+    }
+}

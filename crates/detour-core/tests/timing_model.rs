@@ -1,0 +1,181 @@
+//! The timing-model settings: write acknowledgement, the service unit, and
+//! the DRAM write buffer, each checked against its analytic value on the
+//! `small` preset (MLC: read 50 µs, program 600 µs; 100 ns command; a 4 KiB
+//! page takes 12.3 µs on its 8-bit 333 MT/s channel; DRAM access 1 µs).
+
+mod common;
+use common::*;
+use detour_core::config::Config;
+use detour_core::sim::{self, RunResult};
+use detour_core::IoKind;
+
+const CMD: u64 = 100;
+const XFER: u64 = 12_300;
+const T_READ: u64 = 50_000;
+const T_PROG: u64 = 600_000;
+const DRAM: u64 = 1_000;
+
+fn run(cfg: Config, reqs: &[detour_core::workload::Request]) -> RunResult {
+    let r = sim::run_requests(cfg, reqs).unwrap();
+    assert_eq!(r.summary.requests as usize, reqs.len(), "every request completes");
+    r
+}
+
+#[test]
+fn a_lone_write_takes_its_acknowledgement_rule() {
+    let w = [req(0, 3, 1, IoKind::Write)];
+    let cases: [(&[&str], u64); 3] = [
+        (&["host.write_ack=program"], CMD + XFER + T_PROG),
+        (&["host.write_ack=transfer"], CMD + XFER),
+        (&["host.write_ack=buffer", "write_buffer.pages=16"], DRAM),
+    ];
+    for (kv, want) in cases {
+        let r = run(small(kv), &w);
+        assert_eq!(r.requests.latency_ns[0], want, "{kv:?}");
+    }
+}
+
+#[test]
+fn under_transfer_acknowledgement_a_read_waits_for_the_program() {
+    // Page 0 and page 8 share die 0 on `small` (8 dies, channel first).
+    let dies = small(&[]).device.channels * 2 * 2;
+    let read_at = CMD + XFER + 1_000;
+    let reqs = [req(0, 0, 1, IoKind::Write), req(read_at, dies as u64, 1, IoKind::Read)];
+    let mut kv = vec!["host.write_ack=transfer", "scheduler.multiplane=false"];
+    let r = run(small(&kv), &reqs);
+    assert_eq!(r.requests.latency_ns[0], CMD + XFER, "the write is done at transfer");
+    let program_end = CMD + XFER + T_PROG;
+    assert_eq!(r.requests.latency_ns[1], program_end - read_at + CMD + T_READ + XFER, "the read waited for tPROG");
+    // Suspension lets it in early: proof the die (not the model) was busy.
+    kv.push("scheduler.suspension=true");
+    let r = run(small(&kv), &reqs);
+    assert!(r.requests.latency_ns[1] < T_PROG / 2, "{}", r.requests.latency_ns[1]);
+}
+
+#[test]
+fn a_chip_unit_makes_the_dies_of_a_chip_wait_for_each_other() {
+    // Channel first (CWDP): LPN channels x chips is the second die of chip 0.
+    let cfg = small(&[]);
+    let other_die = (cfg.device.channels * cfg.device.chips_per_channel) as u64;
+    let reqs = [req(0, 0, 1, IoKind::Write), req(CMD + XFER + 1_000, other_die, 1, IoKind::Read)];
+    let die = run(small(&["scheduler.unit=die"]), &reqs);
+    let chip = run(small(&["scheduler.unit=chip"]), &reqs);
+    assert_eq!(die.requests.latency_ns[1], CMD + T_READ + XFER, "dies overlap");
+    assert!(chip.requests.latency_ns[1] > T_PROG / 2, "the chip is busy programming: {}", chip.requests.latency_ns[1]);
+}
+
+#[test]
+fn fcfs_puts_a_read_behind_queued_writes() {
+    let reqs: Vec<_> = (0..4).map(|i| req(i, 8 * i, 1, IoKind::Write)).chain([req(10, 16 * 8, 1, IoKind::Read)]).collect();
+    let kv = ["scheduler.multiplane=false", "device.channels=1", "device.chips_per_channel=1", "device.dies_per_chip=1"];
+    let prio = run(small(&kv), &reqs);
+    let mut f = kv.to_vec();
+    f.push("scheduler.order=fcfs");
+    let fcfs = run(small(&f), &reqs);
+    let (p, q) = (prio.requests.latency_ns[4], fcfs.requests.latency_ns[4]);
+    assert!(p < 2 * T_PROG, "priority: behind the running program only ({p})");
+    assert!(q > 3 * T_PROG, "fcfs: behind all four programs ({q})");
+}
+
+/// Writes of `pages` distinct pages, then reads of all of them.
+fn write_then_read(pages: u64, gap: u64) -> Vec<detour_core::workload::Request> {
+    let w = (0..pages).map(|p| req(p * gap, p, 1, IoKind::Write));
+    let t = pages * gap;
+    w.chain((0..pages).map(|p| req(t + p * gap, p, 1, IoKind::Read))).collect()
+}
+
+#[test]
+fn a_full_buffer_holds_writes_back_and_loses_nothing() {
+    let reqs = write_then_read(400, 200);
+    let kv = ["run.verify=true", "host.write_ack=buffer", "write_buffer.pages=8", "write_buffer.flush_at=0.5"];
+    let r = run(small(&kv), &reqs);
+    let b = r.summary.write_buffer.clone().expect("buffer summary");
+    assert_eq!(r.summary.verify_errors, 0);
+    assert!(b.writes_waited > 300, "writes arriving every 200 ns outrun 600 µs flushes: {b:?}");
+    assert!(b.wait_us_mean > 10.0, "{b:?}");
+    assert_eq!(b.occupancy_max, 8);
+    assert_eq!(b.flushes, 400, "every page reaches the flash once");
+    assert_eq!(r.summary.gc.programs_host, 400);
+    // The last writes were still in the buffer when the reads came.
+    assert!(b.read_hits > 0 && b.read_hits < 400, "{b:?}");
+    let read_lat = &r.requests.latency_ns[400..];
+    assert!(read_lat.iter().filter(|&&l| l == DRAM).count() as u64 == b.read_hits, "hits take the DRAM time");
+}
+
+#[test]
+fn rewrites_are_absorbed_and_the_rest_drained_at_the_end() {
+    // 20 writes of 4 pages: each page rewritten 5 times while it lingers.
+    let reqs: Vec<_> = (0..20).map(|i| req(i * 1_000, (i % 4) as u64, 1, IoKind::Write)).collect();
+    let kv = ["run.verify=true", "host.write_ack=buffer", "write_buffer.pages=64"];
+    let r = run(small(&kv), &reqs);
+    let b = r.summary.write_buffer.clone().unwrap();
+    assert_eq!((b.write_pages, b.write_hits), (20, 16));
+    assert_eq!((b.flushes, b.drained), (4, 4), "below flush_at until the end, then drained");
+    assert!(r.requests.latency_ns.iter().all(|&l| l == DRAM));
+}
+
+#[test]
+fn lru_keeps_pages_that_are_read_and_fifo_does_not() {
+    // Page 0 is written first and read over and over while new pages come.
+    let mut reqs = vec![req(0, 0, 1, IoKind::Write)];
+    for i in 1..40u64 {
+        reqs.push(req(i * 2_000_000, i, 1, IoKind::Write));
+        reqs.push(req(i * 2_000_000 + 1_000, 0, 1, IoKind::Read));
+    }
+    let hits = |policy: &str| {
+        let kv = ["run.verify=true", "host.write_ack=buffer", "write_buffer.pages=8", "write_buffer.flush_at=0.5"];
+        let mut kv = kv.to_vec();
+        let p = format!("write_buffer.policy={policy}");
+        kv.push(&p);
+        let r = run(small(&kv), &reqs);
+        assert_eq!(r.summary.verify_errors, 0);
+        r.summary.write_buffer.unwrap().read_hits
+    };
+    let (lru, fifo) = (hits("lru"), hits("fifo"));
+    assert_eq!(lru, 39, "LRU keeps the page every read touches");
+    assert!(fifo < 10, "FIFO flushes it soon after it came: {fifo}");
+}
+
+#[test]
+fn buffered_runs_are_deterministic_and_verify_clean_with_every_scheme_family() {
+    let reqs = poisson(3_000, 40_000.0, 0.5, 2_000, 7);
+    for scheme in ["conventional", "hotr", "cr5", "rails"] {
+        let s = format!("scheme.name={scheme}");
+        let kv = ["run.verify=true", "host.write_ack=buffer", "write_buffer.pages=32", &s];
+        let a = run(small(&kv), &reqs);
+        let b = run(small(&kv), &reqs);
+        assert_eq!(a.summary.verify_errors, 0, "{scheme}");
+        assert_eq!(a.requests.latency_ns, b.requests.latency_ns, "{scheme}");
+        let w = a.summary.write_buffer.unwrap();
+        // A rewrite of a page still waiting is absorbed; one of a page being
+        // flushed is flushed again.
+        assert!(w.flushes >= w.write_pages - w.write_hits && w.flushes <= w.write_pages, "{scheme}: {w:?}");
+    }
+}
+
+#[test]
+fn the_host_link_adds_each_direction_in_order() {
+    // 2 GB/s: a 4 KiB page crosses in 2048 ns.
+    let link = ["host.link_gbps=2"];
+    let r = run(small(&link), &[req(0, 3, 1, IoKind::Write)]);
+    assert_eq!(r.requests.latency_ns[0], 2_048 + CMD + XFER + T_PROG, "the data comes first");
+    let reads = [req(0, 0, 1, IoKind::Read), req(0, 1, 1, IoKind::Read)];
+    let r = run(small(&link), &reads);
+    let flash = CMD + T_READ + XFER;
+    assert_eq!(r.requests.latency_ns[0], flash + 2_048, "then goes out");
+    assert_eq!(r.requests.latency_ns[1], flash + 2 * 2_048, "behind the first on the link");
+    let kv = ["host.link_gbps=2", "host.write_ack=buffer", "write_buffer.pages=4"];
+    let r = run(small(&kv), &[req(0, 3, 1, IoKind::Write)]);
+    assert_eq!(r.requests.latency_ns[0], 2_048 + DRAM, "into the buffer after the link");
+}
+
+#[test]
+fn reads_can_be_kept_out_of_multi_plane_batches() {
+    // LPNs 0 and 16 are planes 0 and 1 of die 0 on `small` (channel first).
+    let reqs = [req(0, 0, 1, IoKind::Read), req(0, 16, 1, IoKind::Read)];
+    let both = run(small(&[]), &reqs);
+    let apart = run(small(&["scheduler.multiplane_reads=false"]), &reqs);
+    let end = |r: &RunResult| *r.requests.latency_ns.iter().max().unwrap();
+    assert!(end(&both) < CMD * 2 + T_READ + 2 * XFER + 1, "one tR for both: {}", end(&both));
+    assert!(end(&apart) > 2 * T_READ, "two tR in turn: {}", end(&apart));
+}
