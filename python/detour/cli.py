@@ -200,6 +200,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--workers", "-j", type=int, metavar="N", help="parallel runs (default: every core)")
     p.add_argument("--backend", choices=("local", "ray"), default="local", help="local process pool (default) or a Ray cluster")
     p.add_argument("--address", metavar="HOST:PORT", help="the Ray cluster's address (with --backend ray)")
+    p.add_argument("--compat", metavar="PEER", help="run under a peer simulator's timing rules: paper (the one the paper "
+                   "ran on), none (Detour's own, the default), or a bundle of `detour config --compat`")
     p.add_argument("--list", action="store_true", help="list the papers")
     p.add_argument("--quiet", "-q", action="store_true", help="print only the report's path")
     return ap
@@ -419,7 +421,8 @@ def cmd_reproduce(a: argparse.Namespace) -> None:
     if a.address and a.backend != "ray":
         raise CliError("--address needs --backend ray")
     say = (lambda s: None) if a.quiet else (lambda s: print(s, flush=True))
-    kw = dict(quick=a.quick, traces=a.trace, workers=a.workers, backend=a.backend, address=a.address, say=say)
+    kw = dict(quick=a.quick, traces=a.trace, workers=a.workers, backend=a.backend, address=a.address, say=say,
+              compat=a.compat)
     if a.paper == "all":
         page = reproduce_all(Path(a.out or "reproduce"), **kw)
     else:
@@ -453,7 +456,7 @@ def _error(msg: str) -> int:
 def main(argv: Optional[Sequence[str]] = None) -> int:
     args = build_parser().parse_args(argv)
     # A bundle is a layer under the user's own --set keys.
-    if getattr(args, "compat", None):
+    if getattr(args, "compat", None) and hasattr(args, "overrides"):
         args.overrides = [f"compat={args.compat}", *args.overrides]
     try:
         COMMANDS[args.command](args)

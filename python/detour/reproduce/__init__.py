@@ -27,6 +27,14 @@ PAPERS = {
     "rr-ssd": "rrssd",
 }
 
+#: the simulator each paper ran on: `compat="paper"` runs it under that one's rules
+PAPER_COMPAT = {
+    "hotr": "disksim",
+    "cr5m": "ssdsim",
+    "collisions": "mqsim",
+    "rr-ssd": "ssdsim",
+}
+
 __all__ = ["PAPERS", "ReproduceError", "Section", "reproduce", "reproduce_all"]
 
 
@@ -38,8 +46,11 @@ def _module(paper: str):
 
 def reproduce(paper: str, out, *, quick: bool = False, traces: Sequence[str] = (), workers: Optional[int] = None,
               backend: str = "local", address: Optional[str] = None,
-              say: Callable[[str], None] = print) -> Path:
-    """Run `paper`'s experiments into `out`; returns the report's path."""
+              say: Callable[[str], None] = print, compat: Optional[str] = None) -> Path:
+    """Run `paper`'s experiments into `out`; returns the report's path.
+
+    `compat`: None (Detour's own timing), a bundle name (`detour.compats()`),
+    or "paper" for the simulator the paper ran on (`PAPER_COMPAT`)."""
     from .. import __version__
     from ..report import table
     from .html import write_report
@@ -49,8 +60,14 @@ def reproduce(paper: str, out, *, quick: bool = False, traces: Sequence[str] = (
         if not Path(t).is_file():
             raise ReproduceError(f"--trace {t}: no such file")
     out = Path(out)
+    if compat == "paper":
+        compat = PAPER_COMPAT[paper]
+    from ..api import compats
+
+    if compat is not None and compat not in [n for n, _ in compats()]:
+        raise ReproduceError(f"unknown --compat {compat!r}; known: paper, {', '.join(n for n, _ in compats())}")
     ctx = Context(paper=paper, out=out, quick=quick, traces=[Path(t) for t in traces], workers=workers,
-                  backend=backend, address=address, say=say)
+                  backend=backend, address=address, say=say, compat=None if compat in (None, "none") else compat)
     t0 = time.perf_counter()
     sections: List[Section] = mod.experiments(ctx)
     wall = time.perf_counter() - t0
@@ -62,7 +79,7 @@ def reproduce(paper: str, out, *, quick: bool = False, traces: Sequence[str] = (
             say(f"  note: {n}")
     meta = {"paper": paper, "paper_file": mod.PAPER_FILE, "quick": quick, "traces": [str(t) for t in traces],
             "detour_version": __version__, "python": platform.python_version(), "wall_s": round(wall, 1),
-            "backend": backend, "sweeps": ctx.sweeps_run}
+            "backend": backend, "sweeps": ctx.sweeps_run, "compat": ctx.compat or "none"}
     intro = [mod.INTRO, "Every number here was produced by Detour in this run; the paper's are quoted from "
              "../shared/EXPERIMENTS.md for comparison and were never used to set a parameter."]
     page = write_report(out, mod.TITLE, intro, sections, meta)

@@ -186,6 +186,8 @@ class Context:
     address: Optional[str] = None
     say: Callable[[str], None] = print
     sweeps_run: List[dict] = field(default_factory=list)
+    #: a peer simulator's timing rules for every run (`compat`), or None for Detour's own
+    compat: Optional[str] = None
 
     def workloads(self, profiles: Sequence[str], quick_requests: Optional[int], full_requests: Optional[int] = None,
                   extra: Optional[Dict[str, Any]] = None) -> List[dict]:
@@ -213,6 +215,8 @@ class Context:
               grid: Optional[Dict[str, Sequence[Any]]] = None) -> Runs:
         """Run (or resume) one sweep and return its runs; any failed run is
         an error, naming the run and its error."""
+        if self.compat:
+            fixed = {"compat": self.compat, **(fixed or {})}
         d = self.out / "sweeps"
         d.mkdir(parents=True, exist_ok=True)
         f = d / f"{name}.toml"
