@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Callable, List, Optional, Sequence
 
 from .base import Context, ReproduceError, Section
+from .verdict import headline, judge, not_run
 
 #: paper name -> module (under detour.reproduce)
 PAPERS = {
@@ -65,9 +66,27 @@ def reproduce(paper: str, out, *, quick: bool = False, traces: Sequence[str] = (
             "backend": backend, "sweeps": ctx.sweeps_run}
     intro = [mod.INTRO, "Every number here was produced by Detour in this run; the paper's are quoted from "
              "../shared/EXPERIMENTS.md for comparison and were never used to set a parameter."]
-    page = write_report(out, mod.TITLE, intro, sections, meta)
+    verdicts = judge_rows(mod.ROWS, sections)
+    say(f"\nverdicts: {headline(verdicts)}")
+    say(table(["id", "verdict", "cause"], [[v["id"], v["verdict"], v["cause"][:100]] for v in verdicts]))
+    page = write_report(out, mod.TITLE, intro, sections, meta, verdicts)
     say(f"\nreport: {page}")
     return page
+
+
+def judge_rows(rows: Sequence[str], sections: Sequence[Section]) -> List[dict]:
+    """One verdict per row id of EXPERIMENTS.md, each by `verdict.judge`
+    (a row with no section, or a section that measured nothing for it, is
+    not-run)."""
+    by = {s.id: s for s in sections}
+    out = []
+    for rid in rows:
+        s = by.get(rid)
+        if s is not None and s.claim is not None:
+            out.append(judge(s.claim))
+        else:
+            out.append(not_run(rid, s.paper if s else "", "this reproduction does not compute it"))
+    return out
 
 
 def reproduce_all(out, **kw) -> Path:

@@ -20,6 +20,7 @@ import numpy as np
 from ..sweep import run_sweep
 from ..sweep.records import RUNS, write_atomic
 from ..sweep.spec import toml_value
+from .verdict import Claim
 
 
 class ReproduceError(RuntimeError):
@@ -38,11 +39,20 @@ class Section:
     rows: List[List[Any]] = field(default_factory=list)
     figures: List[Any] = field(default_factory=list)  # (name, matplotlib Figure)
     notes: List[str] = field(default_factory=list)  # disagreements and caveats
-    agrees: Optional[bool] = None  # the paper's qualitative claim holds here (None: not judged)
+    # What was measured for the paper's claim; `verdict.judge` turns it
+    # into the verdict (a section never states its own).
+    claim: Optional[Claim] = None
+
+    def measured(self, paper: Optional[Dict[str, float]] = None, ours: Optional[Dict[str, float]] = None,
+                 holds: Optional[tuple] = None, why: str = "") -> None:
+        """Record what was measured for the paper's claim (`verdict.Claim`):
+        measures as {name: number} in one unit with 0 = no effect, and/or
+        the qualitative part holding on (k, n) workloads."""
+        self.claim = Claim(self.id, self.paper, dict(paper or {}), dict(ours or {}), holds, why)
 
     def to_json(self) -> dict:
         return {"id": self.id, "title": self.title, "paper": self.paper, "workload": self.workload,
-                "headers": self.headers, "rows": self.rows, "notes": self.notes, "agrees": self.agrees,
+                "headers": self.headers, "rows": self.rows, "notes": self.notes,
                 "figures": [n for n, _ in self.figures]}
 
 
