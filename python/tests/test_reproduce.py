@@ -74,7 +74,7 @@ def test_unknown_paper_and_missing_trace_are_clear_errors(tmp_path):
     with pytest.raises(ReproduceError, match="no such file"):
         reproduce("hotr", tmp_path, traces=[str(tmp_path / "missing.csv")], say=quiet)
     r = run_cli("reproduce", "nope", "--out", str(tmp_path / "x"))
-    assert r.returncode != 0 and "unknown paper" in r.stderr
+    assert r.returncode == 2 and "unknown paper" in r.stderr
 
 
 def test_cli_lists_the_papers():

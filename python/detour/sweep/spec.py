@@ -34,6 +34,7 @@ from typing import Any, Dict, List, Optional, Tuple
 
 from .. import _detour
 from ..api import _profile_source, config as resolve_config
+from ..errors import describe
 
 TOP_KEYS = ("name", "traces", "profiles", "devices", "schemes", "seeds", "verify", "set", "grid", "profile_set", "reader")
 PROFILE_KEYS = ("profile", "set", "label")
@@ -250,7 +251,7 @@ def resolve(sweep: Sweep, run: Run, profile_cache: Dict[Any, str]) -> None:
     try:
         run.config_toml = resolve_config(run.device_path, overrides=overrides, scheme=run.scheme, verify=sweep.verify)
     except (_detour.DetourError, OSError) as e:
-        raise SweepError(f"{sweep.path}: run {run.index} ({run.label}): {e}") from None
+        raise SweepError(f"{sweep.path}: run {run.index} ({run.label}): {_said(e)}") from None
     w = run.workload
     if w.kind == "profile":
         sets = dict(w.profile_set)
@@ -264,8 +265,12 @@ def resolve(sweep: Sweep, run: Run, profile_cache: Dict[Any, str]) -> None:
                 name, text = _profile_source(w.profile)
                 profile_cache[ck] = _detour.profile_spec(name, spec_toml=text, overrides=run.profile_overrides)
             except (_detour.DetourError, OSError) as e:
-                raise SweepError(f"{sweep.path}: run {run.index} ({run.label}): profile {w.profile}: {e}") from None
+                raise SweepError(f"{sweep.path}: run {run.index} ({run.label}): profile {w.profile}: {_said(e)}") from None
         run.profile_toml = profile_cache[ck]
+
+
+def _said(e: Exception) -> str:
+    return describe(e) if isinstance(e, OSError) else str(e)
 
 
 def spec_record(sweep: Sweep, run: Run, trace_sha256: Optional[str]) -> dict:
