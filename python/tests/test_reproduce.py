@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from conftest import run_cli
+from test_plots import assert_readable
 from test_verdict import rejudge
 from detour.reproduce import PAPERS, ReproduceError, reproduce
 from detour.reproduce.base import Runs, nearest_rank, sweep_toml
@@ -51,6 +52,14 @@ def test_hotr_quick_writes_every_experiment_and_resumes_identically(tmp_path):
     # hr-1's blocked share comes from the runs: positive, and a share
     fin2 = next(r for r in secs["hr-1"]["rows"] if r[0] == "fin2")
     assert 0 < fin2[1] < 100
+    # every figure has a title, axis labels and a legend where it needs one
+    from detour.reproduce import hotr
+    from detour.reproduce.base import Context
+
+    figs = [f for sec in hotr.experiments(Context("hotr", out, quick=True, workers=2, say=quiet)) for _, f in sec.figures]
+    assert len(figs) == 2
+    for f in figs:
+        assert_readable(f)
     # a second run finds every record and reproduces the same numbers
     before = {k: s["rows"] for k, s in secs.items()}
     said = []

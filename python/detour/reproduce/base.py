@@ -255,23 +255,26 @@ def load_runs(sweep_dir: Path, keys: Sequence[str]) -> Runs:
     return runs
 
 
-def grouped_bars(labels: Sequence[str], series: Sequence[tuple], ylabel: str, line: Optional[float] = None,
-                 size: tuple = (7, 3.5), tick_size: Optional[float] = None, legend: Optional[dict] = None):
+def grouped_bars(labels: Sequence[str], series: Sequence[tuple], ylabel: str, title: str, xlabel: str = "workload",
+                 line: Optional[float] = None, size: tuple = (7, 3.5), tick_size: Optional[float] = None,
+                 legend: Optional[dict] = None):
     """A figure of bars grouped per label: `series` is [(name, values), ...],
-    one bar of each per label; `line` draws a horizontal reference."""
-    from ..plots import _figure
+    one bar of each per label, each scheme in its fixed colour
+    (`plots.scheme_style`); `line` draws a horizontal reference."""
+    from ..plots import _figure, labels as set_labels, scheme_style
 
     fig = _figure(*size)
     ax = fig.subplots()
     x = np.arange(len(labels))
     width = 0.8 / max(len(series), 1)
     for i, (name, values) in enumerate(series):
-        ax.bar(x + (i - (len(series) - 1) / 2) * width, list(values), width, label=name)
+        ax.bar(x + (i - (len(series) - 1) / 2) * width, list(values), width, label=name, **scheme_style(name))
     if line is not None:
         ax.axhline(line, color="k", lw=0.8)
     ax.set_xticks(x, list(labels), fontsize=tick_size)
-    ax.set_ylabel(ylabel)
-    ax.legend(**(legend or {}))
+    set_labels(ax, title, xlabel, ylabel)
+    # Outside the axes, so it never hides a bar.
+    fig.legend(*ax.get_legend_handles_labels(), loc="outside right upper", **(legend or {}))
     return fig
 
 

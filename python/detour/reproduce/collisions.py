@@ -8,7 +8,7 @@ from typing import Dict, List
 
 import numpy as np
 
-from ..plots import _figure
+from ..plots import _figure, labels
 from .base import Context, Runs, Section, change
 
 TITLE = "Patterned read collisions: analysis and replication (rc-1..rc-8)"
@@ -129,9 +129,9 @@ def rc4(by: Dict, desc: str) -> Section:
         counts = d["conventional"].pair_counts()
         if counts is not None and len(counts):
             ax.plot(np.arange(1, len(counts) + 1) / len(counts) * 100, np.cumsum(counts) / counts.sum() * 100, label=nm)
-    ax.set_xlabel("collision pairs, most repeated first (%)")
-    ax.set_ylabel("collisions covered (%)")
-    ax.legend()
+    labels(ax, "rc-4: how few pairs make most collisions", "collision pairs, most repeated first (%)",
+           "collisions covered (%)")
+    ax.legend(title="workload")
     s = Section("rc-4", "Repetition of collision pairs, sorted (Fig. 4)",
                 "5% of pairs give 80% of collisions for HM1, USR1, WEB2", desc,
                 ["workload", "imbalanced pairs", "share of pair occurrences from the top 5% of pairs %"], rows)

@@ -9,7 +9,7 @@ from typing import Dict, List
 
 import numpy as np
 
-from ..plots import _figure
+from ..plots import _figure, labels, scheme_style
 from .base import Context, grouped_bars, Runs, Section, change, mean
 
 TITLE = "CR5M: channel RAID-5 with mirror chips (cr-1..cr-7)"
@@ -107,7 +107,9 @@ def cr1(by: Dict, configs: List[str], names: List[str], desc: str) -> Section:
         f"{r[0]} {r[1]} " + "/".join(f"{v:.2f}" for v in r[2:]) for r in reads))
     series = [(o.upper(), [r[2 + i] for r in rows]) for i, o in enumerate(ORGS[1:])]
     s.figures.append(("cr-1", grouped_bars([f"{r[0]}\n{r[1]}" for r in rows], series, "mean response / pure SSD",
-                                           line=1.0, size=(8, 3.6), tick_size=7, legend={"ncol": 4})))
+                                           "cr-1: mean response time, normalised to the pure SSD",
+                                           xlabel="configuration and workload", line=1.0, size=(8, 3.8), tick_size=7,
+                                           legend={"title": "organisation"})))
     return s
 
 
@@ -137,9 +139,9 @@ def cr3(by: Dict, configs: List[str], names: List[str], desc: str) -> Section:
     return s
 
 
-def sweep_section(sid: str, title: str, paper: str, runs: Runs, labels: List[str], desc: str, increasing: bool) -> Section:
+def sweep_section(sid: str, title: str, paper: str, runs: Runs, points: List[str], desc: str, increasing: bool) -> Section:
     rows = []
-    for lab in labels:
+    for lab in points:
         a = runs.one(workload=lab, device="cr5m-ssd1-cr5")
         b, c = (r for r in runs.select(workload=lab, device="cr5m-ssd1-cr5m"))
         if b.spec["set"].get("scheme.raid.mirror_channel") == "next":
@@ -164,9 +166,11 @@ def sweep_section(sid: str, title: str, paper: str, runs: Runs, labels: List[str
                        "the two transfers on two buses.")
     fig = _figure(6, 3.2)
     ax = fig.subplots()
-    ax.plot([r[0] for r in rows], [r[3] for r in rows], marker="o")
+    ax.plot([r[0] for r in rows], [r[3] for r in rows], marker="o", label="CR5M", **scheme_style("cr5m"))
+    ax.plot([r[0] for r in rows], [r[4] for r in rows], marker="s", ls="--", label="CR5M next", color="#ff8c9a")
     ax.axhline(0, color="k", lw=0.8)
-    ax.set_ylabel("CR5M vs CR5, mean response %")
+    labels(ax, f"{sid}: {title}", "workload of the sweep", "mean response vs CR5 (%)")
+    ax.legend()
     ax.tick_params(axis="x", labelsize=7)
     s.figures.append((sid, fig))
     return s

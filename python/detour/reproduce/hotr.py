@@ -7,7 +7,7 @@ from typing import Dict, List
 
 import numpy as np
 
-from ..plots import _figure
+from ..plots import _figure, labels
 from .base import Context, grouped_bars, Runs, Section, change, mean, nearest_rank
 
 TITLE = "HotR: hot read data replication (hr-1..hr-7)"
@@ -127,8 +127,10 @@ def hr3(by: Dict, desc: str) -> Section:
                       "The order Rails < HotR < TTFlash does not hold on every workload (see the table)."))
     s.notes.append("A write's response time here includes its full program (no write-back cache), so writes "
                    "dominate the overall mean and HotR, which only helps reads, moves it little.")
-    series = [(sch, [f[sch] for f in fig_rows]) for sch in ("rails", "ttflash", "hotr")]
-    s.figures.append(("hr-3", grouped_bars([r[0] for r in rows], series, "mean response time / baseline", line=1.0)))
+    series = [(name, [f[sch] for f in fig_rows]) for sch, name in (("rails", "Rails"), ("ttflash", "TTFlash"), ("hotr", "HotR"))]
+    s.figures.append(("hr-3", grouped_bars([r[0] for r in rows], series, "mean response time / baseline",
+                                           "hr-3: mean response time, normalised to the baseline", line=1.0,
+                                           legend={"title": "scheme"})))
     return s
 
 
@@ -223,7 +225,7 @@ def hr7(flash: Runs, names: List[str], desc: str) -> Section:
     for r in rows:
         ax.plot([c.upper() for c in CELLS], r[1:], marker="o", label=r[0])
     ax.axhline(1.0, color="k", lw=0.8)
-    ax.set_ylabel("read speedup")
-    ax.legend()
+    labels(ax, "hr-7: HotR read speedup by flash type", "flash type (bits per cell)", "read speedup (baseline / HotR)")
+    ax.legend(title="workload")
     s.figures.append(("hr-7", fig))
     return s

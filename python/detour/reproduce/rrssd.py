@@ -8,7 +8,7 @@ from typing import Dict, List
 
 import numpy as np
 
-from ..plots import _figure
+from ..plots import _figure, grid, labels, scheme_style
 from .base import Context, grouped_bars, Runs, Section, change, mean
 
 TITLE = "RR-SSD: content-popularity selective replication (rr-1..rr-12)"
@@ -153,9 +153,8 @@ def rr4(ctx: Context, names: List[str], day: float, desc: str) -> Section:
         cdf = p.get("cdf") or []
         if cdf:
             ax.plot([c["values"] * 100 for c in cdf], [c["reads"] * 100 for c in cdf], label=n)
-    ax.set_xlabel("values, most read first (%)")
-    ax.set_ylabel("reads (%)")
-    ax.legend()
+    labels(ax, "rr-4: value popularity (reads)", "values, most read first (%)", "reads (%)")
+    ax.legend(title="workload")
     s = Section("rr-4", "Value popularity: share of read values serving 80% of reads; day-over-day persistence",
                 "top 14% / 7% / 30% of values serve 80% of reads (homes / web / mail)", desc,
                 ["workload", "values for 80% of reads %", "paper %", "distinct values",
@@ -195,21 +194,24 @@ def rr5(by: Dict, weekly: Runs, desc: str) -> Section:
 
 
 def rr6(by: Dict, desc: str) -> Section:
-    rows, fig = [], _figure(7, 3.4)
-    ax = fig.subplots()
-    for n, d in by.items():
+    # One panel per workload (RR-SSD and Oracle by day, as the paper's
+    # figure), wrapped three to a row.
+    rows, (fig, axes) = [], grid(len(by), ncols=3, panel=(3.6, 2.7))
+    for ax, (n, d) in zip(axes, by.items()):
         ca, rr, orc = (d[k].summary.get("periods") or [] for k in ("ca-ssd", "rr-ssd", "oracle"))
-        gains = []
         for a, b, c in zip(ca, rr, orc):
             if a["read_mean_us"] and a["reads"]:
                 g_rr = -change(b["read_mean_us"], a["read_mean_us"])
                 g_or = -change(c["read_mean_us"], a["read_mean_us"])
                 rows.append([n, int(a["period"]), g_rr, g_or, b["rep_share"] * 100, b["new_share"] * 100])
-                gains.append(g_rr)
-        ax.plot(range(1, len(gains) + 1), gains, marker="o", label=n)
-    ax.set_xlabel("day")
-    ax.set_ylabel("RR-SSD read improvement over CA-SSD %")
-    ax.legend()
+        mine = [r for r in rows if r[0] == n]
+        for col, name in ((2, "RR-SSD"), (3, "Oracle")):
+            ax.plot([r[1] + 1 for r in mine], [r[col] for r in mine], marker="o", label=name, **scheme_style(name))
+        labels(ax, n, "day", "read improvement (%)")
+        ax.xaxis.get_major_locator().set_params(integer=True)  # days are whole
+    fig.suptitle("rr-6: read improvement over CA-SSD, per day")
+    if axes:
+        fig.legend(*axes[0].get_legend_handles_labels(), loc="outside right upper")
     s = Section("rr-6", "Per-day read improvement over CA-SSD, with Rep and New shares",
                 "RR-SSD near 90% of Oracle for mail, homes, webvm", desc,
                 ["workload", "day", "RR-SSD %", "Oracle %", "Rep % (reads of replicated values)", "New % (new values)"], rows)
@@ -239,7 +241,8 @@ def rr7(by: Dict, desc: str) -> Section:
                why=LOAD)
     series = [(lab, [r[col] for r in rows]) for col, lab in [(1, "RR-SSD"), (2, "paper RR-SSD"), (3, "Oracle"), (4, "paper Oracle")]]
     s.figures.append(("rr-7", grouped_bars([r[0] for r in rows], series, "read improvement over CA-SSD %",
-                                           size=(7, 3.4), legend={"ncol": 2, "fontsize": 8})))
+                                           "rr-7: whole-trace read improvement over CA-SSD, ours and the paper's",
+                                           size=(8, 3.6), legend={"fontsize": 8})))
     return s
 
 
