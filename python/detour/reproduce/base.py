@@ -19,7 +19,7 @@ import numpy as np
 
 from ..sweep import run_sweep
 from ..sweep.records import RUNS, write_atomic
-from ..sweep.spec import toml_value
+from .. import _toml
 from .verdict import Claim
 
 
@@ -33,7 +33,7 @@ class Section:
 
     id: str
     title: str
-    paper: str  # the paper's result, as ../shared/EXPERIMENTS.md gives it
+    paper: str  # the paper's result, as quoted in the report
     workload: str  # what workloads the numbers come from (synthetic or trace)
     headers: List[str] = field(default_factory=list)
     rows: List[List[Any]] = field(default_factory=list)
@@ -151,36 +151,28 @@ def change(ours: float, base: float) -> float:
     return (ours / base - 1.0) * 100.0 if base else float("nan")
 
 
-def _inline(d: Dict[str, Any]) -> str:
-    parts = []
-    for k, v in d.items():
-        key = k if k.replace("_", "").isalnum() else json.dumps(k)
-        parts.append(f"{key} = {_inline(v) if isinstance(v, dict) else toml_value(v)}")
-    return "{" + ", ".join(parts) + "}"
-
-
 def sweep_toml(name: str, workloads: Sequence[dict], devices: Sequence[str], schemes: Sequence[str] = (),
                seeds: Sequence[int] = (), fixed: Optional[Dict[str, Any]] = None,
                grid: Optional[Dict[str, Sequence[Any]]] = None) -> str:
     """A sweep file. `workloads` are `{"trace": path}` or profile tables
     `{"profile": name, "set": {...}, "label": ...}`."""
+    doc: Dict[str, Any] = {"name": name}
     traces = [w["trace"] for w in workloads if "trace" in w]
     profiles = [w for w in workloads if "profile" in w]
-    lines = [f"name = {toml_value(name)}"]
     if traces:
-        lines.append(f"traces = {toml_value(traces)}")
+        doc["traces"] = traces
     if profiles:
-        lines.append("profiles = [\n" + "".join(f"  {_inline(p)},\n" for p in profiles) + "]")
-    lines.append(f"devices = {toml_value(list(devices))}")
+        doc["profiles"] = profiles
+    doc["devices"] = list(devices)
     if schemes:
-        lines.append(f"schemes = {toml_value(list(schemes))}")
+        doc["schemes"] = list(schemes)
     if seeds:
-        lines.append(f"seeds = {toml_value(list(seeds))}")
-    for table, values in (("set", fixed), ("grid", grid)):
-        if values:
-            lines.append(f"\n[{table}]")
-            lines += [f"{json.dumps(k)} = {toml_value(v)}" for k, v in values.items()]
-    return "\n".join(lines) + "\n"
+        doc["seeds"] = list(seeds)
+    if fixed:
+        doc["set"] = dict(fixed)
+    if grid:
+        doc["grid"] = {k: list(v) for k, v in grid.items()}
+    return _toml.dumps(doc)
 
 
 @dataclass

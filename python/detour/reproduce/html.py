@@ -9,10 +9,10 @@ import csv
 import html
 import io
 import json
-import math
 from pathlib import Path
 from typing import Any, List, Optional, Sequence
 
+from ..report import fmt
 from ..sweep.records import write_atomic
 from .base import Section
 from .verdict import counts, headline
@@ -27,18 +27,6 @@ th{background:#f2f2f2} .paper{background:#fff8e6;padding:.5em .8em;border-left:4
 .v{padding:0 .4em;border-radius:3px;font-size:.85em;white-space:nowrap} .reproduced{background:#dff0d8}
 .direction{background:#fcf3cf} .disagrees{background:#f8d7da} .not-run{background:#e2e3e5} img{max-width:100%;border:1px solid #eee}
 """
-
-
-def fmt(v: Any) -> str:
-    if isinstance(v, float):
-        if math.isnan(v):
-            return "-"
-        if v == 0:
-            return "0"
-        return f"{v:,.0f}" if abs(v) >= 1000 else f"{v:.3g}" if abs(v) < 10 else f"{v:.1f}"
-    if isinstance(v, int) and not isinstance(v, bool):
-        return f"{v:,}"
-    return str(v)
 
 
 def _png(fig) -> bytes:
