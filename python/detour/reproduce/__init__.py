@@ -1,5 +1,5 @@
 """`detour reproduce <paper> [--quick] [--trace F ...]`: run a paper's
-experiments (../shared/EXPERIMENTS.md) as sweeps and write a report with
+experiments (ids hr-1.., cr-1.., rr-1.., rc-1..) as sweeps and write a report with
 the paper's numbers beside ours (docs/reproduce.md).
 
     from detour.reproduce import reproduce
@@ -64,8 +64,8 @@ def reproduce(paper: str, out, *, quick: bool = False, traces: Sequence[str] = (
     meta = {"paper": paper, "paper_file": mod.PAPER_FILE, "quick": quick, "traces": [str(t) for t in traces],
             "detour_version": __version__, "python": platform.python_version(), "wall_s": round(wall, 1),
             "backend": backend, "sweeps": ctx.sweeps_run}
-    intro = [mod.INTRO, "Every number here was produced by Detour in this run; the paper's are quoted from "
-             "../shared/EXPERIMENTS.md for comparison and were never used to set a parameter."]
+    intro = [mod.INTRO, "Every number here was produced by Detour in this run; the paper's are quoted from the "
+             "paper for comparison and were never used to set a parameter."]
     verdicts = judge_rows(mod.ROWS, sections)
     say(f"\nverdicts: {headline(verdicts)}")
     say(table(["id", "verdict", "cause"], [[v["id"], v["verdict"], v["cause"][:100]] for v in verdicts]))

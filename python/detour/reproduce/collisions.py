@@ -28,7 +28,7 @@ L_M = [0.0000001, 0.00001, 0.002, 0.02]
 #: The paper's Table 2 rows (mean OCC, expected %, measured %, mean repetition).
 PAPER_TABLE2 = {"RR8": (7.8, 83.7, 86.0, 1.00), "HM1": (14.2, 66.2, 61.3, 37.89), "PROJ3": (19.8, 55.1, 60.6, 24.69),
                 "USR1": (5.1, 69.3, 53.5, 12.47), "WEB2": (3.7, 65.6, 32.0, 9.20)}
-#: The rows of ../shared/EXPERIMENTS.md this paper has (each gets a verdict).
+#: The paper's experiment ids (each gets a verdict).
 ROWS = [f"rc-{i}" for i in range(1, 9)]
 #: Why per-trace numbers of the paper cannot be compared here.
 NO_MSR = "The paper's per-trace numbers are for MSR Cambridge volumes, which cannot be shipped; run with --trace to compare."

@@ -28,7 +28,7 @@ PAPER_WRITE = {"build": -27.2, "radius9": -25.6}
 BEST = {"cr-4": -24.1, "cr-5": -31.7}
 WRITE_RATIOS = [0.2, 0.4, 0.6, 0.8]
 SIZES_KIB = [2, 4, 8, 16, 32, 64]
-#: The rows of ../shared/EXPERIMENTS.md this paper has (each gets a verdict);
+#: The paper's experiment ids (each gets a verdict);
 #: cr-f is ours, not the paper's, and has none.
 ROWS = [f"cr-{i}" for i in range(1, 8)]
 #: Why the mirrors matter little at the profiles' load (issue 30's audit:

@@ -26,7 +26,7 @@ IDEAL = {"scheduler.suspension": True, "scheduler.suspend_us": 0.0, "scheduler.r
 #: HotR's staging copies sit in over-provisioned space the baseline has too.
 SPACE = {"baseline": 1.0, "hotr": 1.0, "rails": 2.0, "ttflash": 5 / 4}
 PERCENTILES = [95, 97, 98, 99, 99.5]
-#: The rows of ../shared/EXPERIMENTS.md this paper has (each gets a verdict).
+#: The paper's experiment ids (each gets a verdict).
 ROWS = [f"hr-{i}" for i in range(1, 8)]
 
 

@@ -46,7 +46,7 @@ LOAD = (f"How much replication gains depends on the load (arrivals compressed {1
         "often the profiles' values are read again the next day.")
 ALPHAS = [0.0, 10.0, 20.0, 30.0]
 NAN = float("nan")
-#: The rows of ../shared/EXPERIMENTS.md this paper has (each gets a verdict).
+#: The paper's experiment ids (each gets a verdict).
 ROWS = [f"rr-{i}" for i in range(1, 13)]
 
 

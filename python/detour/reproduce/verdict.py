@@ -1,6 +1,6 @@
-"""Verdicts by rule: one function decides whether a row of
-../shared/EXPERIMENTS.md was reproduced, so no report can carry a verdict
-written by hand (docs/reproduce.md, "Verdicts").
+"""Verdicts by rule: one function decides whether each of a paper's
+experiments (hr-1.., cr-1.., rr-1.., rc-1..) was reproduced, so no report
+can carry a verdict written by hand (docs/reproduce.md, "Verdicts").
 
 A row's claim is judged on what the reproduction measured, given as
 *measures* (name -> number, ours and the paper's in the same unit, with 0
