@@ -10,7 +10,8 @@ BENCH   := target/bench
 # Runtime and test dependencies of the package (kept in step with pyproject.toml):
 # the tests also need the `ray` extra (a real local Ray cluster runs a sweep)
 # and pandas / polars (the results table's one-line loaders).
-PY_DEPS := "maturin>=1.5,<2" "numpy>=1.22" "pyarrow>=10" "matplotlib>=3.6" "tqdm>=4.60" pytest
+PY_DEPS := "maturin>=1.5,<2" "numpy>=1.22" "pyarrow>=10" "matplotlib>=3.6" "tqdm>=4.60" \
+           "tomli>=1.1; python_version < '3.11'" "tomli-w>=1.0" pytest
 TEST_DEPS := "ray[default]>=2.9" pandas polars
 
 .PHONY: demo test test-rust test-python develop bench bench-core bench-pgo venv clean

@@ -21,7 +21,7 @@ from typing import Any, Callable, Iterable, Mapping, Optional, Union
 
 import numpy as np
 
-from . import _detour
+from . import _detour, _toml
 
 PathLike = Union[str, "os.PathLike[str]"]
 Overrides = Union[Iterable[str], Mapping[str, Any], None]
@@ -41,30 +41,25 @@ REQUEST_DTYPES = {
 }
 
 
-def _toml_value(v: Any) -> str:
-    if isinstance(v, bool):
-        return "true" if v else "false"
-    if isinstance(v, (int, float)):
-        return repr(v)
-    if isinstance(v, str):
-        return json.dumps(v)  # a TOML basic string
-    raise TypeError(f"override value {v!r} must be a bool, number or string")
-
-
 def _override_list(overrides: Overrides) -> list:
     if overrides is None:
         return []
     if isinstance(overrides, str):
         return [overrides]
     if isinstance(overrides, Mapping):
-        return [f"{k}={_toml_value(v)}" for k, v in overrides.items()]
+        return [f"{k}={_toml.value(v)}" for k, v in overrides.items()]
     return [str(o) for o in overrides]
 
 
-def is_device_file(device: PathLike) -> bool:
-    """True when `device` names a TOML file rather than a preset."""
-    s = os.fspath(device)
-    return s.endswith(".toml") or os.sep in s or os.path.isfile(s)
+def is_path(arg: PathLike, base: Optional[PathLike] = None) -> bool:
+    """True when a device or profile argument names a file rather than a
+    built-in preset or profile: it ends in .toml, has a directory part, or
+    is an existing file (relative to `base` when given, e.g. a sweep
+    file's folder). The one place Detour makes this guess."""
+    s = os.fspath(arg)
+    if s.endswith(".toml") or "/" in s or os.sep in s:
+        return True
+    return os.path.isfile(os.path.join(os.fspath(base), s) if base is not None else s)
 
 
 def config(
@@ -90,10 +85,10 @@ def config(
     if compat is not None:
         sets.insert(0, f"compat={_toml_value(compat)}")
     if scheme is not None:
-        sets.append(f"scheme.name={_toml_value(scheme)}")
+        sets.append(f"scheme.name={_toml.value(scheme)}")
     if verify is not None:
-        sets.append(f"run.verify={_toml_value(bool(verify))}")
-    if is_device_file(device):
+        sets.append(f"run.verify={_toml.value(bool(verify))}")
+    if is_path(device):
         return _detour.config(file=os.fspath(device), toml=toml, overrides=sets)
     return _detour.config(preset=os.fspath(device), toml=toml, overrides=sets)
 
@@ -219,7 +214,7 @@ def _atomic_write(dest: Path, write: Callable[[str], Any]) -> None:
 def _profile_source(profile: PathLike):
     """(name, None) for a profile name, (None, text) for a TOML spec file."""
     s = os.fspath(profile)
-    if s.endswith(".toml") or os.sep in s or os.path.isfile(s):
+    if is_path(s):
         try:
             return None, Path(s).read_text()
         except OSError as e:
@@ -237,22 +232,7 @@ def _profile_requests(profile: PathLike, overrides: Overrides) -> Optional[int]:
 
 def _spec_dict(profile: PathLike, overrides: Overrides) -> dict:
     name, text = _profile_source(profile)
-    spec = _detour.profile_spec(name, spec_toml=text, overrides=_override_list(overrides))
-    try:
-        import tomllib  # Python 3.11+
-    except ImportError:  # pragma: no cover
-        return {"requests": _toml_int(spec, "requests")}
-    return tomllib.loads(spec)
-
-
-def _toml_int(text: str, key: str) -> Optional[int]:
-    for line in text.splitlines():
-        k, _, v = line.partition("=")
-        if k.strip() == key:
-            return int(v.strip())
-        if line.startswith("["):
-            break
-    return None
+    return _toml.loads(_detour.profile_spec(name, spec_toml=text, overrides=_override_list(overrides)))
 
 
 def _requests_arrays(requests: Any) -> dict:

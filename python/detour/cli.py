@@ -1,7 +1,10 @@
 """The `detour` command line. Every subcommand is documented in docs/cli.md.
 
-Errors print `detour: error: <message>` and exit with status 2 (never a
-traceback; set DETOUR_DEBUG=1 to see one); Ctrl-C exits with 130.
+Errors print `detour: error: <message>` (never a traceback; set
+DETOUR_DEBUG=1 to see one) and exit with status 2 for a usage error (the
+command line itself is wrong) or 1 for a failed run (a missing file, a bad
+configuration or trace, a failed simulation), so scripts can tell the two
+apart; Ctrl-C exits with 130.
 """
 
 from __future__ import annotations
@@ -16,13 +19,15 @@ from typing import Optional, Sequence
 
 from . import __version__, report
 from ._detour import DetourError
+from .errors import describe
 
-EXIT_ERROR = 2
+EXIT_FAILED = 1  # the command was well formed but could not be carried out
+EXIT_USAGE = 2  # argparse's own status for a bad command line
 EXIT_INTERRUPTED = 130
 
 
 class CliError(Exception):
-    """A usage problem found after argument parsing."""
+    """A usage problem found after argument parsing (exits EXIT_USAGE)."""
 
 
 def _runs(text: str) -> int:
@@ -420,6 +425,8 @@ def cmd_reproduce(a: argparse.Namespace) -> None:
         return
     if a.address and a.backend != "ray":
         raise CliError("--address needs --backend ray")
+    if a.paper != "all" and a.paper not in PAPERS:
+        raise CliError(f"unknown paper {a.paper!r}; known: {', '.join(PAPERS)}, all")
     say = (lambda s: None) if a.quiet else (lambda s: print(s, flush=True))
     kw = dict(quick=a.quick, traces=a.trace, workers=a.workers, backend=a.backend, address=a.address, say=say,
               compat=a.compat)
@@ -447,17 +454,23 @@ COMMANDS = {
 }
 
 
-def _error(msg: str) -> int:
+def _error(msg: str, status: int) -> int:
     msg = " ".join(line.strip() for line in msg.strip().splitlines())
     print(f"detour: error: {msg}", file=sys.stderr)
-    return EXIT_ERROR
+    return status
 
 
 def main(argv: Optional[Sequence[str]] = None) -> int:
+<<<<<<< HEAD
     args = build_parser().parse_args(argv)
     # A bundle is a layer under the user's own --set keys.
     if getattr(args, "compat", None) and hasattr(args, "overrides"):
         args.overrides = [f"compat={args.compat}", *args.overrides]
+=======
+    from .reproduce.base import ReproduceError
+
+    args = build_parser().parse_args(argv)  # exits EXIT_USAGE on a bad command line
+>>>>>>> py-verdicts
     try:
         COMMANDS[args.command](args)
     except KeyboardInterrupt:
@@ -467,14 +480,20 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         devnull = os.open(os.devnull, os.O_WRONLY)
         os.dup2(devnull, sys.stdout.fileno())
         return 0
-    except (DetourError, CliError, OSError, ValueError, TypeError, ImportError) as e:
+    except CliError as e:
+        return _error(str(e), EXIT_USAGE)
+    except OSError as e:  # DetourIOError too
         if os.environ.get("DETOUR_DEBUG"):
             raise
-        return _error(str(e))
+        return _error(describe(e), EXIT_FAILED)
+    except (DetourError, ReproduceError, ValueError, TypeError, ImportError) as e:
+        if os.environ.get("DETOUR_DEBUG"):
+            raise
+        return _error(str(e), EXIT_FAILED)
     except Exception as e:  # never a traceback for the user
         if os.environ.get("DETOUR_DEBUG"):
             raise
-        return _error(f"{type(e).__name__}: {e} (set DETOUR_DEBUG=1 for a traceback)")
+        return _error(f"{type(e).__name__}: {e} (set DETOUR_DEBUG=1 for a traceback)", EXIT_FAILED)
     return 0
 
 

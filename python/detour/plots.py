@@ -18,12 +18,76 @@ def _figure(width: float, height: float):
     return fig
 
 
+#: One colour per scheme, the same in every figure (the demo, the sweeps,
+#: every reproduction), chosen to stay apart when all 14 schemes share a
+#: plot: a 10-colour cycle gave conventional and ca-ssd, hotr and rr-ssd,
+#: rails and oracle, ttflash and pblru one colour each. The two baselines
+#: are greys; the reproductions' variants (Random, Static, on-line) follow.
+SCHEME_COLORS = {
+    "conventional": "#404040", "ca-ssd": "#a9a9a9",
+    "hotr": "#4363d8", "rails": "#f58231", "ttflash": "#3cb44b",
+    "pure": "#9a6324", "cr1": "#42d4f4", "cr4": "#808000", "cr5": "#911eb4", "cr5m": "#e6194b",
+    "collisions": "#f032e6",
+    "rr-ssd": "#469990", "oracle": "#000075", "pblru": "#800000",
+    "random": "#bfef45", "static": "#dcbeff", "online": "#fabed4", "ideal": "#ffd8b1",
+}
+#: Names the reports use for a scheme (lower-cased): the HotR baseline is
+#: the conventional FTL.
+ALIASES = {"baseline": "conventional", "on-line": "online"}
+PAPER_PREFIX = "paper "
+
+
+def scheme_style(name: str) -> dict:
+    """Matplotlib keywords for a series named after a scheme: its fixed
+    colour; a "paper X" series (the paper's numbers beside ours) in X's
+    colour, hatched (bars only). Empty for other names: workloads keep
+    Matplotlib's cycle."""
+    key = name.strip().lower()
+    paper = key.startswith(PAPER_PREFIX)
+    if paper:
+        key = key[len(PAPER_PREFIX):]
+    color = SCHEME_COLORS.get(ALIASES.get(key, key))
+    if color is None:
+        return {}
+    if paper:
+        return {"color": "white", "edgecolor": color, "hatch": "////"}
+    return {"color": color}
+
+
+def grid(n: int, ncols: int = 3, panel: tuple = (4.0, 3.0)):
+    """A figure of `n` panels in rows of at most `ncols` (a long row of
+    panels is unreadable at page width); returns (figure, axes) with the
+    unused cells hidden."""
+    ncols = max(1, min(ncols, n))
+    nrows = -(-n // ncols)
+    fig = _figure(panel[0] * ncols, panel[1] * nrows)
+    axes = list(np.atleast_1d(fig.subplots(nrows, ncols, squeeze=False)).ravel())
+    for ax in axes[n:]:
+        ax.set_visible(False)
+    return fig, axes[:n]
+
+
+def labels(ax, title: str, xlabel: str, ylabel: str) -> None:
+    """Every panel gets a title and both axis labels."""
+    ax.set_title(title)
+    ax.set_xlabel(xlabel)
+    ax.set_ylabel(ylabel)
+
+
 def comparison(results: Mapping[str, "object"], path, title: str = "") -> Path:
     """Bar plot of mean and p99 read/write latency per scheme (left) and the
     CDF of read latency per scheme (right). `results` maps a name to a
     `detour.Result`. Writes a PNG to `path` and returns it."""
+    path = Path(path)
+    comparison_figure(results, title).savefig(path)
+    return path
+
+
+def comparison_figure(results: Mapping[str, "object"], title: str = ""):
+    """The figure of `comparison`: both panels share one legend of the
+    schemes (their colours are `SCHEME_COLORS`), to the right."""
     names = list(results)
-    fig = _figure(11, 4.2)
+    fig = _figure(12, 4.2)
     ax, cdf = fig.subplots(1, 2, width_ratios=[3, 2])
     bars = [("read", "mean"), ("read", "p99"), ("write", "mean"), ("write", "p99")]
     x = np.arange(len(bars))
@@ -31,26 +95,23 @@ def comparison(results: Mapping[str, "object"], path, title: str = "") -> Path:
     for i, name in enumerate(names):
         lat = results[name].summary["latency_us"]
         vals = [lat[k][s] for k, s in bars]
-        rects = ax.bar(x + (i - (len(names) - 1) / 2) * width, vals, width, label=name)
+        rects = ax.bar(x + (i - (len(names) - 1) / 2) * width, vals, width, label=name, **scheme_style(name))
         if len(names) <= 4:  # more labels than that overlap; the table has the numbers
             ax.bar_label(rects, fmt="%.0f", fontsize=7, padding=1)
     ax.set_xticks(x, [f"{k} {s}" for k, s in bars])
     # Reads (tens of µs) and writes (ms) on one axis: log keeps both legible.
     ax.set_yscale("log")
-    ax.set_ylabel("latency (µs, log scale)")
+    labels(ax, title or "Latency by scheme", "latency statistic", "latency (µs, log scale)")
     ax.grid(True, axis="y", which="both", alpha=0.3)
-    ax.set_title(title or "Latency by scheme")
-    ax.legend(fontsize=8, ncols=2 if len(names) > 4 else 1)
     for name in names:
         c = results[name].columns
         lat = np.sort(c["latency_ns"][~c["is_write"] & ~c["warmup"]]) / 1000.0
         if len(lat):
-            cdf.plot(lat, np.arange(1, len(lat) + 1) / len(lat), label=name)
+            cdf.plot(lat, np.arange(1, len(lat) + 1) / len(lat), label=name, **scheme_style(name))
     cdf.set_xscale("log")
-    cdf.set_xlabel("read latency (µs)")
-    cdf.set_ylabel("fraction of reads")
-    cdf.set_title("Read latency CDF")
+    labels(cdf, "Read latency CDF", "read latency (µs)", "fraction of reads")
     cdf.grid(True, alpha=0.3)
-    path = Path(path)
-    fig.savefig(path)
-    return path
+    # One legend for both panels: the same schemes in the same colours.
+    fig.legend(*ax.get_legend_handles_labels(), loc="outside right upper", title="scheme", fontsize=8,
+               ncols=2 if len(names) > 10 else 1)
+    return fig

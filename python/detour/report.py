@@ -8,7 +8,7 @@ from typing import Iterable, Mapping, Sequence
 def table(headers: Sequence[str], rows: Iterable[Sequence[object]]) -> str:
     """A text table: numeric columns right-aligned, the others left-aligned."""
     rows = [list(r) for r in rows]
-    cells = [[str(h) for h in headers]] + [[_fmt(c) for c in row] for row in rows]
+    cells = [[str(h) for h in headers]] + [[fmt(c) for c in row] for row in rows]
     widths = [max(len(r[i]) for r in cells) for i in range(len(headers))]
     numeric = [bool(rows) and all(isinstance(r[i], (int, float)) for r in rows) for i in range(len(headers))]
 
@@ -20,16 +20,22 @@ def table(headers: Sequence[str], rows: Iterable[Sequence[object]]) -> str:
     return "\n".join(out)
 
 
-def _fmt(v: object) -> str:
+def fmt(v: object) -> str:
+    """A table cell, the same in every table Detour prints or writes (text,
+    HTML reports, `detour results`): thousands separated, three significant
+    digits below 10, one decimal below 1,000, none above; "-" for a
+    missing or undefined value."""
+    if v is None:
+        return "-"
     if isinstance(v, float):
         if v != v:
             return "-"
         if v == 0:
             return "0"
-        if abs(v) >= 100:
+        if abs(v) >= 1000:
             return f"{v:,.0f}"
         return f"{v:.3g}" if abs(v) < 10 else f"{v:.1f}"
-    if isinstance(v, int):
+    if isinstance(v, int) and not isinstance(v, bool):
         return f"{v:,}"
     return str(v)
 

@@ -143,19 +143,9 @@ def gather(out_dir: os.PathLike):
     return t
 
 
-def _fmt(v: Any) -> str:
-    if v is None:
-        return "-"
-    if isinstance(v, float):
-        return f"{v:,.1f}" if abs(v) >= 100 else f"{v:.3g}"
-    if isinstance(v, int) and not isinstance(v, bool):
-        return f"{v:,}"
-    return str(v)
-
-
 def summary_text(t, limit: int = 40) -> str:
     """Counts of ok and failed runs and a compact table of the first `limit` rows."""
-    from .report import table as text_table
+    from .report import fmt, table as text_table
 
     rs = t.to_pylist()
     ok = sum(r["status"] == "ok" for r in rs)
@@ -175,7 +165,7 @@ def summary_text(t, limit: int = 40) -> str:
         label = r["status"] if r["status"] == "ok" else f"failed: {r['error']}"[:60]
         if r.get("trace"):
             r = dict(r, trace=os.path.basename(r["trace"]))
-        body.append([_fmt(r.get(c)) for c in cols] + [_fmt(r.get(c)) for c in shown] + [label])
+        body.append([fmt(r.get(c)) for c in cols] + [fmt(r.get(c)) for c in shown] + [label])
     lines.append(text_table(heads, body))
     if len(rs) > limit:
         lines.append(f"... and {len(rs) - limit} more rows")

@@ -26,7 +26,7 @@ def test_bench_command(cli, tiny_trace, tmp_path):
     assert p.returncode == 0, p.stderr
     assert "requests/s" in p.stdout and "peak memory" in p.stdout
     p = cli("bench", "--trace", tmp_path / "missing.trace")
-    assert p.returncode == 2 and p.stderr.startswith("detour: error:")
+    assert p.returncode == 1 and p.stderr.startswith("detour: error:")
 
 
 def test_bench_repeat_reports_the_median_run(tiny_trace):

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 
 import pyarrow.parquet as pq
+import pytest
 
 from conftest import TINY_REQUESTS
 
@@ -51,29 +52,52 @@ def test_rerun_from_written_config_is_identical(cli, tiny_trace, tmp_path):
     assert sa == sb
 
 
-def test_unknown_set_key_exits_2_and_names_key(cli, tiny_trace, tmp_path):
+def test_unknown_set_key_fails_the_run_and_names_key(cli, tiny_trace, tmp_path):
     p = cli("run", "--trace", tiny_trace, "--set", "ftl.gc_treshold=0.1", "--out", tmp_path / "o")
-    assert p.returncode == 2
+    assert p.returncode == 1
     assert p.stderr.startswith("detour: error:")
     assert "ftl.gc_treshold" in p.stderr
     assert "Traceback" not in p.stderr
     assert not (tmp_path / "o").exists()
 
 
-def test_bad_value_and_missing_file_exit_2(cli, tiny_trace, tmp_path):
+def test_bad_value_and_missing_file_fail_the_run_with_status_1(cli, tiny_trace, tmp_path):
     p = cli("run", "--trace", tiny_trace, "--set", "device.channels=0", "--out", tmp_path / "o")
-    assert p.returncode == 2 and "device.channels" in p.stderr
+    assert p.returncode == 1 and "device.channels" in p.stderr
     p = cli("run", "--trace", tmp_path / "missing.trace", "--out", tmp_path / "o")
-    assert p.returncode == 2 and "missing.trace" in p.stderr and "Traceback" not in p.stderr
+    assert p.returncode == 1 and "Traceback" not in p.stderr
+    assert p.stderr.strip() == f"detour: error: {tmp_path / 'missing.trace'}: no such file or directory"
     p = cli("run", "--device", "no-such-preset", "--trace", tiny_trace, "--out", tmp_path / "o")
-    assert p.returncode == 2 and "bench-matched" in p.stderr  # lists the known presets
+    assert p.returncode == 1 and "bench-matched" in p.stderr  # lists the known presets
+
+
+@pytest.mark.parametrize("args", [
+    ("run", "--device", "{tmp}/missing.toml", "--profile", "hm", "--out", "{tmp}/o"),
+    ("run", "--profile", "{tmp}/missing.toml", "--out", "{tmp}/o"),
+    ("traces", "inspect", "{tmp}/missing.trace"),
+    ("sweep", "{tmp}/missing.toml", "--out", "{tmp}/o"),
+])
+def test_file_errors_are_in_detours_words(cli, tmp_path, args):
+    p = cli(*[a.format(tmp=tmp_path) for a in args])
+    assert p.returncode == 1, p.stderr
+    assert "Errno" not in p.stderr and p.stderr.rstrip().endswith(": no such file or directory"), p.stderr
+    assert str(tmp_path / "missing.") in p.stderr
+
+
+def test_usage_errors_exit_2_and_failed_runs_1(cli, tiny_trace, tmp_path):
+    assert cli("run", "--trace", tiny_trace).returncode == 2  # argparse: no --out
+    assert cli("run", "--trace", tiny_trace, "--profile-set", "x=1", "--out", tmp_path / "o").returncode == 2
+    assert cli("reproduce", "no-such-paper").returncode == 2
+    assert cli("sweep").returncode == 2  # no file
+    assert cli("run", "--trace", tiny_trace, "--scheme", "nope", "--out", tmp_path / "o").returncode == 1
+    assert cli("run", "--trace", tiny_trace, "--out", tmp_path / "o", "-q").returncode == 0
 
 
 def test_malformed_trace_names_line_and_skip(cli, tmp_path):
     t = tmp_path / "bad.trace"
     t.write_text("0 0 0 8 1\n1000 0 8 8 0\n2000 0 sixteen 8 1\n3000 0 24 8 1\n")
     p = cli("run", "--trace", t, "--format", "mqsim", "--out", tmp_path / "o")
-    assert p.returncode == 2
+    assert p.returncode == 1
     assert "bad.trace:3" in p.stderr
     p = cli("run", "--trace", t, "--format", "mqsim", "--skip-malformed", "--out", tmp_path / "o")
     assert p.returncode == 0, p.stderr
@@ -95,7 +119,7 @@ def test_schemes_lists_conventional(cli):
 
 def test_unknown_scheme(cli, tiny_trace, tmp_path):
     p = cli("run", "--trace", tiny_trace, "--scheme", "nope", "--out", tmp_path / "o")
-    assert p.returncode == 2 and "scheme.name" in p.stderr and "conventional" in p.stderr
+    assert p.returncode == 1 and "scheme.name" in p.stderr and "conventional" in p.stderr
 
 
 def test_config_prints_resolved_toml(cli):
@@ -119,6 +143,6 @@ def test_traces_commands(cli, tiny_trace, tmp_path):
     assert p.returncode == 0, p.stderr
     assert json.loads(cli("traces", "inspect", out, "--json").stdout)["format"] == "msr"
     p = cli("traces", "convert", tiny_trace, out, "--to", "nope")
-    assert p.returncode == 2 and "nope" in p.stderr
+    assert p.returncode == 1 and "nope" in p.stderr
     p = cli("traces", "formats")
     assert "mqsim" in p.stdout.split()

@@ -52,7 +52,7 @@ def test_analyze_collisions_cli(cli, tmp_path):
     pairs = pq.read_table(out / "collision_pairs.parquet")
     assert pairs.num_rows == s["collisions"]["imbalanced_pairs"]
     p = cli("analyze", "collisions", "--profile", "msr-random", "--profile-set", "requests=500", "--no-progress", "--set", "scheme.collisions.l_r=-1")
-    assert p.returncode == 2 and "scheme.collisions.l_r" in p.stderr
+    assert p.returncode == 1 and "scheme.collisions.l_r" in p.stderr
 
 
 def test_analyze_collisions_takes_the_trace_as_an_argument(cli, tmp_path):

@@ -10,6 +10,8 @@ from pathlib import Path
 import pytest
 
 from conftest import run_cli
+from test_plots import assert_readable
+from test_verdict import rejudge
 from detour.reproduce import PAPERS, ReproduceError, reproduce
 from detour.reproduce.base import Runs, nearest_rank, sweep_toml
 from detour.sweep import plan
@@ -41,9 +43,23 @@ def test_hotr_quick_writes_every_experiment_and_resumes_identically(tmp_path):
         assert (out / "figures" / f"{fig}.png").stat().st_size > 1000
         assert (out / "figures" / f"{fig}.svg").read_text().lstrip().startswith("<?xml")
     assert "data:image/png;base64," in html and "<script" not in html  # self-contained, no server
+    # the verdicts come first, one per row, each the rule's own
+    rejudge(out / "report.json")
+    doc = json.loads((out / "report.json").read_text())
+    assert [v["id"] for v in doc["verdicts"]] == [f"hr-{i}" for i in range(1, 8)]
+    assert html.index("Verdicts: ") < html.index("<h2 id='hr-1'>")
+    assert f"{doc['verdict_counts']['reproduced']} of 7 reproduced" in html
     # hr-1's blocked share comes from the runs: positive, and a share
     fin2 = next(r for r in secs["hr-1"]["rows"] if r[0] == "fin2")
     assert 0 < fin2[1] < 100
+    # every figure has a title, axis labels and a legend where it needs one
+    from detour.reproduce import hotr
+    from detour.reproduce.base import Context
+
+    figs = [f for sec in hotr.experiments(Context("hotr", out, quick=True, workers=2, say=quiet)) for _, f in sec.figures]
+    assert len(figs) == 2
+    for f in figs:
+        assert_readable(f)
     # a second run finds every record and reproduces the same numbers
     before = {k: s["rows"] for k, s in secs.items()}
     said = []
@@ -67,7 +83,7 @@ def test_unknown_paper_and_missing_trace_are_clear_errors(tmp_path):
     with pytest.raises(ReproduceError, match="no such file"):
         reproduce("hotr", tmp_path, traces=[str(tmp_path / "missing.csv")], say=quiet)
     r = run_cli("reproduce", "nope", "--out", str(tmp_path / "x"))
-    assert r.returncode != 0 and "unknown paper" in r.stderr
+    assert r.returncode == 2 and "unknown paper" in r.stderr
 
 
 def test_cli_lists_the_papers():
@@ -132,6 +148,9 @@ def test_reproduce_all_quick_writes_every_papers_report(tmp_path):
         assert sorted(secs) == sorted(ids), paper
         for sid, s in secs.items():
             assert s["rows"], f"{paper} {sid}"
+        rejudge(tmp_path / paper / "report.json")
+        got = [v["id"] for v in json.loads((tmp_path / paper / "report.json").read_text())["verdicts"]]
+        assert got == [i for i in ids if i != "cr-f"], paper
     # the RAID organisations lose nothing after one failure, except CR5M's channel (the paper's layout)
     lost = {(r[0], r[1]): r[2] for r in sections(tmp_path / "cr5m")["cr-f"]["rows"]}
     assert all(v == 0 for (org, unit), v in lost.items() if org not in ("PURE", "CR5M") or (org == "CR5M" and unit != "channel"))

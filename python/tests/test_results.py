@@ -79,4 +79,4 @@ def test_cli_results(swept, cli, tmp_path):
     assert "6 runs: 3 ok, 3 failed" in r.stdout
     assert "host.queue_depth" in r.stdout and "TraceError" in r.stdout
     r = cli("results", tmp_path)
-    assert r.returncode == 2 and "no sweep records" in r.stderr
+    assert r.returncode == 1 and "no sweep records" in r.stderr

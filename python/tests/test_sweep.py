@@ -193,7 +193,7 @@ def test_cli_rejects_bad_key_and_checks(tmp_path, cli):
     f = tmp_path / "bad.toml"
     f.write_text('profiles = ["hm"]\ndevices = ["small"]\nseed = [1]\n')
     r = cli("sweep", f, "--out", tmp_path / "out")
-    assert r.returncode == 2 and "unknown key 'seed'" in r.stderr and not (tmp_path / "out").exists()
+    assert r.returncode == 1 and "unknown key 'seed'" in r.stderr and not (tmp_path / "out").exists()
     r = cli("sweep", small_sweep(tmp_path), "--check")
     assert r.returncode == 0 and "4 runs" in r.stdout
 

@@ -1,5 +1,5 @@
 """`detour reproduce <paper> [--quick] [--trace F ...]`: run a paper's
-experiments (../shared/EXPERIMENTS.md) as sweeps and write a report with
+experiments (ids hr-1.., cr-1.., rr-1.., rc-1..) as sweeps and write a report with
 the paper's numbers beside ours (docs/reproduce.md).
 
     from detour.reproduce import reproduce
@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Callable, List, Optional, Sequence
 
 from .base import Context, ReproduceError, Section
+from .verdict import headline, judge, not_run
 
 #: paper name -> module (under detour.reproduce)
 PAPERS = {
@@ -80,11 +81,31 @@ def reproduce(paper: str, out, *, quick: bool = False, traces: Sequence[str] = (
     meta = {"paper": paper, "paper_file": mod.PAPER_FILE, "quick": quick, "traces": [str(t) for t in traces],
             "detour_version": __version__, "python": platform.python_version(), "wall_s": round(wall, 1),
             "backend": backend, "sweeps": ctx.sweeps_run, "compat": ctx.compat or "none"}
-    intro = [mod.INTRO, "Every number here was produced by Detour in this run; the paper's are quoted from "
-             "../shared/EXPERIMENTS.md for comparison and were never used to set a parameter."]
-    page = write_report(out, mod.TITLE, intro, sections, meta)
+    intro = [mod.INTRO, "Every number here was produced by Detour in this run; the paper's are quoted from the "
+             "paper for comparison and were never used to set a parameter."]
+    if ctx.compat:
+        intro.append(f"Every run here follows {ctx.compat}'s timing rules (`compat = \"{ctx.compat}\"`, docs/validation.md).")
+    verdicts = judge_rows(mod.ROWS, sections)
+    say(f"\nverdicts: {headline(verdicts)}")
+    say(table(["id", "verdict", "cause"], [[v["id"], v["verdict"], v["cause"][:100]] for v in verdicts]))
+    page = write_report(out, mod.TITLE, intro, sections, meta, verdicts)
     say(f"\nreport: {page}")
     return page
+
+
+def judge_rows(rows: Sequence[str], sections: Sequence[Section]) -> List[dict]:
+    """One verdict per row id of EXPERIMENTS.md, each by `verdict.judge`
+    (a row with no section, or a section that measured nothing for it, is
+    not-run)."""
+    by = {s.id: s for s in sections}
+    out = []
+    for rid in rows:
+        s = by.get(rid)
+        if s is not None and s.claim is not None:
+            out.append(judge(s.claim))
+        else:
+            out.append(not_run(rid, s.paper if s else "", "this reproduction does not compute it"))
+    return out
 
 
 def reproduce_all(out, **kw) -> Path:

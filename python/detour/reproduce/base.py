@@ -19,7 +19,8 @@ import numpy as np
 
 from ..sweep import run_sweep
 from ..sweep.records import RUNS, write_atomic
-from ..sweep.spec import toml_value
+from .. import _toml
+from .verdict import Claim
 
 
 class ReproduceError(RuntimeError):
@@ -32,17 +33,26 @@ class Section:
 
     id: str
     title: str
-    paper: str  # the paper's result, as ../shared/EXPERIMENTS.md gives it
+    paper: str  # the paper's result, as quoted in the report
     workload: str  # what workloads the numbers come from (synthetic or trace)
     headers: List[str] = field(default_factory=list)
     rows: List[List[Any]] = field(default_factory=list)
     figures: List[Any] = field(default_factory=list)  # (name, matplotlib Figure)
     notes: List[str] = field(default_factory=list)  # disagreements and caveats
-    agrees: Optional[bool] = None  # the paper's qualitative claim holds here (None: not judged)
+    # What was measured for the paper's claim; `verdict.judge` turns it
+    # into the verdict (a section never states its own).
+    claim: Optional[Claim] = None
+
+    def measured(self, paper: Optional[Dict[str, float]] = None, ours: Optional[Dict[str, float]] = None,
+                 holds: Optional[tuple] = None, why: str = "") -> None:
+        """Record what was measured for the paper's claim (`verdict.Claim`):
+        measures as {name: number} in one unit with 0 = no effect, and/or
+        the qualitative part holding on (k, n) workloads."""
+        self.claim = Claim(self.id, self.paper, dict(paper or {}), dict(ours or {}), holds, why)
 
     def to_json(self) -> dict:
         return {"id": self.id, "title": self.title, "paper": self.paper, "workload": self.workload,
-                "headers": self.headers, "rows": self.rows, "notes": self.notes, "agrees": self.agrees,
+                "headers": self.headers, "rows": self.rows, "notes": self.notes,
                 "figures": [n for n, _ in self.figures]}
 
 
@@ -141,36 +151,28 @@ def change(ours: float, base: float) -> float:
     return (ours / base - 1.0) * 100.0 if base else float("nan")
 
 
-def _inline(d: Dict[str, Any]) -> str:
-    parts = []
-    for k, v in d.items():
-        key = k if k.replace("_", "").isalnum() else json.dumps(k)
-        parts.append(f"{key} = {_inline(v) if isinstance(v, dict) else toml_value(v)}")
-    return "{" + ", ".join(parts) + "}"
-
-
 def sweep_toml(name: str, workloads: Sequence[dict], devices: Sequence[str], schemes: Sequence[str] = (),
                seeds: Sequence[int] = (), fixed: Optional[Dict[str, Any]] = None,
                grid: Optional[Dict[str, Sequence[Any]]] = None) -> str:
     """A sweep file. `workloads` are `{"trace": path}` or profile tables
     `{"profile": name, "set": {...}, "label": ...}`."""
+    doc: Dict[str, Any] = {"name": name}
     traces = [w["trace"] for w in workloads if "trace" in w]
     profiles = [w for w in workloads if "profile" in w]
-    lines = [f"name = {toml_value(name)}"]
     if traces:
-        lines.append(f"traces = {toml_value(traces)}")
+        doc["traces"] = traces
     if profiles:
-        lines.append("profiles = [\n" + "".join(f"  {_inline(p)},\n" for p in profiles) + "]")
-    lines.append(f"devices = {toml_value(list(devices))}")
+        doc["profiles"] = profiles
+    doc["devices"] = list(devices)
     if schemes:
-        lines.append(f"schemes = {toml_value(list(schemes))}")
+        doc["schemes"] = list(schemes)
     if seeds:
-        lines.append(f"seeds = {toml_value(list(seeds))}")
-    for table, values in (("set", fixed), ("grid", grid)):
-        if values:
-            lines.append(f"\n[{table}]")
-            lines += [f"{json.dumps(k)} = {toml_value(v)}" for k, v in values.items()]
-    return "\n".join(lines) + "\n"
+        doc["seeds"] = list(seeds)
+    if fixed:
+        doc["set"] = dict(fixed)
+    if grid:
+        doc["grid"] = {k: list(v) for k, v in grid.items()}
+    return _toml.dumps(doc)
 
 
 @dataclass
@@ -249,23 +251,26 @@ def load_runs(sweep_dir: Path, keys: Sequence[str]) -> Runs:
     return runs
 
 
-def grouped_bars(labels: Sequence[str], series: Sequence[tuple], ylabel: str, line: Optional[float] = None,
-                 size: tuple = (7, 3.5), tick_size: Optional[float] = None, legend: Optional[dict] = None):
+def grouped_bars(labels: Sequence[str], series: Sequence[tuple], ylabel: str, title: str, xlabel: str = "workload",
+                 line: Optional[float] = None, size: tuple = (7, 3.5), tick_size: Optional[float] = None,
+                 legend: Optional[dict] = None):
     """A figure of bars grouped per label: `series` is [(name, values), ...],
-    one bar of each per label; `line` draws a horizontal reference."""
-    from ..plots import _figure
+    one bar of each per label, each scheme in its fixed colour
+    (`plots.scheme_style`); `line` draws a horizontal reference."""
+    from ..plots import _figure, labels as set_labels, scheme_style
 
     fig = _figure(*size)
     ax = fig.subplots()
     x = np.arange(len(labels))
     width = 0.8 / max(len(series), 1)
     for i, (name, values) in enumerate(series):
-        ax.bar(x + (i - (len(series) - 1) / 2) * width, list(values), width, label=name)
+        ax.bar(x + (i - (len(series) - 1) / 2) * width, list(values), width, label=name, **scheme_style(name))
     if line is not None:
         ax.axhline(line, color="k", lw=0.8)
     ax.set_xticks(x, list(labels), fontsize=tick_size)
-    ax.set_ylabel(ylabel)
-    ax.legend(**(legend or {}))
+    set_labels(ax, title, xlabel, ylabel)
+    # Outside the axes, so it never hides a bar.
+    fig.legend(*ax.get_legend_handles_labels(), loc="outside right upper", **(legend or {}))
     return fig
 
 

@@ -8,7 +8,7 @@ from typing import Dict, List
 
 import numpy as np
 
-from ..plots import _figure
+from ..plots import _figure, labels
 from .base import Context, Runs, Section, change
 
 TITLE = "Patterned read collisions: analysis and replication (rc-1..rc-8)"
@@ -28,6 +28,10 @@ L_M = [0.0000001, 0.00001, 0.002, 0.02]
 #: The paper's Table 2 rows (mean OCC, expected %, measured %, mean repetition).
 PAPER_TABLE2 = {"RR8": (7.8, 83.7, 86.0, 1.00), "HM1": (14.2, 66.2, 61.3, 37.89), "PROJ3": (19.8, 55.1, 60.6, 24.69),
                 "USR1": (5.1, 69.3, 53.5, 12.47), "WEB2": (3.7, 65.6, 32.0, 9.20)}
+#: The paper's experiment ids (each gets a verdict).
+ROWS = [f"rc-{i}" for i in range(1, 9)]
+#: Why per-trace numbers of the paper cannot be compared here.
+NO_MSR = "The paper's per-trace numbers are for MSR Cambridge volumes, which cannot be shipped; run with --trace to compare."
 
 
 def _workloads(ctx: Context, n: int) -> List[dict]:
@@ -87,7 +91,10 @@ def rc1(by: Dict, rr8, desc: str) -> Section:
                    "The paper's RR8 figures match the time-share reading; a per-read ratio cannot exceed "
                    "1 - (15/16)^7 = 36% at 8 outstanding reads on 16 dies (docs/schemes/collisions.md). The paper's "
                    "rows put its expected and measured ratios in the time-share columns for that reason.")
-    s.agrees = abs(r8[6] - 86.0) < 10 and r8[9] < 1.1
+    s.measured({"RR8 measured time share %": 86.0, "RR8 expected time share %": 83.7, "RR8 mean repetition": 1.0},
+               {"RR8 measured time share %": r8[6], "RR8 expected time share %": r8[5], "RR8 mean repetition": r8[9]},
+               why="The paper's RR8 figures are read as shares of time with some die holding two reads "
+                   "(docs/schemes/collisions.md). " + NO_MSR)
     return s
 
 
@@ -96,6 +103,9 @@ def rc2(by: Dict, rr8, desc: str) -> Section:
     rows.append(["RR8", _c(rr8)["measured_to_expected"]])
     s = Section("rc-2", "Measured / expected collisions (Fig. 3)", "all but PROJ3 below 1.0", desc,
                 ["workload", "measured / expected"], rows)
+    below = sum(1 for r in rows[:-1] if r[1] < 1.0)
+    s.measured(holds=(below, len(rows) - 1),
+               why="The planted pairs are there to collide more than random placement would; " + NO_MSR)
     s.notes.append("The planted-pair profile collides more than random placement would (ratio above 1), which is what "
                    "the pairs are for; the paper's MSR traces mostly collided less than random, because their reads "
                    "spread over dies better than random ones. Random reads sit at about 1.")
@@ -106,6 +116,7 @@ def rc3(by: Dict, desc: str) -> Section:
     rows = [[nm, _c(d["conventional"])["reads_rsd"]] for nm, d in by.items()]
     s = Section("rc-3", "Relative standard deviation of reads per die (Table 3)",
                 "HM1 0.168, PROJ3 0.121, USR1 0.086, WEB2 0.047 ... SRC2-1 0.016", desc, ["workload", "reads RSD"], rows)
+    s.measured({"reads RSD (HM1)": 0.168}, {}, why=NO_MSR + " Our workloads' RSDs are in the table.")
     return s
 
 
@@ -118,13 +129,17 @@ def rc4(by: Dict, desc: str) -> Section:
         counts = d["conventional"].pair_counts()
         if counts is not None and len(counts):
             ax.plot(np.arange(1, len(counts) + 1) / len(counts) * 100, np.cumsum(counts) / counts.sum() * 100, label=nm)
-    ax.set_xlabel("collision pairs, most repeated first (%)")
-    ax.set_ylabel("collisions covered (%)")
-    ax.legend()
+    labels(ax, "rc-4: how few pairs make most collisions", "collision pairs, most repeated first (%)",
+           "collisions covered (%)")
+    ax.legend(title="workload")
     s = Section("rc-4", "Repetition of collision pairs, sorted (Fig. 4)",
                 "5% of pairs give 80% of collisions for HM1, USR1, WEB2", desc,
                 ["workload", "imbalanced pairs", "share of pair occurrences from the top 5% of pairs %"], rows)
     s.figures.append(("rc-4", fig))
+    # Only the patterned workloads make the paper's claim: random reads have no repeating pairs to speak of.
+    top = {r[0]: r[2] for r in rows if r[0] != "msr-random"}
+    s.measured({f"top 5% of pairs' share % ({n})": 80.0 for n in top}, {f"top 5% of pairs' share % ({n})": v for n, v in top.items()},
+               why="The planted-pair profile sets how pairs repeat; " + NO_MSR)
     return s
 
 
@@ -142,9 +157,13 @@ def rc5(by: Dict, lr: Runs, lm: Runs, name: str, desc: str) -> Section:
                 "gain saturates past l_R = 5 and l_M = 0.2%; up to -14.6% read latency (HM1)", desc,
                 ["l_R", "l_M", "mean read change %", "replications"], rows)
     lr_gain = [-r[2] for r in rows[:len(L_R)]]
+    saturates = lr_gain[-1] <= lr_gain[2] + 0.5
+    s.measured({"best read change %": -14.6}, {"best read change %": min(r[2] for r in rows)},
+               holds=(int(saturates), 1),
+               why="The qualitative part: the gain saturates near l_R = 5. Pairs repeat less in the profile than in HM1.")
     s.notes.append(f"Best gain {max(lr_gain):.1f}% (paper up to 14.6% on HM1). "
                    + ("It keeps growing past l_R = 5 here: with many planted pairs, five entries per die churn before "
-                      "slow pairs build slack." if lr_gain[-1] > lr_gain[2] + 0.5 else "It saturates near l_R = 5, as in the paper."))
+                      "slow pairs build slack." if not saturates else "It saturates near l_R = 5, as in the paper."))
     return s
 
 
@@ -158,7 +177,12 @@ def rc6(by: Dict, desc: str) -> Section:
                 "PRXY0 -37% mean; 12 traces > 10%; p99 up to -53%, 15 traces >= 20%; 2 traces ~+1%", desc,
                 ["workload", "original read mean us", "scheme / original (mean)", "original read p99 us",
                  "scheme / original (p99)"], rows)
-    s.agrees = all(r[2] <= 1.01 for r in rows)
+    s.measured({"best mean read change %": -37.0, "best p99 read change %": -53.0},
+               {"best mean read change %": min((r[2] - 1) * 100 for r in rows),
+                "best p99 read change %": min((r[4] - 1) * 100 for r in rows)},
+               holds=(sum(1 for r in rows if r[2] <= 1.01), len(rows)),
+               why="The qualitative part: no workload more than 1% slower. Pairs repeat thousands of times in the "
+                   "MSR traces, far fewer in the profiles.")
     s.notes.append("Gains are smaller than the paper's on MSR traces, where pairs repeat thousands of times; on "
                    "random reads the scheme should change nothing (its overhead bound).")
     return s
@@ -173,7 +197,8 @@ def rc7(by: Dict, desc: str) -> Section:
     s = Section("rc-7", "Imbalanced collisions before / after, and replications (Table 5)",
                 "PRXY0 1,621,471 -> 887,017 (-45.3%) with 24,602 replications; USR0 +4.2%", desc,
                 ["workload", "original", "with the scheme", "change %", "replications"], rows)
-    s.agrees = any(r[3] < 0 for r in rows)
+    s.measured({"best imbalanced collisions change %": -45.3}, {"best imbalanced collisions change %": min(r[3] for r in rows)},
+               why="Pairs repeat less in the profiles than in PRXY0, so fewer are worth a replica. " + NO_MSR)
     return s
 
 
@@ -185,7 +210,8 @@ def rc8(by: Dict, desc: str) -> Section:
             rows.append([nm, b.lat("write"), c.lat("write"), change(c.lat("write"), b.lat("write"))])
     s = Section("rc-8", "Host write latency overhead", "< 0.01%", desc,
                 ["workload", "original write mean us", "with the scheme", "change %"], rows)
-    s.agrees = all(r[3] < 1.0 for r in rows)
+    s.measured(holds=(sum(1 for r in rows if r[3] < 0.01), len(rows)),
+               why="The qualitative part is the paper's bound: host writes less than 0.01% slower on every workload.")
     s.notes.append("Replicas are programmed at background priority; writes can even get faster when fewer reads "
                    "wait on collided dies.")
     return s

@@ -9,12 +9,13 @@ import csv
 import html
 import io
 import json
-import math
 from pathlib import Path
-from typing import Any, List, Sequence
+from typing import Any, List, Optional, Sequence
 
+from ..report import fmt
 from ..sweep.records import write_atomic
 from .base import Section
+from .verdict import counts, headline
 
 STYLE = """
 body{font-family:system-ui,sans-serif;max-width:1100px;margin:2em auto;padding:0 1em;color:#222}
@@ -23,20 +24,9 @@ table{border-collapse:collapse;margin:.8em 0;font-size:.9em}
 th,td{border:1px solid #ccc;padding:.25em .6em} td.n{text-align:right;font-variant-numeric:tabular-nums}
 th{background:#f2f2f2} .paper{background:#fff8e6;padding:.5em .8em;border-left:4px solid #e0b000}
 .workload{color:#555;font-size:.9em} .note{background:#fdecec;padding:.4em .8em;border-left:4px solid #c33;margin:.4em 0}
-.ok{color:#276b27} .no{color:#b22} img{max-width:100%;border:1px solid #eee}
+.v{padding:0 .4em;border-radius:3px;font-size:.85em;white-space:nowrap} .reproduced{background:#dff0d8}
+.direction{background:#fcf3cf} .disagrees{background:#f8d7da} .not-run{background:#e2e3e5} img{max-width:100%;border:1px solid #eee}
 """
-
-
-def fmt(v: Any) -> str:
-    if isinstance(v, float):
-        if math.isnan(v):
-            return "-"
-        if v == 0:
-            return "0"
-        return f"{v:,.0f}" if abs(v) >= 1000 else f"{v:.3g}" if abs(v) < 10 else f"{v:.1f}"
-    if isinstance(v, int) and not isinstance(v, bool):
-        return f"{v:,}"
-    return str(v)
 
 
 def _png(fig) -> bytes:
@@ -56,18 +46,20 @@ def _table(headers: Sequence[str], rows: List[List[Any]]) -> str:
     return f"<table><tr>{head}</tr>{''.join(body)}</table>"
 
 
-def write_report(out: Path, title: str, intro: List[str], sections: List[Section], meta: dict) -> Path:
-    """Write OUT/report.html, OUT/report.json, OUT/figures/*, OUT/tables/*."""
+def write_report(out: Path, title: str, intro: List[str], sections: List[Section], meta: dict,
+                 verdicts: List[dict]) -> Path:
+    """Write OUT/report.html, OUT/report.json, OUT/figures/*, OUT/tables/*;
+    `verdicts` are `verdict.judge`'s rows, shown first."""
     figs, tables = out / "figures", out / "tables"
     figs.mkdir(parents=True, exist_ok=True)
     tables.mkdir(parents=True, exist_ok=True)
     parts = [f"<!doctype html><html><head><meta charset='utf-8'><title>{html.escape(title)}</title>",
              f"<style>{STYLE}</style></head><body><h1>{html.escape(title)}</h1>"]
+    by_id = {v["id"]: v for v in verdicts}
+    parts += _verdict_table(verdicts)
     parts += [f"<p>{html.escape(p)}</p>" for p in intro]
-    parts.append("<ul>" + "".join(
-        f"<li><a href='#{s.id}'>{html.escape(s.id)}</a>: {html.escape(s.title)}{_verdict(s)}</li>" for s in sections) + "</ul>")
     for s in sections:
-        parts.append(f"<h2 id='{s.id}'>{html.escape(s.id)}: {html.escape(s.title)}{_verdict(s)}</h2>")
+        parts.append(f"<h2 id='{s.id}'>{html.escape(s.id)}: {html.escape(s.title)}{_badge(by_id.get(s.id))}</h2>")
         parts.append(f"<p class='paper'><b>Paper:</b> {html.escape(s.paper)}</p>")
         parts.append(f"<p class='workload'><b>Workload:</b> {html.escape(s.workload)}</p>")
         if s.headers:
@@ -84,15 +76,37 @@ def write_report(out: Path, title: str, intro: List[str], sections: List[Section
     parts.append(f"<h2>How this was run</h2><pre>{html.escape(json.dumps(meta, indent=2))}</pre></body></html>")
     page = out / "report.html"
     write_atomic(page, "\n".join(parts).encode())
-    doc = {"title": title, "meta": meta, "sections": [s.to_json() for s in sections]}
+    doc = {"title": title, "meta": meta, "verdict_counts": counts(verdicts), "verdicts": verdicts,
+           "sections": [s.to_json() for s in sections]}
     write_atomic(out / "report.json", (json.dumps(doc, indent=2, default=_num) + "\n").encode())
     return page
 
 
-def _verdict(s: Section) -> str:
-    if s.agrees is None:
+def _badge(v: Optional[dict]) -> str:
+    if v is None:
         return ""
-    return " <span class='ok'>(direction agrees)</span>" if s.agrees else " <span class='no'>(disagrees)</span>"
+    return f" <span class='v {v['verdict']}'>{html.escape(v['verdict'])}</span>"
+
+
+def _numbers(d: dict) -> str:
+    return "; ".join(f"{m}: {fmt(x)}" for m, x in d.items()) or "-"
+
+
+def _verdict_table(verdicts: List[dict]) -> List[str]:
+    """The verdicts first: the count, then one line per row of
+    EXPERIMENTS.md (the rule is verdict.verdict; docs/reproduce.md)."""
+    rows = "".join(
+        f"<tr><td><a href='#{v['id']}'>{html.escape(v['id'])}</a></td><td>{_badge(v)}</td>"
+        f"<td>{html.escape(v['claim'])}</td><td>{html.escape(_numbers(v['paper']))}</td>"
+        f"<td>{html.escape(_numbers(v['ours']))}"
+        + (f"; holds on {v['holds'][0]} of {v['holds'][1]}" if v["holds"] else "")
+        + f"</td><td>{html.escape(v['cause'])}</td></tr>" for v in verdicts)
+    return [f"<h2>Verdicts: {html.escape(headline(verdicts))}</h2>",
+            "<p class='workload'>By one rule (docs/reproduce.md): reproduced = the paper's sign and within 2x of its "
+            "number, and the qualitative claim holding on every workload; direction = right sign, more than 2x off; "
+            "disagrees = wrong sign or the claim failing somewhere; not-run = not measured.</p>",
+            "<table><tr><th>id</th><th>verdict</th><th>paper's claim</th><th>paper</th><th>ours</th><th>cause</th>"
+            f"</tr>{rows}</table>"]
 
 
 def _num(v: Any):

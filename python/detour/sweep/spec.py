@@ -32,8 +32,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Dict, List, Optional, Tuple
 
-from .. import _detour
-from ..api import _profile_source, config as resolve_config
+from .. import _detour, _toml
+from ..api import _profile_source, config as resolve_config, is_path
+from ..errors import describe
 
 TOP_KEYS = ("name", "traces", "profiles", "devices", "schemes", "seeds", "verify", "set", "grid", "profile_set", "reader")
 PROFILE_KEYS = ("profile", "set", "label")
@@ -46,16 +47,11 @@ class SweepError(ValueError):
 
 
 def toml_value(v: Any) -> str:
-    """A Python value as a TOML value (scalars and arrays of them)."""
-    if isinstance(v, bool):
-        return "true" if v else "false"
-    if isinstance(v, (int, float)):
-        return repr(v)
-    if isinstance(v, str):
-        return json.dumps(v)
-    if isinstance(v, (list, tuple)):
-        return "[" + ", ".join(toml_value(x) for x in v) + "]"
-    raise SweepError(f"value {v!r} must be a bool, number, string or array")
+    """`_toml.value`, failing as the sweep file's error."""
+    try:
+        return _toml.value(v)
+    except ValueError as e:
+        raise SweepError(str(e)) from None
 
 
 def flatten(table: Any, where: str, leaf_is_list: bool = False) -> Dict[str, Any]:
@@ -143,16 +139,12 @@ def _abspath(base: Path, p: str) -> str:
 
 def load(path: os.PathLike) -> Sweep:
     """Read and validate a sweep file (structure only; `plan` resolves runs)."""
-    try:
-        import tomllib
-    except ImportError:  # pragma: no cover - Python < 3.11
-        import tomli as tomllib  # type: ignore
     path = Path(path)
     where = str(path)
     text = path.read_text()
     try:
-        doc = tomllib.loads(text)
-    except tomllib.TOMLDecodeError as e:
+        doc = _toml.loads(text)
+    except _toml.TOMLDecodeError as e:
         raise SweepError(f"{where}: not valid TOML: {e}") from None
     for k in doc:
         if k not in TOP_KEYS:
@@ -179,7 +171,7 @@ def load(path: os.PathLike) -> Sweep:
         if not isinstance(p.get("profile"), str):
             raise SweepError(f"{where}: 'profiles[{i}]' needs profile = \"NAME\" or a spec file path")
         name = p["profile"]
-        if name.endswith(".toml") or "/" in name:
+        if is_path(name, base):
             name = _abspath(base, name)
         sets = dict(profile_set)
         sets.update(flatten(p.get("set", {}), f"{where}: 'profiles[{i}].set'"))
@@ -223,9 +215,7 @@ def load(path: os.PathLike) -> Sweep:
 
 
 def _device_path(base: Path, d: str) -> str:
-    if d.endswith(".toml") or "/" in d:
-        return _abspath(base, d)
-    return d
+    return _abspath(base, d) if is_path(d, base) else d
 
 
 def expand(sweep: Sweep) -> List[Run]:
@@ -252,7 +242,7 @@ def resolve(sweep: Sweep, run: Run, profile_cache: Dict[Any, str]) -> None:
     try:
         run.config_toml = resolve_config(run.device_path, overrides=overrides, scheme=run.scheme, verify=sweep.verify)
     except (_detour.DetourError, OSError) as e:
-        raise SweepError(f"{sweep.path}: run {run.index} ({run.label}): {e}") from None
+        raise SweepError(f"{sweep.path}: run {run.index} ({run.label}): {_said(e)}") from None
     w = run.workload
     if w.kind == "profile":
         sets = dict(w.profile_set)
@@ -266,8 +256,12 @@ def resolve(sweep: Sweep, run: Run, profile_cache: Dict[Any, str]) -> None:
                 name, text = _profile_source(w.profile)
                 profile_cache[ck] = _detour.profile_spec(name, spec_toml=text, overrides=run.profile_overrides)
             except (_detour.DetourError, OSError) as e:
-                raise SweepError(f"{sweep.path}: run {run.index} ({run.label}): profile {w.profile}: {e}") from None
+                raise SweepError(f"{sweep.path}: run {run.index} ({run.label}): profile {w.profile}: {_said(e)}") from None
         run.profile_toml = profile_cache[ck]
+
+
+def _said(e: Exception) -> str:
+    return describe(e) if isinstance(e, OSError) else str(e)
 
 
 def spec_record(sweep: Sweep, run: Run, trace_sha256: Optional[str]) -> dict:
