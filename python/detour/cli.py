@@ -461,16 +461,12 @@ def _error(msg: str, status: int) -> int:
 
 
 def main(argv: Optional[Sequence[str]] = None) -> int:
-<<<<<<< HEAD
-    args = build_parser().parse_args(argv)
-    # A bundle is a layer under the user's own --set keys.
-    if getattr(args, "compat", None) and hasattr(args, "overrides"):
-        args.overrides = [f"compat={args.compat}", *args.overrides]
-=======
     from .reproduce.base import ReproduceError
 
     args = build_parser().parse_args(argv)  # exits EXIT_USAGE on a bad command line
->>>>>>> py-verdicts
+    # A bundle is a layer under the user's own --set keys.
+    if getattr(args, "compat", None) and hasattr(args, "overrides"):
+        args.overrides = [f"compat={args.compat}", *args.overrides]
     try:
         COMMANDS[args.command](args)
     except KeyboardInterrupt:

@@ -30,7 +30,7 @@ pub fn cell_timing(cell: &str) -> Option<FlashConfig> {
 /// (name, one-line description) of every preset.
 pub fn names() -> &'static [(&'static str, &'static str)] {
     &[
-        ("bench-matched", "The ../shared/bench device: 8ch x 8 chips x 2 dies x 2 planes, 32 GiB raw, 75/400/3800 us, 333 MT/s"),
+        ("bench-matched", "The standard speed benchmark's device (compared with MQSim and SSDSim): 8ch x 8 chips x 2 dies x 2 planes, 32 GiB raw, 75/400/3800 us, 333 MT/s"),
         ("small", "A 2 GiB MLC device for demos and tests: 4ch x 2 chips x 2 dies x 2 planes"),
         ("rr-ssd", "RR-SSD Table II: 8ch x 8 chips x 4 dies x 2 planes, 256 pages/block, 16 GiB chips, 75/400/3800 us, 533 MT/s"),
         ("hotr", "HotR Table II: 80 GiB TLC, 8 planes per package, 2048 blocks/plane, 64 pages, 15% reserved, GC at 5%"),

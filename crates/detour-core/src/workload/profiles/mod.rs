@@ -43,7 +43,7 @@ const NAMES: &[(&str, &str)] = &[
     ("desktop", "FIU desktop: 42% writes, unique values 74.7% W / 49.7% R, 4 KiB; RR-SSD Table III"),
     ("msr-patterned", "MSR-like read-dominant volume with planted same-die read pairs; read-collision paper Sec. II-C"),
     ("msr-random", "uniform random 4 KiB reads, no pairs (the paper's RR8 baseline); read-collision paper Table 2"),
-    ("bench-like", "70% reads, Poisson 20k IOPS, 4..64 KiB, zipf 0.9 over 16 GiB; shared/bench/gen_trace.py"),
+    ("bench-like", "70% reads, Poisson 20k IOPS, 4..64 KiB, zipf 0.9 over 16 GiB: the standard speed benchmark's trace"),
 ];
 
 /// Every profile name with a one-line description naming its source.
