@@ -208,3 +208,21 @@ fn new_schemes_run_the_demo_trace_on_the_small_preset() {
         assert_eq!((r.summary.requests, r.summary.verify_errors), (20_000, 0), "{scheme}");
     }
 }
+
+#[test]
+fn with_replace_hotter_pages_take_the_place_of_colder_ones() {
+    // A staged set far smaller than the hot set: without replacement the
+    // first pages staged keep their places; with it, pages read more often
+    // push colder copies out, and every read still verifies.
+    let reqs = scaled("fin2", 20_000, 1.0);
+    let kv = ["run.verify=true", "scheme.hotr.migrate_share=0.01"];
+    let keep = run("hotr", "tlc", &kv, &reqs);
+    let mut r = kv.to_vec();
+    r.push("scheme.hotr.replace=true");
+    let swap = run("hotr", "tlc", &r, &reqs);
+    assert_eq!((keep.verify_errors, swap.verify_errors), (0, 0));
+    assert!(counter(&swap, "hotr.staging_replaced") > 0.0, "{:?}", swap.scheme_counters);
+    assert!(!keep.scheme_counters.contains_key("hotr.staging_replaced"), "off: no new counter");
+    assert!(counter(&swap, "hotr.migrations") > counter(&keep, "hotr.migrations"));
+    assert!(counter(&swap, "hotr.migrations_skipped") < counter(&keep, "hotr.migrations_skipped"));
+}

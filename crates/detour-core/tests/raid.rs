@@ -335,3 +335,19 @@ fn a_rebuild_racing_a_host_write_is_verified_against_what_it_read() {
     assert!(counter(&r, "rebuild_pages") > 1000.0);
     assert_eq!(r.summary.verify_errors, 0, "{:?}", r.verify_failures);
 }
+
+#[test]
+fn an_interleaved_mirroring_write_moves_its_data_once() {
+    // One small update of a written stripe, at leisure: a mirroring write.
+    // Its copy is on the same channel; interleaved, the mirror chip takes
+    // the data from the data chip's transfer (the paper's "equivalent to a
+    // write operation"); separate, the data crosses the channel twice.
+    let reqs = [req(0, 0, 3, IoKind::Write), req(5_000_000, 1, 1, IoKind::Write)];
+    let once = run("cr5m", &["scheme.raid.mirror_write=interleaved"], &reqs);
+    let twice = run("cr5m", &["scheme.raid.mirror_write=separate"], &reqs);
+    assert_eq!(counter(&once, "stripe_writes_mw"), 1.0);
+    assert_eq!(counter(&twice, "stripe_writes_mw"), 1.0);
+    let page_ns = 12_300; // a 4 KiB page on the 8-bit 333 MT/s channel
+    assert_eq!(twice.requests.latency_ns[1] - once.requests.latency_ns[1], page_ns);
+    assert_eq!(once.summary.verify_errors + twice.summary.verify_errors, 0);
+}

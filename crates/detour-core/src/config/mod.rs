@@ -254,6 +254,11 @@ pub struct HotrConfig {
     /// R-LRU hits (reads while listed) before a page is migrated. Default 1:
     /// the second read of a listed page migrates it, as in the paper's Fig. 4.
     pub min_hits: u32,
+    /// When the staged set is full, a page read more often than the
+    /// coldest staged page (fewest reads while listed, then least recently)
+    /// takes its place. Default false: a full staged set takes no new page
+    /// until one of its pages is written or falls out of the R-LRU.
+    pub replace: bool,
 }
 
 /// `[scheme.rails]`: in-drive Rails (docs/schemes/rails.md).
@@ -282,7 +287,7 @@ pub struct TtflashConfig {
 
 impl Default for HotrConfig {
     fn default() -> Self {
-        HotrConfig { staging: "op".into(), staging_share: 0.02, migrate_share: 0.10, rlru_per_chip: 4096, min_hits: 1 }
+        HotrConfig { staging: "op".into(), staging_share: 0.02, migrate_share: 0.10, rlru_per_chip: 4096, min_hits: 1, replace: false }
     }
 }
 
@@ -296,6 +301,17 @@ impl Default for TtflashConfig {
     fn default() -> Self {
         TtflashConfig { width: 0, unit: "chip".into(), rotating_gc: true }
     }
+}
+
+/// CR5M's mirroring write on the channel (`scheme.raid.mirror_write`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum MirrorWrite {
+    /// One data transfer for the page and its mirror copy.
+    #[default]
+    Interleaved,
+    /// One data transfer per chip.
+    Separate,
 }
 
 /// `[scheme.raid]`: parameters of the channel-RAID schemes (cr1, cr4, cr5, cr5m).
@@ -312,6 +328,13 @@ pub struct RaidConfig {
     /// channel failure loses nothing, and the two programs of a mirroring
     /// write use two buses).
     pub mirror_channel: String,
+    /// CR5M: how a mirroring write uses the channel when its copy is on the
+    /// same channel. "interleaved" (default, the paper's count: "as chips on
+    /// the same channel can work in an interleaving way, the overhead of an
+    /// MW operation is equivalent to a write operation"): the mirror chip
+    /// takes the data from the same transfer; "separate": the data crosses
+    /// the channel twice, once per chip.
+    pub mirror_write: MirrorWrite,
     /// What fails: "none" (default), "die", "chip" or "channel".
     pub fail_unit: String,
     /// Index of the failed die, chip or channel (dense ids). Default 0.
@@ -325,7 +348,7 @@ pub struct RaidConfig {
 
 impl Default for RaidConfig {
     fn default() -> Self {
-        RaidConfig { mirror_threshold: 0.02, mirror_channel: "same".into(), fail_unit: "none".into(), fail_index: 0, fail_at_us: 0.0, rebuild: false }
+        RaidConfig { mirror_threshold: 0.02, mirror_channel: "same".into(), mirror_write: MirrorWrite::Interleaved, fail_unit: "none".into(), fail_index: 0, fail_at_us: 0.0, rebuild: false }
     }
 }
 

@@ -277,7 +277,11 @@ impl Scheduler {
         let t = &self.timing;
         let bus = match kind {
             OpKind::Read | OpKind::Erase => n * t.command,
-            OpKind::Program => n * (t.command + t.transfer),
+            OpKind::Program => {
+                let d = self.dies.at(die);
+                let shared = d.batch[..d.n as usize].iter().filter(|&&id| self.ops.get(id).flags & flags::SHARED_DATA_IN != 0).count();
+                n * t.command + (n - shared as u64) * t.transfer
+            }
         };
         self.request_bus(die, bus, q)
     }

@@ -20,6 +20,10 @@ pub mod flags {
     /// A program whose token is XORed with the group's result so far (GC
     /// copies the data it read; parity updates fold in old data and parity).
     pub const FROM_PREV: u8 = 2;
+    /// A program whose data reaches its chip in the transfer of another
+    /// program on the same channel (CR5M's interleaved mirroring write): it
+    /// costs the channel its command only.
+    pub const SHARED_DATA_IN: u8 = 4;
 }
 
 #[derive(Clone, Copy, Debug)]

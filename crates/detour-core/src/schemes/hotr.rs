@@ -24,7 +24,7 @@ use crate::error::Error;
 use crate::ftl::Stream;
 use crate::scheduler::Class;
 use crate::types::{Lpn, Ppn, Token, NO_PAGE};
-use std::collections::{BTreeMap, HashMap};
+use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::ops::Range;
 
 /// Owner bit that marks a staging copy (GC must not remap the host map).
@@ -69,6 +69,9 @@ pub struct HotR {
     stamp: u64,
     /// Round-robin position of the next staging plane.
     cursor: u32,
+    /// With `replace`: the staged entries, coldest first (reads, stamp, LPN).
+    heat: BTreeSet<(u32, u64, Lpn)>,
+    replaced: u64,
     n: Counts,
 }
 
@@ -97,6 +100,8 @@ impl HotR {
             capacity,
             stamp: 0,
             cursor: 0,
+            heat: BTreeSet::new(),
+            replaced: 0,
             n: Counts::default(),
         })
     }
@@ -123,9 +128,26 @@ impl HotR {
             self.lru[e.chip as usize].remove(&e.stamp);
             if e.r_ppn != NO_PAGE {
                 self.staged -= 1;
+                self.heat.remove(&(e.count, e.stamp, lpn));
                 ctx.ftl.invalidate(e.r_ppn);
             }
         }
+    }
+
+    /// Make room in a full staged set for a page read `count` times: drop
+    /// the coldest staged copy if it was read less (its entry stays listed).
+    fn replace_colder(&mut self, count: u32, ctx: &mut Ctx) -> bool {
+        let Some(&(c, stamp, lpn)) = self.heat.first() else { return false };
+        if c >= count {
+            return false;
+        }
+        self.heat.remove(&(c, stamp, lpn));
+        let e = self.entries.get_mut(&lpn).expect("a staged page is listed");
+        ctx.ftl.invalidate(e.r_ppn);
+        e.r_ppn = NO_PAGE;
+        self.staged -= 1;
+        self.replaced += 1;
+        true
     }
 
     /// Record a read of `lpn` stored on `chip`; returns (staging copy, hits before).
@@ -136,6 +158,10 @@ impl HotR {
             let hits = e.count;
             self.lru[e.chip as usize].remove(&e.stamp);
             self.lru[e.chip as usize].insert(stamp, lpn);
+            if self.cfg.replace && e.r_ppn != NO_PAGE {
+                self.heat.remove(&(e.count, e.stamp, lpn));
+                self.heat.insert((e.count + 1, stamp, lpn));
+            }
             e.stamp = stamp;
             e.count += 1;
             return (e.r_ppn, hits);
@@ -202,7 +228,8 @@ impl HotR {
         }
         // A full staging space takes no new pages: copies leave only when
         // their entry falls out of the R-LRU or is written (no churn).
-        if self.staged >= self.budget() {
+        let count = self.entries.get(&lpn).map_or(0, |e| e.count);
+        if self.staged >= self.budget() && !(self.cfg.replace && self.replace_colder(count, ctx)) {
             self.n.migrations_skipped += 1;
             return;
         }
@@ -213,6 +240,9 @@ impl HotR {
         };
         let e = self.entries.get_mut(&lpn).expect("checked above");
         e.r_ppn = r_ppn;
+        if self.cfg.replace {
+            self.heat.insert((e.count, e.stamp, lpn));
+        }
         self.staged += 1;
         self.n.migrations += 1;
         let mut plan = Plan::default();
@@ -302,7 +332,7 @@ impl Scheme for HotR {
 
     fn counters(&self) -> Vec<(&'static str, f64)> {
         let n = &self.n;
-        vec![
+        let mut c = vec![
             ("hotr.reads", n.reads as f64),
             ("hotr.reads_blocked", n.blocked as f64),
             ("hotr.reads_redirected_staging", n.redirected as f64),
@@ -312,6 +342,10 @@ impl Scheme for HotR {
             ("hotr.staging_invalidated", n.invalidated as f64),
             ("hotr.staging_evicted", n.evicted as f64),
             ("hotr.staged_pages", self.staged as f64),
-        ]
+        ];
+        if self.cfg.replace {
+            c.push(("hotr.staging_replaced", self.replaced as f64));
+        }
+        c
     }
 }

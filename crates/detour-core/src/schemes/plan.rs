@@ -103,6 +103,13 @@ impl Plan {
         self.push(group, stage, OpKind::Program, class, flags::FROM_PREV, ppn, owner, token, tag);
     }
 
+    /// `program`, for a copy whose data comes with another program's
+    /// transfer on the same channel (see [`flags::SHARED_DATA_IN`]).
+    #[allow(clippy::too_many_arguments)]
+    pub fn program_shared(&mut self, group: u32, stage: u8, ppn: Ppn, owner: u32, token: Token, class: Class, tag: u32) {
+        self.push(group, stage, OpKind::Program, class, flags::SHARED_DATA_IN, ppn, owner, token, tag);
+    }
+
     /// Erase the block whose first page is `first_ppn`.
     pub fn erase(&mut self, group: u32, stage: u8, first_ppn: Ppn, class: Class, tag: u32) {
         self.push(group, stage, OpKind::Erase, class, 0, first_ppn, 0, 0, tag);

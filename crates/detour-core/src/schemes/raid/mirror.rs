@@ -149,7 +149,11 @@ impl ParityRaid {
             ctx.ftl.map.set(lpn, data);
             self.tok.set(lpn, token);
             plan.program(g, 0, data, lpn, token, Class::HostWrite, 0);
-            plan.program(g, 0, copy, TAG_MIRROR | lpn, token, Class::HostWrite, 0);
+            if self.mirror_shared {
+                plan.program_shared(g, 0, copy, TAG_MIRROR | lpn, token, Class::HostWrite, 0);
+            } else {
+                plan.program(g, 0, copy, TAG_MIRROR | lpn, token, Class::HostWrite, 0);
+            }
             self.count_writes(ch, 1);
             self.stats.mirror_writes += !self.instant as u64;
         }

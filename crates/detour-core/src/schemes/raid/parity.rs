@@ -8,7 +8,7 @@ use super::rebuild::{Rebuild, TAG_REBUILD};
 use super::stats::Stats;
 use super::stripe::Layout;
 use super::{Org, OWNER_MASK, TAG_MIRROR, TAG_PARITY};
-use crate::config::Config;
+use crate::config::{Config, MirrorWrite};
 use crate::device::Geometry;
 use crate::ftl::Chunked;
 use crate::scheduler::Class;
@@ -32,6 +32,8 @@ pub struct ParityRaid {
     shares: (f64, f64, f64),
     /// CR5M mirror copies on the next channel's mirror chip (`mirror_channel = "next"`).
     mirror_next: bool,
+    /// CR5M mirroring writes share one data transfer (`mirror_write = "interleaved"`).
+    pub(super) mirror_shared: bool,
     ready: bool,
     pub(super) rb: Rebuild,
 }
@@ -43,7 +45,7 @@ impl ParityRaid {
         let fail = Failure::from_config(cfg);
         let empty = MirrorTable::new(0, 0, 0);
         let (tok, parity, ptok) = (Chunked::new(0, 0), Chunked::new(0, NO_PAGE), Chunked::new(0, 0));
-        ParityRaid { org, l, tok, parity, ptok, mt: empty, fail, stats: Stats::default(), instant: false, shares, mirror_next: cfg.scheme.raid.mirror_channel == "next", ready: false, rb: Rebuild::default() }
+        ParityRaid { org, l, tok, parity, ptok, mt: empty, fail, stats: Stats::default(), instant: false, shares, mirror_next: cfg.scheme.raid.mirror_channel == "next", mirror_shared: cfg.scheme.raid.mirror_write == MirrorWrite::Interleaved && cfg.scheme.raid.mirror_channel != "next", ready: false, rb: Rebuild::default() }
     }
 
     /// The dies of the mirror chip that holds channel `ch`'s mirror copies.
