@@ -149,6 +149,16 @@ impl Scheduler {
         unit as usize
     }
 
+    /// The service unit of a die (no division when it is the die itself).
+    #[inline(always)]
+    fn unit_of(&self, die: u32) -> u32 {
+        if self.unit_dies == 1 {
+            die
+        } else {
+            die / self.unit_dies
+        }
+    }
+
     #[inline]
     fn queue_of(&self, class: Class) -> usize {
         if self.cfg.order == QueueOrder::Fcfs {
@@ -166,7 +176,7 @@ impl Scheduler {
     /// `kick` (same simulated instant); a busy one may be suspended for a read.
     pub fn submit(&mut self, id: u32, q: &mut EventQueue) {
         let op = self.ops.get(id);
-        let (die, class, kind) = (self.checked(op.die / self.unit_dies), op.class, op.kind);
+        let (die, class, kind) = (self.checked(self.unit_of(op.die)), op.class, op.kind);
         if self.dies.at(die).failed {
             self.ops.get_mut(id).failed = true;
             self.done.push(id);
@@ -415,6 +425,7 @@ impl Scheduler {
         // when their data was in, before the array time.
         let early = (now - d.array_start).min(u32::MAX as u64) as u32;
         let acks = self.ack_transfer && d.kind == OpKind::Program;
+        let kind = d.kind;
         for &id in &d.batch[..n] {
             let op = self.ops.get_mut(id);
             op.bus_ns = bus;
@@ -422,13 +433,15 @@ impl Scheduler {
             if acks && op.class == Class::HostWrite {
                 (op.early_ns, op.array_ns) = (early, 0);
             }
-            let c = self.counts.at_mut(op.die as usize);
-            match d.kind {
-                OpKind::Read => c.reads += 1,
-                OpKind::Program => c.programs += 1,
-                OpKind::Erase => c.erases += 1,
-            }
+            // A batch is one die's (see `gather_planes`).
             self.done.push(id);
+        }
+        let first_die = if self.unit_dies == 1 { die } else { self.ops.get(self.dies.at(die).batch[0]).die as usize };
+        let c = self.counts.at_mut(first_die);
+        match kind {
+            OpKind::Read => c.reads += n as u64,
+            OpKind::Program => c.programs += n as u64,
+            OpKind::Erase => c.erases += n as u64,
         }
         // occ counts queued and suspended operations: at 0 the die stays idle.
         if self.dies.at(die).occ > 0 {
@@ -439,7 +452,7 @@ impl Scheduler {
     /// Mark a die (with `unit = "chip"`, its chip) failed: queued
     /// operations fail at once, later ones too.
     pub fn fail_die(&mut self, die: u32) {
-        let d = self.checked(die / self.unit_dies);
+        let d = self.checked(self.unit_of(die));
         self.dies.at_mut(d).failed = true;
         for qi in 0..3 {
             while let Some(id) = self.queues.at_mut(d)[qi].pop_front(&self.ops) {

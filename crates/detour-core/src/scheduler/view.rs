@@ -18,9 +18,11 @@ impl<'a> LoadView<'a> {
     pub fn new(geo: &'a Geometry, units: &'a [DieState], unit_dies: u32) -> Self {
         LoadView { geo, dies: units, unit_dies }
     }
-    #[inline]
+    #[inline(always)]
     fn state(&self, die: u32) -> &DieState {
-        &self.dies[(die / self.unit_dies) as usize]
+        // No division on the common path: schemes ask this per page planned.
+        let unit = if self.unit_dies == 1 { die } else { die / self.unit_dies };
+        &self.dies[unit as usize]
     }
     /// Outstanding commands (queued + running) on a die.
     #[inline]

@@ -33,6 +33,9 @@ pub struct WriteBuffer {
     policy: FlushPolicy,
     /// LPN -> slot + 1 (0: not buffered); lazily mapped like the FTL's map.
     slot_of: Chunked<u32>,
+    /// One bit per LPN: buffered. Most host pages are not, and 1 bit per
+    /// page (not 32) keeps that answer in cache.
+    present: Chunked<u64>,
     slots: Vec<Slot>,
     free: Vec<u32>,
     /// The flush list (dirty pages only), first to flush at `head`.
@@ -48,6 +51,7 @@ impl WriteBuffer {
             cap: capacity,
             policy,
             slot_of: Chunked::new(logical_pages as u64, 0),
+            present: Chunked::new((logical_pages as u64).div_ceil(64), 0),
             slots: Vec::new(),
             free: Vec::new(),
             head: NONE,
@@ -68,7 +72,21 @@ impl WriteBuffer {
         self.used - self.flushing
     }
 
+    #[inline]
+    fn has(&self, lpn: Lpn) -> bool {
+        self.present.get(lpn >> 6) & (1 << (lpn & 63)) != 0
+    }
+
+    fn mark(&mut self, lpn: Lpn, on: bool) {
+        let w = self.present.get(lpn >> 6);
+        let bit = 1 << (lpn & 63);
+        self.present.set(lpn >> 6, if on { w | bit } else { w & !bit });
+    }
+
     fn slot(&self, lpn: Lpn) -> Option<u32> {
+        if !self.has(lpn) {
+            return None;
+        }
         match self.slot_of.get(lpn) {
             0 => None,
             s => Some(s - 1),
@@ -86,9 +104,17 @@ impl WriteBuffer {
         Some(self.slots[s as usize].token)
     }
 
+    /// Cache hints for the entries of `lpns` (a request read ahead), as the
+    /// FTL's map gets: every host page is looked up here first.
+    pub fn prefetch(&self, lpns: std::ops::Range<Lpn>) {
+        if !lpns.is_empty() {
+            self.present.prefetch(lpns.start >> 6);
+        }
+    }
+
     /// Whether `lpn` is buffered (no LRU touch).
     pub fn contains(&self, lpn: Lpn) -> bool {
-        self.slot(lpn).is_some()
+        self.has(lpn)
     }
 
     /// Put `token` for `lpn` in the buffer. An already buffered page is
@@ -123,9 +149,28 @@ impl WriteBuffer {
             }
         };
         self.slot_of.set(lpn, s + 1);
+        self.mark(lpn, true);
         self.used += 1;
         self.push_back(s);
         Some(false)
+    }
+
+    /// The data held for `lpn` (no LRU touch).
+    pub fn token(&self, lpn: Lpn) -> Option<Token> {
+        self.slot(lpn).map(|s| self.slots[s as usize].token)
+    }
+
+    /// Take the next pages to flush, marking them in flight: the first in
+    /// flush order and those after it that continue its LPNs, up to `max`
+    /// (one flash write request, as the host would have sent them).
+    pub fn take_run(&mut self, max: u32) -> Option<(Lpn, u32)> {
+        let (start, _) = self.take_victim()?;
+        let mut n = 1;
+        while n < max && self.head != NONE && self.slots[self.head as usize].lpn == start.wrapping_add(n) {
+            self.take_victim();
+            n += 1;
+        }
+        Some((start, n))
     }
 
     /// Take the next page to flush, marking it in flight: (lpn, token).
@@ -149,6 +194,7 @@ impl WriteBuffer {
             self.push_back(s);
         } else {
             self.slot_of.set(lpn, 0);
+            self.mark(lpn, false);
             self.free.push(s);
             self.used -= 1;
         }
@@ -199,6 +245,19 @@ mod tests {
             assert_eq!(b.write(4, 40), None, "full");
             assert_eq!(drain(&mut b), want, "{policy:?}");
         }
+    }
+
+    #[test]
+    fn runs_follow_consecutive_pages_in_flush_order() {
+        let mut b = WriteBuffer::new(16, FlushPolicy::Fifo, 64);
+        for l in [4, 5, 6, 9, 10, 11, 12] {
+            b.write(l, 1);
+        }
+        assert_eq!(b.take_run(8), Some((4, 3)));
+        assert_eq!(b.take_run(2), Some((9, 2)));
+        assert_eq!(b.take_run(8), Some((11, 2)));
+        assert_eq!(b.take_run(8), None);
+        assert_eq!(b.flushing(), 7);
     }
 
     #[test]

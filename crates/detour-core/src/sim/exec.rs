@@ -256,11 +256,15 @@ impl Simulation {
     fn complete_op(&mut self, id: u32) -> Result<()> {
         let mut op = self.sched.ops.remove(id);
         let t = op.txn;
-        let now = self.q.now();
-        let txn = self.txns.get_mut(t);
-        txn.ack_at = txn.ack_at.max(now - op.early_ns as u64);
-        txn.early |= op.early_ns > 0;
-        let kind = txn.kind;
+        // An operation acknowledged early (a host program under transfer
+        // acknowledgement) moves its request's end; the others of such a
+        // request (its pre-reads) finished before its programs started.
+        if op.early_ns > 0 {
+            let txn = self.txns.get_mut(t);
+            txn.ack_at = txn.ack_at.max(self.q.now() - op.early_ns as u64);
+            txn.early = true;
+        }
+        let kind = self.txns.get(t).kind;
         match op.kind {
             OpKind::Read => {
                 op.token = if op.failed { 0 } else { self.ftl.token(op.ppn) };
@@ -384,9 +388,9 @@ impl Simulation {
                     self.issue_erase(block)?;
                 }
             }
-            TxnKind::Flush { lpn, .. } => {
+            TxnKind::Flush { lpn, pages } => {
                 self.txns.release(t);
-                return self.flush_done(lpn);
+                return self.flush_done(lpn..lpn + pages);
             }
             TxnKind::Erase { .. } | TxnKind::Background => {}
         }

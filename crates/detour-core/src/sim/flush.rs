@@ -22,6 +22,10 @@ use crate::types::{Lpn, Time, Token};
 use std::collections::VecDeque;
 use std::ops::Range;
 
+/// Pages flushed in one flash write at most (a run of consecutive LPNs, as
+/// a host's large write would be).
+const FLUSH_RUN: u32 = 64;
+
 /// A host write waiting for room, from page `from` on, since `since`.
 #[derive(Clone, Copy, Debug)]
 struct Waiting {
@@ -158,43 +162,53 @@ impl Simulation {
             if b.buf.dirty() <= keep && b.buf.flushing() >= need {
                 return Ok(());
             }
-            let Some((lpn, token)) = b.buf.take_victim() else { return Ok(()) };
-            b.s.flushes += 1;
-            b.s.drained += b.draining as u64;
-            let t = self.txns.alloc(TxnKind::Flush { lpn, token });
-            self.plan_flush(t)?;
+            let Some((lpn, pages)) = b.buf.take_run(FLUSH_RUN) else { return Ok(()) };
+            b.s.flushes += pages as u64;
+            b.s.drained += if b.draining { pages as u64 } else { 0 };
+            let t = self.txns.alloc(TxnKind::Flush { lpn, pages });
+            self.plan_flush(t, 0)?;
         }
     }
 
-    /// Plan flush transaction `t` as the scheme plans a host write of its
-    /// page (again after a stall for a free page).
-    pub(super) fn plan_flush(&mut self, t: u32) -> Result<()> {
-        let TxnKind::Flush { lpn, token } = self.txns.get(t).kind else { return Ok(()) };
+    /// Plan pages `from..` of flush transaction `t` as the scheme plans a
+    /// host write of them (again from where it stopped after a stall for a
+    /// free page), with the data the buffer holds for them now.
+    pub(super) fn plan_flush(&mut self, t: u32, from: u32) -> Result<()> {
+        let TxnKind::Flush { lpn, pages } = self.txns.get(t).kind else { return Ok(()) };
+        let range = lpn + from..lpn + pages;
+        let b = self.wbuf.as_ref().expect("a flush without a buffer");
+        self.tokens.clear();
+        self.tokens.extend(range.clone().map(|l| b.buf.token(l).expect("a page in flight stays buffered")));
         let mut plan = std::mem::take(&mut self.plan);
+        let tokens = std::mem::take(&mut self.tokens);
         plan.clear();
-        let stalled = self.with_ctx(|s, ctx| s.plan_write(lpn..lpn + 1, &[token], ctx, &mut plan)).is_err();
+        let r = self.with_ctx(|s, ctx| s.plan_write(range.clone(), &tokens, ctx, &mut plan));
+        self.tokens = tokens;
+        let stalled = r.err().map(|s| from + s.done);
         self.fix_background_expectations();
         if self.wbuf.as_ref().is_some_and(|b| b.class == FlushClass::Background) {
             for op in plan.ops.iter_mut() {
                 op.class = Class::Background;
             }
         }
-        self.materialize(t, &plan, true)?;
+        self.materialize(t, &plan, from == 0)?;
         self.plan = plan;
-        self.txns.get_mut(t).stalled = stalled;
-        if stalled {
+        self.txns.get_mut(t).stalled = stalled.is_some();
+        if let Some(at) = stalled {
             self.n.stalls += 1;
-            self.parked.push_back(Parked { txn: t, from: 0 });
+            self.parked.push_back(Parked { txn: t, from: at });
         }
         self.after_plan(t)
     }
 
-    /// Flush `lpn` is on the flash: free its slot and use the room.
-    pub(super) fn flush_done(&mut self, lpn: Lpn) -> Result<()> {
+    /// Flushed pages `lpns` are on the flash: free their slots and use the room.
+    pub(super) fn flush_done(&mut self, lpns: Range<Lpn>) -> Result<()> {
         let now = self.q.now();
         if let Some(b) = self.wbuf.as_mut() {
             b.advance(now);
-            b.buf.flushed(lpn);
+            for lpn in lpns {
+                b.buf.flushed(lpn);
+            }
         }
         self.admit_waiting()?;
         self.flush_some()
@@ -207,6 +221,13 @@ impl Simulation {
             _ => return Ok(()),
         }
         self.flush_some()
+    }
+
+    /// Cache hints for a request read ahead (see `WriteBuffer::prefetch`).
+    pub(super) fn prefetch_buffer(&self, lpns: Range<Lpn>) {
+        if let Some(b) = self.wbuf.as_ref() {
+            b.buf.prefetch(lpns);
+        }
     }
 
     /// Whether any page of `lpns` is buffered.

@@ -41,6 +41,9 @@ impl Simulation {
             if end <= u32::MAX as u64 {
                 self.ftl.prefetch_map(first as u32..end as u32);
                 self.placed.prefetch((first >> 6) as u32);
+                if end <= self.geo.logical_pages as u64 {
+                    self.prefetch_buffer(first as u32..end as u32);
+                }
             }
         }
     }
@@ -203,7 +206,7 @@ impl Simulation {
         for _ in 0..self.parked.len() {
             let Some(p) = self.parked.pop_front() else { break };
             if let TxnKind::Flush { .. } = self.txns.get(p.txn).kind {
-                self.plan_flush(p.txn)?;
+                self.plan_flush(p.txn, p.from)?;
             } else {
                 self.plan_host(p.txn, p.from, false)?;
             }

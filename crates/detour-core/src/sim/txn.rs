@@ -31,9 +31,9 @@ pub enum TxnKind {
     Erase { block: u32 },
     /// Work a scheme submitted (replication, migration, reclaim).
     Background,
-    /// The write buffer flushing `lpn`'s data `token` (planned as the
-    /// scheme plans a host write).
-    Flush { lpn: Lpn, token: Token },
+    /// The write buffer flushing pages `lpn..lpn + pages` (planned as the
+    /// scheme plans a host write of them, with the data the buffer holds).
+    Flush { lpn: Lpn, pages: u32 },
 }
 
 #[derive(Clone, Copy, Debug)]
