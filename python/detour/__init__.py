@@ -10,6 +10,8 @@ The simulator is a Rust library (`detour-core`); this package drives it::
 - `run`, `Result`, `config`, `presets`, `schemes`, `compats`: simulate (`detour.api`)
 - `formats`, `inspect_trace`, `convert_trace`: traces (`detour.traces`)
 - `profiles`, `profile_spec`, `generate`: synthetic workloads (`detour.traces`)
+- `import_mqsim`, `import_ssdsim`: a peer simulator's setup as a Detour
+  device and workload (`detour.importers`, docs/from-mqsim.md)
 - `value_popularity`: value-popularity analysis of a trace or profile (`detour.traces`)
 - exceptions: `DetourError` and its subclasses `TraceError`, `ConfigError`,
   `GeometryError`, `SimulationError`, `DetourIOError` (also an `OSError`);
@@ -29,6 +31,7 @@ from ._detour import (
     __version__,
 )
 from .api import COLUMNS, Result, compat_settings, compats, config, presets, run, schemes
+from .importers import import_mqsim, import_ssdsim
 from .traces import convert_trace, formats, generate, inspect_trace, profile_spec, profiles, value_popularity
 
 __all__ = [
@@ -45,6 +48,8 @@ __all__ = [
     "convert_trace",
     "formats",
     "generate",
+    "import_mqsim",
+    "import_ssdsim",
     "inspect_trace",
     "profile_spec",
     "profiles",
