@@ -8,6 +8,7 @@ The simulator is a Rust library (`detour-core`); this package drives it::
     r.write("out")                      # summary.json, requests.parquet, config.toml
 
 - `run`, `Result`, `config`, `presets`, `schemes`, `compats`: simulate (`detour.api`)
+- `Summary`: a run's summary, typed: `r.summary.latency_us.read.p99` (`detour.schema`)
 - `formats`, `inspect_trace`, `convert_trace`: traces (`detour.traces`)
 - `profiles`, `profile_spec`, `generate`: synthetic workloads (`detour.traces`)
 - `import_mqsim`, `import_ssdsim`: a peer simulator's setup as a Detour
@@ -30,6 +31,7 @@ from ._detour import (
     TraceError,
     __version__,
 )
+from .schema import Summary
 from .api import COLUMNS, Result, compat_settings, compats, config, presets, run, schemes
 from .importers import import_mqsim, import_ssdsim
 from .traces import convert_trace, formats, generate, inspect_trace, profile_spec, profiles, value_popularity
@@ -42,6 +44,7 @@ __all__ = [
     "GeometryError",
     "Result",
     "SimulationError",
+    "Summary",
     "TraceError",
     "__version__",
     "config",
