@@ -50,6 +50,11 @@ def config(
 def config_json(config_toml: str) -> str:
     """A complete configuration document (as `config` returns) as JSON."""
 
+def logical_bytes(config_toml: str) -> int:
+    """Bytes of logical space a host may address on a configuration (as
+    `config` returns): the device's logical pages less what its scheme keeps
+    for itself."""
+
 def presets() -> List[Tuple[str, str]]:
     """(name, description) of every device preset."""
 
@@ -73,6 +78,7 @@ def run(
     skip_malformed: bool = False,
     volume: Optional[int] = None,
     clamp_backwards_time: bool = False,
+    reorder_window_ns: int = 0,
     profile: Optional[str] = None,
     profile_toml: Optional[str] = None,
     profile_overrides: Sequence[str] = ...,
@@ -82,7 +88,8 @@ def run(
     """Run one simulation with the GIL released.
 
     `config`: a complete TOML document (from `config`). Workload: exactly one
-    of `trace` (a file; `format` None detects it), `profile` / `profile_toml`
+    of `trace` (a file; `format` None detects it; `reorder_window_ns` > 0
+    sorts arrivals within that window of trace time), `profile` / `profile_toml`
     (a synthetic workload, see `profile_spec`, with `profile_overrides`) or
     `requests`, a dict of
     equal-length 1-D arrays `time_ns` (uint64), `offset` (uint64, bytes),
@@ -110,7 +117,9 @@ def inspect_trace(
     volume: Optional[int] = None,
     clamp_backwards_time: bool = False,
 ) -> str:
-    """Read a whole trace; return its statistics as JSON."""
+    """Read a whole trace; return its statistics as JSON. Times that go back
+    are counted (`backwards`, `max_step_back_ns`) and let through, not
+    refused, unless `clamp_backwards_time` clamps them."""
 
 def convert_trace(
     src: str,

@@ -296,6 +296,7 @@ def run(
     skip_malformed: bool = False,
     volume: Optional[int] = None,
     clamp_backwards_time: bool = False,
+    reorder_window_s: float = 0.0,
     profile: Optional[PathLike] = None,
     profile_overrides: Overrides = None,
     requests: Any = None,
@@ -305,6 +306,7 @@ def run(
     verify: Optional[bool] = None,
     progress: ProgressArg = None,
     compat: Optional[str] = None,
+    fit: bool = True,
 ) -> Result:
     """Simulate one workload on one device and return its `Result`.
 
@@ -314,12 +316,16 @@ def run(
     Workload, exactly one of:
     - `trace`: a trace file (plain, gzip or zstd), its `format` detected
       unless given (`detour.formats()`); `skip_malformed` skips and counts
-      bad lines, `volume` keeps one device/LUN, `clamp_backwards_time` lets
-      an unsorted trace through;
+      bad lines, `volume` keeps one device/LUN, `reorder_window_s` sorts
+      arrivals within that many seconds of trace time (multi-volume
+      traces), `clamp_backwards_time` raises what is still out of order to
+      the previous time;
     - `profile`: a synthetic workload profile (`detour.profiles()`) or a
       TOML spec file (which may start `profile = "name"`), with
       `profile_overrides` (`["key=value", ...]` or a mapping, dotted keys
-      such as `arrival.rate_per_s`);
+      such as `arrival.rate_per_s`); with `fit` (the default) a footprint
+      larger than the device's logical space is scaled to it, and
+      `summary.workload.scaled_from_bytes` says so (detour/fit.py);
     - `requests`: a mapping (or DataFrame) of equal-length columns
       `time_ns`, `offset`, `size` (bytes), `is_write`, and optionally
       `content`, `volume`.
@@ -359,17 +365,18 @@ def run(
                 skip_malformed=skip_malformed,
                 volume=volume,
                 clamp_backwards_time=clamp_backwards_time,
+                reorder_window_ns=_window_ns(reorder_window_s),
                 progress=callback,
             )
         elif profile is not None:
             name, spec_toml = _profile_source(profile)
-            out = _detour.run(
-                cfg,
-                profile=name,
-                profile_toml=spec_toml,
-                profile_overrides=_override_list(profile_overrides),
-                progress=callback,
-            )
+            sets, scaled_from = _override_list(profile_overrides), None
+            if fit:
+                from .fit import fit_profile
+
+                spec = _toml.loads(_detour.profile_spec(name, spec_toml=spec_toml, overrides=sets))
+                sets, scaled_from = fit_profile(cfg, spec, sets)
+            out = _detour.run(cfg, profile=name, profile_toml=spec_toml, profile_overrides=sets, progress=callback)
         else:
             out = _detour.run(
                 cfg, requests=_requests_arrays(requests), progress=callback
@@ -378,7 +385,16 @@ def run(
         if bar is not None:
             bar.close()
 
-    return result_from(cfg, out)
+    result = result_from(cfg, out)
+    if profile is not None:
+        result.summary["workload"]["scaled_from_bytes"] = scaled_from
+    return result
+
+
+def _window_ns(seconds: float) -> int:
+    if not seconds >= 0:
+        raise ValueError(f"reorder_window_s must be >= 0 seconds, not {seconds!r}")
+    return int(round(seconds * 1e9))
 
 
 def result_from(cfg: str, out) -> "Result":
@@ -391,6 +407,7 @@ def result_from(cfg: str, out) -> "Result":
     summary["verify_failures"] = failures
     summary["config"] = json.loads(_detour.config_json(cfg))
     summary["workload"] = json.loads(workload_json)
+    summary["workload"].setdefault("scaled_from_bytes", None)
     summary["detour_version"] = _detour.__version__
     return Result(
         summary=summary, columns=dict(columns), verify_failures=failures, config_toml=cfg, collision_pairs=dict(pairs)

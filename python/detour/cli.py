@@ -83,6 +83,25 @@ def _add_reader(p: argparse.ArgumentParser) -> None:
     )
 
 
+def _seconds(text: str) -> float:
+    try:
+        v = float(text)
+    except ValueError:
+        v = -1.0
+    if not v >= 0:
+        raise argparse.ArgumentTypeError(f"expected seconds of trace time, at least 0, not {text!r}")
+    return v
+
+
+def _add_run_reader(p: argparse.ArgumentParser) -> None:
+    """Options of a run's workload beyond the reader's."""
+    p.add_argument("--reorder-window", type=_seconds, default=0.0, metavar="S",
+                   help="sort arrivals within S seconds of trace time (multi-volume traces; "
+                        "`detour traces inspect` prints the window that sorts a trace)")
+    p.add_argument("--no-fit", dest="fit", action="store_false",
+                   help="run a profile as written even if its footprint exceeds the device (an error then)")
+
+
 def build_parser() -> argparse.ArgumentParser:
     ap = argparse.ArgumentParser(
         prog="detour",
@@ -107,6 +126,7 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="KEY=VALUE",
         help="override one key of the synthetic profile (repeatable)",
     )
+    _add_run_reader(p)
     p.add_argument("--verify", action="store_true", help="check every read returns the latest data (run.verify)")
     p.add_argument("--out", "-o", required=True, metavar="DIR", help="write summary.json, requests.parquet, config.toml here")
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
@@ -121,6 +141,7 @@ def build_parser() -> argparse.ArgumentParser:
     src.add_argument("--profile", "-p", metavar="NAME|TOML", help="a synthetic workload profile or a spec file")
     _add_reader(p)
     p.add_argument("--profile-set", dest="profile_overrides", action="append", default=[], metavar="KEY=VALUE", help="override one key of the profile (repeatable)")
+    _add_run_reader(p)
     p.add_argument("--out", "-o", metavar="DIR", help="also write the run's files (summary.json, collision_pairs.parquet, ...) here")
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
 
@@ -224,6 +245,11 @@ def cmd_run(a: argparse.Namespace) -> None:
     out = r.write(a.out)
     if not a.quiet:
         print(report.summary_text(r.summary))
+        scaled = r.summary.workload.get("scaled_from_bytes")
+        if scaled:
+            from .fit import note
+
+            print(note(scaled, r.summary.workload.spec["footprint_bytes"], r.summary.device))
         extra = f", {out / 'collision_pairs.parquet'}" if "collisions" in r.summary else ""
         print(f"wrote {out / 'summary.json'}, {out / 'requests.parquet'}, {out / 'config.toml'}{extra} ({wall:.2f} s)")
 
@@ -235,8 +261,9 @@ def _run_args(a: argparse.Namespace, overrides, **kw):
     if a.profile_overrides and not a.profile:
         raise CliError("--profile-set needs --profile")
     return run(a.device, trace=a.trace, format=a.format, skip_malformed=a.skip_malformed, volume=a.volume,
-               clamp_backwards_time=a.clamp_backwards_time, profile=a.profile,
-               profile_overrides=a.profile_overrides or None, overrides=overrides, scheme=a.scheme, **kw)
+               clamp_backwards_time=a.clamp_backwards_time, reorder_window_s=a.reorder_window, fit=a.fit,
+               profile=a.profile, profile_overrides=a.profile_overrides or None, overrides=overrides,
+               scheme=a.scheme, **kw)
 
 
 def cmd_analyze(a: argparse.Namespace) -> None:
@@ -284,7 +311,10 @@ def cmd_profiles(a: argparse.Namespace) -> None:
     elif a.profile_overrides:
         raise CliError("--profile-set needs --show")
     else:
-        print(report.table(["profile", "description"], traces.profiles()))
+        from .fit import PROFILE_DEVICES
+
+        rows = [(n, d, ", ".join(PROFILE_DEVICES.get(n, ()))) for n, d in traces.profiles()]
+        print(report.table(["profile", "description", "made for (runs scaled on others)"], rows))
 
 
 def _reader_kwargs(a: argparse.Namespace) -> dict:
@@ -319,6 +349,11 @@ def cmd_traces(a: argparse.Namespace) -> None:
             ["volumes", ", ".join(map(str, st["volumes"])) or "-"],
             ["sizes", ", ".join(f"{b['label']}: {b['count']:,}" for b in st["size_histogram"]) or "-"],
         ]
+        if st.get("backwards"):
+            step = st["max_step_back_ns"] / 1e9
+            rows.append(["out of order", f"{st['backwards']:,} requests arrive before an earlier line's time; the largest "
+                                         f"step back is {step:.6g} s (run with --reorder-window {step:.6g} to sort, "
+                                         f"or --clamp-backwards-time)"])
         for k in ("skipped_malformed", "clamped", "filtered_out", "ignored"):
             if st.get(k):
                 rows.append([k.replace("_", " "), st[k]])

@@ -162,9 +162,13 @@ SECTIONS = (
         F('format', 'str | None', 'the trace format read (given or detected, see `detour traces formats`); `null` for other kinds'),
         F('requests', 'int', 'requests the source produced (warm-up included)'),
         F('skipped_malformed', 'int', 'malformed trace lines skipped (`--skip-malformed`); without it the first one is an error naming file and line'),
-        F('clamped', 'int', "requests whose time went backwards and was raised to the previous request's (`--clamp-backwards-time`)"),
+        F('clamped', 'int', "requests whose time went backwards (after the reorder window, if any) and was raised to the previous request's (`--clamp-backwards-time`)"),
         F('filtered_out', 'int', 'requests of other volumes dropped by `--volume`'),
         F('ignored', 'int', 'well-formed trace operations that are neither reads nor writes (flushes, other SCSI commands)'),
+        F('backwards', 'int', "requests whose time is before an earlier line's (multi-volume traces interleave their logs), counted in file order whatever was then done with them; 0 for profiles"),
+        F('max_step_back_ns', 'int', 'the largest such step back, ns: a reorder window (`--reorder-window`) this wide sorts the trace'),
+        F('reordered', 'int', 'requests the reorder window (`--reorder-window`) put before an earlier line; 0 without one'),
+        F('scaled_from_bytes', 'int | None', "(profiles) the profile's own footprint when it exceeded the device's logical space and was scaled to it (the spec shows the footprint used); null when it ran as written or for other kinds"),
         F('spec', 'dict', '(profiles only) the full synthetic spec that generated the requests; see docs/workloads.md'),
     )),
 )
@@ -176,7 +180,7 @@ EXTRA = (
     F("config", "dict", "the resolved configuration, the tree of config.toml"),
 )
 OPTIONAL = ("write_buffer", "collisions", "periods")
-_TYPE_WORDS = {"str": "string", "list[int]": "list of int", "dict": "object", "str | None": "string or null"}
+_TYPE_WORDS = {"str": "string", "list[int]": "list of int", "dict": "object", "str | None": "string or null", "int | None": "int or null"}
 _CLASS_NAMES = {"": "Summary", "latency_us": "Latency", "breakdown_us": "Breakdown", "throughput": "Throughput",
                 "pages": "Pages", "dies": "Dies", "write_buffer": "WriteBuffer", "gc": "Gc",
                 "collisions": "Collisions", "workload": "Workload"}

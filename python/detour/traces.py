@@ -27,7 +27,10 @@ def inspect_trace(
     clamp_backwards_time: bool = False,
 ) -> dict:
     """Read a whole trace and return its statistics (format, read ratio,
-    sizes, footprint, duration, rate, volumes, skipped/clamped counts)."""
+    sizes, footprint, duration, rate, volumes, skipped/clamped counts).
+    Out-of-order arrivals are reported, not refused: `backwards` requests
+    arrive before an earlier line's time, by at most `max_step_back_ns`
+    (a `reorder_window_s` for `run` that sorts the trace)."""
     return json.loads(
         _detour.inspect_trace(
             os.fspath(path),

@@ -69,6 +69,10 @@ def test_run_requests_arrays_and_determinism():
         "clamped": 0,
         "filtered_out": 0,
         "ignored": 0,
+        "backwards": 0,
+        "max_step_back_ns": 0,
+        "reordered": 0,
+        "scaled_from_bytes": None,
     }
 
 

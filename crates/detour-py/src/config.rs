@@ -2,6 +2,8 @@
 
 use crate::error::ToPyResult;
 use detour_core::config::{self as core_config, Config, ConfigBuilder};
+use detour_core::device::Geometry;
+use detour_core::schemes::SchemeKind;
 use pyo3::prelude::*;
 use std::path::PathBuf;
 
@@ -51,6 +53,19 @@ pub fn compats() -> Vec<(&'static str, &'static str)> {
 pub fn compat_settings(name: &str) -> PyResult<Vec<(&'static str, &'static str, &'static str)>> {
     let peer = core_config::Compat::parse(name).py()?;
     Ok(peer.settings().iter().map(|s| (s.key, s.value, s.because)).collect())
+}
+
+/// Bytes of logical space a host may address on the configuration
+/// `config_toml`: the device's logical pages after over-provisioning, less
+/// what its scheme keeps for itself (rails' second copy, hotr's staging
+/// chip, parity). What a synthetic profile's footprint must fit in.
+#[pyfunction]
+pub fn logical_bytes(config_toml: &str) -> PyResult<u64> {
+    let cfg = parse(config_toml)?;
+    let geo = Geometry::from_config(&cfg.device).py()?;
+    let scheme = SchemeKind::parse(&cfg.scheme.name).py()?.build(&cfg).py()?;
+    let pages = scheme.logical_pages(&geo).unwrap_or(geo.logical_pages);
+    Ok(u64::from(pages) * u64::from(cfg.device.page_size))
 }
 
 /// Parse and validate a complete configuration document.

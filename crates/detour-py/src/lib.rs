@@ -31,6 +31,7 @@ fn _detour(m: &Bound<'_, PyModule>) -> PyResult<()> {
     error::register(m)?;
     m.add_function(wrap_pyfunction!(config::config, m)?)?;
     m.add_function(wrap_pyfunction!(config::config_json, m)?)?;
+    m.add_function(wrap_pyfunction!(config::logical_bytes, m)?)?;
     m.add_function(wrap_pyfunction!(config::presets, m)?)?;
     m.add_function(wrap_pyfunction!(config::compats, m)?)?;
     m.add_function(wrap_pyfunction!(config::compat_settings, m)?)?;

@@ -53,7 +53,8 @@ impl Progress for PyProgress {
 ///
 /// `config` is a complete TOML document (what `config()` returns). The
 /// workload is exactly one of `trace` (a file, with `format`,
-/// `skip_malformed`, `volume` and `clamp_backwards_time` for the reader),
+/// `skip_malformed`, `volume`, `clamp_backwards_time` and
+/// `reorder_window_ns` for the reader),
 /// `profile` or `profile_toml` (a synthetic profile by name, or a TOML spec,
 /// with `profile_overrides`) or `requests` (a dict of arrays, see the stubs). `progress(requests_arrived, sim_time_ns)` is called every
 /// few thousand requests and at the end.
@@ -63,7 +64,7 @@ impl Progress for PyProgress {
 #[pyfunction]
 #[pyo3(signature = (
     config, *, trace=None, format=None, skip_malformed=false, volume=None, clamp_backwards_time=false,
-    profile=None, profile_toml=None, profile_overrides=Vec::new(), requests=None, progress=None
+    reorder_window_ns=0, profile=None, profile_toml=None, profile_overrides=Vec::new(), requests=None, progress=None
 ))]
 #[allow(clippy::too_many_arguments)]
 pub fn run<'py>(
@@ -74,6 +75,7 @@ pub fn run<'py>(
     skip_malformed: bool,
     volume: Option<u32>,
     clamp_backwards_time: bool,
+    reorder_window_ns: u64,
     profile: Option<&str>,
     profile_toml: Option<&str>,
     profile_overrides: Vec<String>,
@@ -84,7 +86,8 @@ pub fn run<'py>(
     let synthetic = profile.is_some() || profile_toml.is_some();
     let source = match (trace, synthetic, requests) {
         (Some(path), false, None) => {
-            let opts = trace_options(format, skip_malformed, volume, clamp_backwards_time, false)?;
+            let mut opts = trace_options(format, skip_malformed, volume, clamp_backwards_time, false)?;
+            opts.reorder_window_ns = reorder_window_ns;
             Source::Trace { path, opts }
         }
         (None, true, None) => {

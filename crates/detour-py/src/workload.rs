@@ -59,6 +59,9 @@ impl Opened {
             "clamped": 0,
             "filtered_out": 0,
             "ignored": 0,
+            "backwards": 0,
+            "max_step_back_ns": 0,
+            "reordered": 0,
         })
     }
 
@@ -86,6 +89,9 @@ fn stream_info(t: &TraceStream) -> serde_json::Value {
         "clamped": t.clamped(),
         "filtered_out": t.filtered_out(),
         "ignored": t.ignored(),
+        "backwards": t.backwards(),
+        "max_step_back_ns": t.max_step_back_ns(),
+        "reordered": t.reordered(),
     })
 }
 
@@ -113,7 +119,7 @@ pub fn trace_options(
     keep_absolute_time: bool,
 ) -> PyResult<TraceOptions> {
     let format = format.map(|f| f.parse::<TraceFormat>()).transpose().py()?;
-    Ok(TraceOptions { format, volume, skip_malformed, keep_absolute_time, clamp_backwards_time })
+    Ok(TraceOptions { format, volume, skip_malformed, keep_absolute_time, clamp_backwards_time, ..Default::default() })
 }
 
 /// Names of every trace format, in auto-detection priority order.
@@ -133,7 +139,11 @@ pub fn inspect_trace(
     volume: Option<u32>,
     clamp_backwards_time: bool,
 ) -> PyResult<String> {
-    let opts = trace_options(format, skip_malformed, volume, clamp_backwards_time, false)?;
+    let mut opts = trace_options(format, skip_malformed, volume, clamp_backwards_time, false)?;
+    // Report disorder instead of refusing it (unless asked to clamp);
+    // absolute times keep requests before the first line's time exact.
+    opts.keep_disorder = !clamp_backwards_time;
+    opts.keep_absolute_time = opts.keep_disorder;
     let stats = py.allow_threads(|| core_workload::inspect(core_workload::open_trace(&path, &opts)?)).py()?;
     to_json(&stats)
 }

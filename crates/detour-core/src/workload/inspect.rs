@@ -40,7 +40,7 @@ pub struct TraceStats {
     /// on two volumes is two pages: they are different devices).
     pub footprint_pages: u64,
     pub footprint_bytes: u64,
-    /// Time from the first to the last request.
+    /// Time from the earliest to the latest request (file order need not be time order).
     pub duration_s: f64,
     /// requests / duration_s.
     pub rate_per_s: f64,
@@ -51,6 +51,13 @@ pub struct TraceStats {
     pub filtered_out: u64,
     /// Operations that are neither reads nor writes.
     pub ignored: u64,
+    /// Requests that arrive before an earlier line's time (multi-volume
+    /// traces interleave their logs), and the largest such step back, ns:
+    /// a reorder window that wide sorts the trace.
+    pub backwards: u64,
+    pub max_step_back_ns: u64,
+    /// Requests a reorder window moved (when the reader had one).
+    pub reordered: u64,
 }
 
 /// Read `stream` to the end and summarise it; the first error ends it.
@@ -72,6 +79,8 @@ struct Accumulator {
     sizes: BTreeMap<u64, u64>,
     pages: HashSet<(u32, u64)>,
     volumes: BTreeSet<u32>,
+    /// The earliest and latest times: with disorder let through
+    /// (`keep_disorder`) the file's first line need not be the earliest.
     first_ns: Option<u64>,
     last_ns: u64,
 }
@@ -90,8 +99,8 @@ impl Accumulator {
             self.pages.insert((r.volume, page));
         }
         self.volumes.insert(r.volume);
-        self.first_ns.get_or_insert(r.time_ns);
-        self.last_ns = r.time_ns;
+        self.first_ns = Some(self.first_ns.map_or(r.time_ns, |f| f.min(r.time_ns)));
+        self.last_ns = self.last_ns.max(r.time_ns);
     }
 
     fn finish(self, stream: &TraceStream) -> TraceStats {
@@ -137,6 +146,9 @@ impl Accumulator {
             clamped: stream.clamped(),
             filtered_out: stream.filtered_out(),
             ignored: stream.ignored(),
+            backwards: stream.backwards(),
+            max_step_back_ns: stream.max_step_back_ns(),
+            reordered: stream.reordered(),
         }
     }
 }
@@ -184,6 +196,16 @@ mod tests {
             .collect();
         assert_eq!(labels, vec![("512B", 1), ("4KiB", 1), ("8KiB", 1)]);
         assert!((s.read_ratio - 1.0 / 3.0).abs() < 1e-12);
+    }
+
+    #[test]
+    fn disorder_is_reported_not_refused() {
+        let opts = TraceOptions { keep_disorder: true, keep_absolute_time: true, ..Default::default() };
+        let text = "1000 0 0 8 1\n3000 1 0 8 1\n1500 0 8 8 1\n4000 1 0 8 0\n";
+        let s = open_trace_reader("t", std::io::Cursor::new(text.as_bytes().to_vec()), &opts).unwrap();
+        let s = inspect(s).unwrap();
+        assert_eq!((s.requests, s.backwards, s.max_step_back_ns, s.clamped), (4, 1, 1500, 0));
+        assert_eq!(s.duration_s, 3000e-9);
     }
 
     #[test]

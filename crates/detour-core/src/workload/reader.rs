@@ -9,6 +9,7 @@
 
 mod detect;
 mod input;
+mod window;
 
 use std::collections::VecDeque;
 use std::fmt;
@@ -21,6 +22,7 @@ use crate::error::{Error, Result};
 use crate::workload::formats::{Line, TraceFormat};
 use crate::workload::Request;
 use input::Lines;
+use window::Window;
 
 /// How to read a trace. The default detects the format, keeps every volume,
 /// stops at the first malformed line and at time going backwards, and makes
@@ -39,6 +41,14 @@ pub struct TraceOptions {
     /// time (and count it) instead of returning an error. Needed for the
     /// Systor and Tencent traces, which are not sorted.
     pub clamp_backwards_time: bool,
+    /// Sort arrivals within this many ns of trace time before the rule
+    /// above applies (0 = off): a request up to this far behind the
+    /// newest time read is put in its place (`reader/window.rs`).
+    pub reorder_window_ns: u64,
+    /// Let a request that goes back in time through unchanged (still
+    /// counted in `backwards`): for statistics (`inspect`), never for
+    /// simulation, whose arrivals must be in order.
+    pub keep_disorder: bool,
 }
 
 /// Open a trace file; gzip and zstd are recognised by their magic bytes.
@@ -84,6 +94,12 @@ pub struct TraceStream {
     clamped: u64,
     filtered_out: u64,
     ignored: u64,
+    /// Disorder in file order: requests before the newest time read so
+    /// far, the largest such step back, and that newest time.
+    backwards: u64,
+    max_step_back_ns: u64,
+    newest: Option<u64>,
+    window: Option<Window>,
     done: bool,
 }
 
@@ -119,6 +135,10 @@ impl TraceStream {
             clamped: 0,
             filtered_out: 0,
             ignored: 0,
+            backwards: 0,
+            max_step_back_ns: 0,
+            newest: None,
+            window: (opts.reorder_window_ns > 0).then(|| Window::new(opts.reorder_window_ns)),
             done: false,
         })
     }
@@ -152,6 +172,19 @@ impl TraceStream {
     pub fn ignored(&self) -> u64 {
         self.ignored
     }
+    /// Requests read with a time before an earlier line's (file order,
+    /// after the volume filter), whatever the options then did with them.
+    pub fn backwards(&self) -> u64 {
+        self.backwards
+    }
+    /// The largest such step back, ns: a reorder window this wide sorts the trace.
+    pub fn max_step_back_ns(&self) -> u64 {
+        self.max_step_back_ns
+    }
+    /// Requests the reorder window put before an earlier line's.
+    pub fn reordered(&self) -> u64 {
+        self.window.as_ref().map_or(0, |w| w.reordered)
+    }
 
     /// The next line's number and what the parser made of it.
     fn next_parsed(&mut self) -> Option<io::Result<(u64, Result<Line, String>)>> {
@@ -166,34 +199,47 @@ impl TraceStream {
         }
     }
 
-    /// Apply the volume filter and the time rules; `None` means "dropped".
-    fn keep(&mut self, mut req: Request, number: u64) -> Option<Result<Request>> {
+    /// The volume filter and the disorder counts; false means "dropped".
+    fn admit(&mut self, req: &Request) -> bool {
         if self.opts.volume.is_some_and(|v| v != req.volume) {
             self.filtered_out += 1;
-            return None;
+            return false;
         }
+        let time = req.time_ns;
+        match self.newest {
+            Some(newest) if time < newest => {
+                self.backwards += 1;
+                self.max_step_back_ns = self.max_step_back_ns.max(newest - time);
+            }
+            _ => self.newest = Some(time),
+        }
+        true
+    }
+
+    /// The time rules, on a request in the order it leaves the window.
+    fn finish(&mut self, mut req: Request) -> Result<Request> {
         let mut time = req.time_ns;
-        if let Some(prev) = self.prev.filter(|&p| time < p) {
+        if let Some(prev) = self.prev.filter(|&p| time < p && !self.opts.keep_disorder) {
             if !self.opts.clamp_backwards_time {
+                let hint = if self.window.is_some() { "widen the reorder window or " } else { "" };
                 let reason = format!(
-                    "time goes backwards by {} ns from the previous request (set clamp_backwards_time to clamp it)",
+                    "time goes backwards by {} ns from the previous request ({hint}set clamp_backwards_time to clamp it)",
                     prev - time
                 );
-                return Some(Err(Error::trace(&self.name, number, reason)));
+                return Err(Error::trace(&self.name, req.line, reason));
             }
             self.clamped += 1;
             time = prev;
         }
         let base = *self.base.get_or_insert(time);
-        self.prev = Some(time);
+        self.prev = Some(self.prev.map_or(time, |p| p.max(time)));
         req.time_ns = if self.opts.keep_absolute_time {
             time
         } else {
             time.saturating_sub(base)
         };
-        req.line = number;
         self.requests += 1;
-        Some(Ok(req))
+        Ok(req)
     }
 }
 
@@ -201,7 +247,14 @@ impl Iterator for TraceStream {
     type Item = Result<Request>;
 
     fn next(&mut self) -> Option<Result<Request>> {
-        while !self.done {
+        loop {
+            if let Some(req) = self.window.as_mut().and_then(Window::pop_ready) {
+                return Some(self.finish(req));
+            }
+            if self.done {
+                let req = self.window.as_mut().and_then(Window::pop_any)?;
+                return Some(self.finish(req));
+            }
             let (number, parsed) = match self.next_parsed() {
                 Some(Ok(next)) => next,
                 Some(Err(e)) => {
@@ -210,13 +263,18 @@ impl Iterator for TraceStream {
                 }
                 None => {
                     self.done = true;
-                    return None;
+                    continue;
                 }
             };
             match parsed {
-                Ok(Line::Request(req)) => {
-                    if let Some(out) = self.keep(req, number) {
-                        return Some(out);
+                Ok(Line::Request(mut req)) => {
+                    req.line = number;
+                    if !self.admit(&req) {
+                        continue;
+                    }
+                    match self.window.as_mut() {
+                        Some(w) => w.push(req),
+                        None => return Some(self.finish(req)),
                     }
                 }
                 Ok(Line::Skip) => {}
@@ -225,7 +283,6 @@ impl Iterator for TraceStream {
                 Err(reason) => return Some(Err(Error::trace(&self.name, number, reason))),
             }
         }
-        None
     }
 }
 
@@ -241,6 +298,7 @@ impl fmt::Debug for TraceStream {
             .field("clamped", &self.clamped)
             .field("filtered_out", &self.filtered_out)
             .field("ignored", &self.ignored)
+            .field("backwards", &self.backwards)
             .finish_non_exhaustive()
     }
 }
@@ -328,6 +386,39 @@ mod tests {
         let (reqs, s) = read(text, &opts);
         let times: Vec<u64> = reqs.into_iter().map(|r| r.unwrap().time_ns).collect();
         assert_eq!((times, s.clamped()), (vec![0, 0, 20], 1));
+    }
+
+    #[test]
+    fn disorder_is_counted_and_a_window_sorts_it() {
+        // Two volumes interleaved: 300 steps back 200 ns from 500, 350 by 150.
+        let text = "100 0 8 8 1\n500 1 8 8 1\n300 0 8 8 1\n350 0 8 8 1\n900 1 8 8 1\n";
+        let keep = TraceOptions { keep_disorder: true, keep_absolute_time: true, ..Default::default() };
+        let (reqs, s) = read(text, &keep);
+        assert_eq!(reqs.len(), 5);
+        assert_eq!((s.backwards(), s.max_step_back_ns(), s.clamped()), (2, 200, 0));
+        let window = |ns| TraceOptions { reorder_window_ns: ns, ..Default::default() };
+        let (reqs, s) = read(text, &window(200));
+        let got: Vec<(u64, u64)> = reqs.into_iter().map(|r| r.map(|r| (r.time_ns, r.line)).unwrap()).collect();
+        assert_eq!(got, vec![(0, 1), (200, 3), (250, 4), (400, 2), (800, 5)]);
+        assert_eq!((s.reordered(), s.backwards(), s.clamped()), (2, 2, 0));
+        // 250 comes 650 ns behind the newest, after 300 and 500 have left a 100 ns window.
+        let late = "100 0 8 8 1\n500 1 8 8 1\n300 0 8 8 1\n900 1 8 8 1\n250 0 8 8 1\n";
+        let (reqs, _) = read(late, &window(100));
+        let err = reqs.iter().find_map(|r| r.as_ref().err()).unwrap().to_string();
+        assert!(err.starts_with("mem.trace:5:") && err.contains("widen the reorder window"), "{err}");
+        let narrow = TraceOptions { clamp_backwards_time: true, ..window(100) };
+        let (reqs, s) = read(late, &narrow);
+        let times: Vec<u64> = reqs.into_iter().map(|r| r.unwrap().time_ns).collect();
+        assert_eq!((times, s.clamped(), s.reordered()), (vec![0, 200, 400, 400, 800], 1, 2));
+    }
+
+    #[test]
+    fn a_window_leaves_a_sorted_trace_as_it_is() {
+        let text = "0 0 8 8 1\n5 0 16 8 1\n5 0 24 8 0\n9 0 8 8 1\n";
+        let opts = TraceOptions { reorder_window_ns: 1_000_000, ..Default::default() };
+        let (reqs, s) = read(text, &opts);
+        let lines: Vec<u64> = reqs.into_iter().map(|r| r.unwrap().line).collect();
+        assert_eq!((lines, s.reordered(), s.backwards()), (vec![1, 2, 3, 4], 0, 0));
     }
 
     #[test]
