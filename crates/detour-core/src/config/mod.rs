@@ -38,7 +38,7 @@ pub struct DeviceConfig {
     pub planes_per_die: u32,
     pub blocks_per_plane: u32,
     pub pages_per_block: u32,
-    /// Bytes of user data per page.
+    /// Bytes of user data per page: a power of two, 512 to 1 MiB.
     pub page_size: u32,
     /// Share of physical pages hidden from the host (0.10 = 10%).
     pub overprovisioning: f64,
@@ -51,7 +51,7 @@ pub struct DeviceConfig {
 #[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
 #[serde(deny_unknown_fields, default)]
 pub struct FlashConfig {
-    /// slc, mlc, tlc, qlc, or custom.
+    /// slc, mlc, tlc, qlc, or custom. The three times, µs, must be above 0.
     pub cell: String,
     pub read_us: f64,
     pub program_us: f64,
