@@ -322,3 +322,31 @@ fn popularity_analysis_tells_webvm_from_homes() {
     assert!(w.days.iter().all(|d| d.new_values > 0));
     assert_eq!(w.cdf.len(), 10);
 }
+
+/// A trace without content hashes (MSR and every format but FIU) means
+/// nothing to a deduplicating scheme: it is refused at its first write,
+/// naming the line and the key, unless synthetic content is asked for.
+#[test]
+fn dedup_without_content_is_refused_unless_synthetic_content_is_asked_for() {
+    let reqs: Vec<Request> =
+        (0..50).map(|i| with_content(req(i * 20_000, i, 1, if i == 0 { IoKind::Read } else { IoKind::Write }), 0, i + 1)).collect();
+    let setups: [&[&str]; 5] = [
+        &["scheme.name=ca-ssd"],
+        &["scheme.name=rr-ssd"],
+        &["scheme.name=oracle"],
+        &["scheme.name=pblru"],
+        &["scheme.name=collisions", "scheme.collisions.base=ca-ssd"],
+    ];
+    for o in setups {
+        let err = sim::run_requests(small(o), &reqs).unwrap_err().to_string();
+        assert!(
+            err.starts_with("<workload>:2:") && err.contains("scheme.rrssd.synthetic_content") && err.contains("deduplicates"),
+            "{o:?}: {err}"
+        );
+        let ok = [o, &["scheme.rrssd.synthetic_content=true"][..]].concat();
+        let s = sim::run_requests(small(&ok), &reqs).unwrap_or_else(|e| panic!("{ok:?}: {e}")).summary;
+        assert_eq!((s.requests, counter(&s, "dedup.write_hits")), (50, 0.0), "{ok:?}");
+    }
+    // Other schemes do not care.
+    assert!(sim::run_requests(small(&["scheme.name=conventional"]), &reqs).is_ok());
+}

@@ -198,6 +198,10 @@ pub struct RrssdConfig {
     pub counter_bits: u32,
     /// PBLRU: blocked reads of a page before it is replicated. Default 2.
     pub pblru_min_blocked: u32,
+    /// Run on a workload without content hashes (every trace format but
+    /// FIU), giving each written page a unique synthetic value, so nothing
+    /// deduplicates. Default false: such a workload is refused.
+    pub synthetic_content: bool,
 }
 
 impl Default for RrssdConfig {
@@ -210,6 +214,7 @@ impl Default for RrssdConfig {
             replication_io: "mirror".into(),
             counter_bits: 0,
             pblru_min_blocked: 2,
+            synthetic_content: false,
         }
     }
 }
