@@ -114,6 +114,11 @@ impl Scheduler {
         &self.dies.0
     }
 
+    /// Every channel's state, in channel order.
+    pub fn channels(&self) -> &[crate::device::ChannelState] {
+        &self.channels.0
+    }
+
     /// Every die's operation counts, in die order.
     pub fn counts(&self) -> &[DieCounts] {
         &self.counts.0

@@ -267,7 +267,7 @@ impl Simulation {
             warmup_requests: self.cfg.host.warmup_requests.min(self.cols.len() as u64),
             stalls: self.n.stalls,
             events: self.n.events,
-            sim_time_s: self.q.now() as f64 / 1e9,
+            sim_time_s: metrics::warnings::last_completion_ns(&self.cols) as f64 / 1e9,
             ..Summary::default()
         };
         metrics::latency_parts(&self.cols, &mut s);
@@ -292,6 +292,9 @@ impl Simulation {
         };
         s.periods = self.scheme.periods();
         metrics::period_latency(&self.cols, self.cfg.scheme.rrssd.period_s, &mut s.periods);
+        let channels: Vec<u64> = self.sched.channels().iter().map(|c| c.busy_ns).collect();
+        let facts = metrics::warnings::RunFacts { cfg: &self.cfg, geo: &self.geo, cols: &self.cols, die_busy_ns: &busy, channel_busy_ns: &channels, end_ns: self.q.now() };
+        s.warnings = metrics::warnings::collect(&s, &facts);
         if !self.cfg.run.record_requests {
             self.cols.clear();
         }
