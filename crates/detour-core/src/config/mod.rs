@@ -136,7 +136,8 @@ pub struct HostConfig {
 pub struct SchemeConfig {
     /// Which scheme plans the flash operations (see `schemes`).
     pub name: String,
-    /// Interval of the scheme's background tick in µs (0 = the scheme's own).
+    /// Interval of the scheme's background tick in µs (0 = the scheme's own;
+    /// otherwise at least 1).
     pub tick_us: f64,
     pub hotr: HotrConfig,
     pub rails: RailsConfig,

@@ -94,6 +94,10 @@ impl Config {
         in_range_f("host.time_scale", h.time_scale, 1e-9, 1e9)?;
         one_of("host.address", &h.address, &["strict", "fold"])?;
         in_range_f("scheme.tick_us", self.scheme.tick_us, 0.0, 1e15)?;
+        // A sub-microsecond tick is no controller's timer, and it would run
+        // billions of ticks over a trace of seconds: in effect a hang.
+        let tick = self.scheme.tick_us;
+        ensure_config!(tick == 0.0 || tick >= 1.0, "scheme.tick_us", "{tick} is out of range; valid: 0 (the scheme's own) or at least 1");
         crate::schemes::SchemeKind::parse(&self.scheme.name)?;
         self.validate_schemes()?;
         let r = &self.scheme.raid;
@@ -169,6 +173,12 @@ mod tests {
             let b = ConfigBuilder::from_preset("small").and_then(|b| b.set("device.page_size", size));
             assert!(b.and_then(|b| b.build()).is_ok(), "{size}");
         }
+    }
+
+    #[test]
+    fn a_sub_microsecond_tick_is_refused() {
+        let err = refused("scheme.tick_us", "0.001");
+        assert!(err.contains("scheme.tick_us") && err.contains("at least 1"), "{err}");
     }
 
     #[test]
