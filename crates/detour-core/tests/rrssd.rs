@@ -350,3 +350,18 @@ fn dedup_without_content_is_refused_unless_synthetic_content_is_asked_for() {
     // Other schemes do not care.
     assert!(sim::run_requests(small(&["scheme.name=conventional"]), &reqs).is_ok());
 }
+
+/// A request so far into the trace that the dedup schemes would keep more
+/// than 100,000 period rows (a ten-day gap under a 50 ms period: the run
+/// fuzz test's case filled 22 GB) is refused, naming the period key.
+#[test]
+fn a_request_beyond_the_most_periods_is_refused_naming_the_period() {
+    let mut reqs = fill(20, 5);
+    reqs.push(with_content(req(10 * 86_400 * 1_000_000_000, 0, 1, IoKind::Write), 1, 21));
+    let err = sim::run_requests(small(&["scheme.name=oracle", "scheme.rrssd.period_s=0.05"]), &reqs).unwrap_err().to_string();
+    assert!(err.starts_with("<workload>:21:") && err.contains("scheme.rrssd.period_s"), "{err}");
+    let err = sim::run_requests(small(&["scheme.name=rr-ssd", "scheme.tick_us=1000"]), &reqs).unwrap_err().to_string();
+    assert!(err.contains("scheme.tick_us"), "{err}");
+    // A day-long period holds the same trace.
+    assert_eq!(run("oracle", &[], &reqs).requests, 21);
+}

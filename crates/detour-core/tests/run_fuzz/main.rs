@@ -131,7 +131,15 @@ fn bounded(seed: u64) -> Result<Option<Outcome>, ()> {
 fn every_random_run_completes_clean_or_is_refused() {
     let (first, cases) = (env("DETOUR_FUZZ_SEED", 0), env("DETOUR_FUZZ_CASES", DEFAULT_CASES));
     let mut t = Tally::default();
+    // 1: each seed before its run; 2: each whole case (to find a case that
+    // takes the process down, which no thread can report).
+    let verbose = env("DETOUR_FUZZ_VERBOSE", 0);
     for seed in first..first + cases {
+        match verbose {
+            0 => {}
+            1 => eprintln!("seed {seed}"),
+            _ => eprintln!("{:?}", case(seed)),
+        }
         t.cases += 1;
         match bounded(seed) {
             Ok(Some(Outcome::Completed { losses, failed })) => {
