@@ -11,11 +11,15 @@
 //! true` asks for unique synthetic values on purpose (today's behaviour for
 //! writes without content).
 //!
-//! The same schemes keep one row per period (`summary.periods`), so a
-//! request arriving more periods after the start than [`MAX_PERIODS`] is
-//! refused too, naming the period key: a trace with a ten-day gap under a
-//! 50 ms period would otherwise fill memory with empty rows (the run fuzz
-//! test found one, at 22 GB).
+//! A scheme with a periodic tick runs it from the start to the last
+//! arrival, so a request very far into the trace costs ticks without end: a
+//! corrupted timestamp 285 years in, under Rails' 50 ms swaps, is 1.8e11
+//! ticks, in effect a hang. A request more than [`MAX_TICKS`] ticks after
+//! the start is refused, naming the key of the tick. The deduplicating
+//! schemes also keep one row per period (one per tick) in
+//! `summary.periods`, so for them the bound is [`MAX_PERIODS`]: a ten-day
+//! gap under a 50 ms period would otherwise fill memory with empty rows
+//! (the run fuzz test found both cases).
 
 use crate::config::Config;
 use crate::error::{Error, Result};
@@ -34,6 +38,9 @@ fn planning_scheme(cfg: &Config) -> &str {
 /// Most period rows a run may make: 100,000 (a week of the synthetic
 /// profiles' 60 s days is 10,080), about 150 MB of rows.
 pub const MAX_PERIODS: f64 = 100_000.0;
+/// Most ticks a run may take: 1e8, 58 days of Rails' default 50 ms swaps,
+/// and on the order of a minute of ticking.
+pub const MAX_TICKS: f64 = 100_000_000.0;
 
 fn is_dedup(cfg: &Config) -> bool {
     matches!(planning_scheme(cfg), "ca-ssd" | "rr-ssd" | "oracle" | "pblru")
@@ -45,13 +52,14 @@ pub fn needs_trace_content(cfg: &Config) -> bool {
     is_dedup(cfg) && !cfg.scheme.rrssd.synthetic_content
 }
 
-/// A dedup scheme's period, ns of simulated time, and the key that set it:
-/// every tick closes a period, and `scheme.tick_us` overrides the ticks.
-fn period(cfg: &Config) -> Option<(f64, &'static str)> {
-    match cfg.scheme.tick_us {
-        _ if !is_dedup(cfg) => None,
-        us if us > 0.0 => Some(((us * 1e3).round().max(1.0), "scheme.tick_us")),
-        _ => Some(((cfg.scheme.rrssd.period_s * 1e9).round().max(1.0), "scheme.rrssd.period_s")),
+/// The key that sets the scheme's tick (`scheme.tick_us` overrides the
+/// scheme's own).
+fn tick_key(cfg: &Config) -> &'static str {
+    match planning_scheme(cfg) {
+        _ if cfg.scheme.tick_us > 0.0 => "scheme.tick_us",
+        "rails" => "scheme.rails.swap_us",
+        _ if is_dedup(cfg) => "scheme.rrssd.period_s",
+        _ => "scheme.tick_us",
     }
 }
 
@@ -60,17 +68,24 @@ fn period(cfg: &Config) -> Option<(f64, &'static str)> {
 pub struct InputGuard<'a> {
     inner: &'a mut dyn Iterator<Item = Result<Request>>,
     scheme: Option<String>,
-    /// The latest trace time allowed, ns (before `host.time_scale`), and
-    /// the key that sets the period.
-    period_limit: Option<(f64, &'static str)>,
+    /// The latest trace time allowed, ns (before `host.time_scale`), the
+    /// most ticks it stands for, and the key that sets the tick.
+    tick_limit: Option<(f64, f64, &'static str)>,
     source: String,
 }
 
 impl<'a> InputGuard<'a> {
-    pub fn new(inner: &'a mut dyn Iterator<Item = Result<Request>>, cfg: &Config, source: &str) -> Self {
+    /// `tick_ns`: the simulation's tick interval, if the scheme ticks.
+    pub fn new(
+        inner: &'a mut dyn Iterator<Item = Result<Request>>,
+        cfg: &Config,
+        tick_ns: Option<u64>,
+        source: &str,
+    ) -> Self {
         let scheme = needs_trace_content(cfg).then(|| planning_scheme(cfg).to_string());
-        let period_limit = period(cfg).map(|(ns, key)| (ns * MAX_PERIODS / cfg.host.time_scale, key));
-        InputGuard { inner, scheme, period_limit, source: source.to_string() }
+        let most = if is_dedup(cfg) { MAX_PERIODS } else { MAX_TICKS };
+        let tick_limit = tick_ns.map(|ns| (ns as f64 * most / cfg.host.time_scale, most, tick_key(cfg)));
+        InputGuard { inner, scheme, tick_limit, source: source.to_string() }
     }
 
     fn check(&self, req: &Request) -> Result<()> {
@@ -79,11 +94,12 @@ impl<'a> InputGuard<'a> {
                 return Err(self.refuse(scheme, req));
             }
         }
-        match self.period_limit {
-            Some((limit, key)) if req.time_ns as f64 > limit => {
+        match self.tick_limit {
+            Some((limit, most, key)) if req.time_ns as f64 > limit => {
+                let rows = if most == MAX_PERIODS { ", and the deduplicating schemes keep a row per tick" } else { "" };
                 let reason = format!(
-                    "this request arrives more than {MAX_PERIODS} periods after the start ({key}), and the \
-                     deduplicating schemes keep a row per period: raise {key}, or cut the trace"
+                    "this request arrives more than {most} of the scheme's ticks after the start (a tick every \
+                     {key}){rows}: raise {key}, or check the trace's times"
                 );
                 Err(Error::trace(&self.source, req.line, reason))
             }

@@ -204,7 +204,7 @@ impl Simulation {
     ) -> Result<RunResult> {
         self.source = source.to_string();
         // A scheme that needs something this workload lacks refuses it.
-        let mut guard = crate::schemes::requirements::InputGuard::new(workload, &self.cfg, source);
+        let mut guard = crate::schemes::requirements::InputGuard::new(workload, &self.cfg, self.tick_interval(), source);
         let workload: &mut dyn Iterator<Item = Result<Request>> = &mut guard;
         self.precondition(progress)?;
         self.pull_next(workload)?;

@@ -48,7 +48,8 @@ struct Tally {
     with_failure: u64,
     panics: u64,
     hangs: u64,
-    bad: Vec<String>,
+    /// (seed, what went wrong and the case) of every failing case.
+    bad: Vec<(u64, String)>,
 }
 
 fn env(name: &str, default: u64) -> u64 {
@@ -151,14 +152,14 @@ fn every_random_run_completes_clean_or_is_refused() {
                 t.refused += 1;
                 *t.refused_by.entry(kind).or_default() += 1;
             }
-            Ok(Some(Outcome::Bad(why))) => t.bad.push(format!("{why}\n{:?}", case(seed))),
+            Ok(Some(Outcome::Bad(why))) => t.bad.push((seed, format!("{why}\n{:?}", case(seed)))),
             Ok(None) => {
                 t.panics += 1;
-                t.bad.push(format!("panic\n{:?}", case(seed)));
+                t.bad.push((seed, format!("panic\n{:?}", case(seed))));
             }
             Err(()) => {
                 t.hangs += 1;
-                t.bad.push(format!("no end within {CASE_TIMEOUT:?}\n{:?}", case(seed)));
+                t.bad.push((seed, format!("no end within {CASE_TIMEOUT:?}\n{:?}", case(seed))));
             }
         }
     }
@@ -175,7 +176,8 @@ fn every_random_run_completes_clean_or_is_refused() {
         t.hangs,
         t.bad.len() - t.panics as usize - t.hangs as usize
     );
-    assert!(t.bad.is_empty(), "{} failing cases; the first:\n{}", t.bad.len(), t.bad[0]);
+    let seeds: Vec<u64> = t.bad.iter().map(|(seed, _)| *seed).collect();
+    assert!(t.bad.is_empty(), "failing seeds {seeds:?}; the first:\n{}", t.bad[0].1);
     // The mix must exercise both ends, or the generator has drifted.
     assert!(t.completed * 5 >= t.cases && t.refused > 0, "{t:?}");
 }
