@@ -203,7 +203,8 @@ impl Simulation {
         progress: &mut dyn Progress,
     ) -> Result<RunResult> {
         self.source = source.to_string();
-        // A scheme that needs something this workload lacks refuses it.
+        // Requests the scheme cannot use are refused: a dedup write without
+        // content, an arrival too many ticks away (schemes/requirements.rs).
         let mut guard = crate::schemes::requirements::InputGuard::new(workload, &self.cfg, self.tick_interval(), source);
         let workload: &mut dyn Iterator<Item = Result<Request>> = &mut guard;
         self.precondition(progress)?;
