@@ -34,7 +34,11 @@ def demo(out_dir="detour-demo", device: str = DEMO_DEVICE, trace=None, echo=prin
     results: dict = {}
     with (_given(trace) if trace is not None else demo_trace()) as path:
         for name, _desc in schemes():
-            r: Result = run(device, trace=path, scheme=name, verify=True, progress=progress)
+            # The demo trace (MQSim format) has no content hashes: the dedup
+            # schemes run on unique synthetic values, asked for explicitly
+            # (they refuse such a trace otherwise; docs/schemes/rr-ssd.md).
+            r: Result = run(device, trace=path, scheme=name, verify=True, progress=progress,
+                            overrides={"scheme.rrssd.synthetic_content": True})
             r.write(out / name)
             results[name] = r
     rows = [report.comparison_row(n, r.summary) for n, r in results.items()]
