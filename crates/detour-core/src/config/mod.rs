@@ -110,6 +110,10 @@ pub struct FtlConfig {
     pub order: String,
     /// GC starts on a plane when its free blocks fall below this share.
     pub gc_threshold: f64,
+    /// Which block GC reclaims: greedy, cost-benefit, random (d choices) or fifo.
+    pub gc_policy: GcPolicy,
+    /// Candidates drawn by `gc_policy = "random"`. Default 8.
+    pub gc_choices: u32,
     /// Latency of a read served from the controller's write buffer (a read of
     /// a page whose program has not finished), in ns.
     pub buffer_read_ns: u64,
@@ -309,6 +313,21 @@ impl Default for TtflashConfig {
     }
 }
 
+/// GC victim policy (`ftl.gc_policy`; ftl/gc/victim.rs).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum GcPolicy {
+    /// The fewest live pages.
+    #[default]
+    Greedy,
+    /// The largest age x free / used.
+    CostBenefit,
+    /// The fewest live pages of `gc_choices` drawn at random.
+    Random,
+    /// The block filled first.
+    Fifo,
+}
+
 /// CR5M's mirroring write on the channel (`scheme.raid.mirror_write`).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
@@ -413,6 +432,8 @@ impl Default for FtlConfig {
             allocation: "static".into(),
             order: "CWDP".into(),
             gc_threshold: 0.05,
+            gc_policy: GcPolicy::Greedy,
+            gc_choices: 8,
             buffer_read_ns: 1_000,
             precondition: PreconditionConfig::default(),
         }
