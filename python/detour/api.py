@@ -83,7 +83,7 @@ def config(
     """
     sets = _override_list(overrides)
     if compat is not None:
-        sets.insert(0, f"compat={_toml_value(compat)}")
+        sets.insert(0, f"compat={_toml.value(compat)}")
     if scheme is not None:
         sets.append(f"scheme.name={_toml.value(scheme)}")
     if verify is not None:
