@@ -221,8 +221,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--workers", "-j", type=int, metavar="N", help="parallel runs (default: every core)")
     p.add_argument("--backend", choices=("local", "ray"), default="local", help="local process pool (default) or a Ray cluster")
     p.add_argument("--address", metavar="HOST:PORT", help="the Ray cluster's address (with --backend ray)")
-    p.add_argument("--compat", metavar="PEER", help="run under a peer simulator's timing rules: paper (the one the paper "
-                   "ran on), none (Detour's own, the default), or a bundle of `detour config --compat`")
+    p.add_argument("--compat", metavar="PEER", default="paper",
+                   help="timing rules: paper (the default: the simulator the paper ran on, judged, with Detour's "
+                        "default rules beside it), none (Detour's own only), or a bundle of `detour config --compat`")
     p.add_argument("--list", action="store_true", help="list the papers")
     p.add_argument("--quiet", "-q", action="store_true", help="print only the report's path")
     return ap

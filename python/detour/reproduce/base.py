@@ -42,6 +42,8 @@ class Section:
     # What was measured for the paper's claim; `verdict.judge` turns it
     # into the verdict (a section never states its own).
     claim: Optional[Claim] = None
+    #: the same claim measured under Detour's default rules (two-column reports)
+    claim_default: Optional[Claim] = None
 
     def measured(self, paper: Optional[Dict[str, float]] = None, ours: Optional[Dict[str, float]] = None,
                  holds: Optional[tuple] = None, why: str = "") -> None:
@@ -190,6 +192,57 @@ class Context:
     sweeps_run: List[dict] = field(default_factory=list)
     #: a peer simulator's timing rules for every run (`compat`), or None for Detour's own
     compat: Optional[str] = None
+    #: appended to every sweep's name (the second column's runs: "-default")
+    suffix: str = ""
+    #: profile -> `calibrate.Calibration`: the calibrated point of each
+    #: profile, shared by both columns (`calibrate` fills it)
+    calibrations: Dict[str, Any] = field(default_factory=dict)
+
+    def calibrate(self, profiles: Sequence[str], obs: Any, knob: str, requests: Optional[int],
+                  profile_overrides: Optional[Dict[str, Any]] = None,
+                  overrides: Optional[Dict[str, Any]] = None) -> Dict[str, Any]:
+        """Calibrate each profile's `knob` on the baseline observable `obs`
+        (detour.calibrate) under this context's timing rules, or reuse the
+        points already found (this run's other column, or OUT/calibration.json
+        from an earlier run with the same inputs). Nothing with --trace: a
+        real trace keeps its own load."""
+        from ..calibrate import Calibration, calibrate
+
+        if self.traces:
+            return {}
+        f = self.out / "calibration.json"
+        saved = json.loads(f.read_text()) if f.exists() else {}
+        for p in profiles:
+            if p in self.calibrations:
+                continue
+            key = json.dumps([p, obs.name, obs.target, knob, requests, self.compat, profile_overrides, overrides],
+                             sort_keys=True, default=str)
+            if key in saved:
+                d = dict(saved[key])
+                d.pop("set", None)
+                d["history"] = [tuple(h) for h in d["history"]]
+                self.calibrations[p] = Calibration(**d)
+                continue
+            self.say(f"== calibrating {p}: {knob} until the baseline's {obs.name} is {obs.target:g}")
+            c = calibrate(p, obs, knob, compat=self.compat, requests=requests, profile_overrides=profile_overrides,
+                          overrides=overrides, say=self.say)
+            self.calibrations[p] = c
+            saved[key] = c.to_json()
+            self.out.mkdir(parents=True, exist_ok=True)
+            write_atomic(f, (json.dumps(saved, indent=2) + "\n").encode())
+        return {p: self.calibrations[p] for p in profiles}
+
+    def at_load(self, workloads: List[dict], scale: float = 1.0, tag: str = "") -> List[dict]:
+        """`workloads` at `scale` x their calibrated point (unchanged when a
+        profile has none); `tag` is appended to their labels."""
+        out = []
+        for w in workloads:
+            c = self.calibrations.get(w.get("profile"))
+            if c is None:
+                out.append(w)
+                continue
+            out.append({**w, "set": {**w.get("set", {}), **c.profile_set(scale)}, "label": w["label"] + tag})
+        return out
 
     def workloads(self, profiles: Sequence[str], quick_requests: Optional[int], full_requests: Optional[int] = None,
                   extra: Optional[Dict[str, Any]] = None) -> List[dict]:
@@ -219,6 +272,7 @@ class Context:
         an error, naming the run and its error."""
         if self.compat:
             fixed = {"compat": self.compat, **(fixed or {})}
+        name += self.suffix
         d = self.out / "sweeps"
         d.mkdir(parents=True, exist_ok=True)
         f = d / f"{name}.toml"
