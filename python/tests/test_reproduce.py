@@ -33,8 +33,10 @@ def test_hotr_quick_writes_every_experiment_and_resumes_identically(tmp_path):
     page = reproduce("hotr", out, quick=True, workers=2, say=quiet)
     html = page.read_text()
     secs = sections(out)
-    assert sorted(secs) == [f"hr-{i}" for i in range(1, 8)]
+    assert sorted(secs) == ["calibration"] + [f"hr-{i}" for i in range(1, 8)] + ["hr-load"]
     for sid, s in secs.items():
+        if sid == "calibration":
+            continue
         assert sid in html and html_escape(s["paper"]) in html
         assert s["rows"], sid
         assert "calibrated synthetic" in s["workload"]
@@ -56,6 +58,17 @@ def test_hotr_quick_writes_every_experiment_and_resumes_identically(tmp_path):
     from detour.reproduce import hotr
     from detour.reproduce.base import Context
 
+    # the calibrated knob, target and achieved value are in the report, and
+    # the baseline at the reproduction's point shows the calibrated figure
+    cal = {c["profile"]: c for c in doc["meta"]["calibration"]}
+    assert sorted(cal) == ["fin2", "hm", "hpc28", "hpc46"]
+    for p, c in cal.items():
+        assert c["knob"] == "rate" and c["target"] == 33.0 and c["within"], c
+        assert abs(c["achieved"] - 33.0) <= 0.05 * 33.0
+        assert c["set"]["arrival.rate_per_s"] > 0 and c["history"]
+        row = next(r for r in secs["hr-1"]["rows"] if r[0] == p)
+        assert row[1] == pytest.approx(c["achieved"])
+    assert "rate" in html and "reads blocked %" in secs["calibration"]["rows"][0]
     figs = [f for sec in hotr.experiments(Context("hotr", out, quick=True, workers=2, say=quiet)) for _, f in sec.figures]
     assert len(figs) == 2
     for f in figs:
@@ -65,7 +78,8 @@ def test_hotr_quick_writes_every_experiment_and_resumes_identically(tmp_path):
     said = []
     reproduce("hotr", out, quick=True, workers=2, say=said.append)
     counts = [s for s in said if "already recorded" in s]
-    assert len(counts) == 4 and all(" 0 ran," in s for s in counts)
+    assert len(counts) == 7 and all(" 0 ran," in s for s in counts)
+    assert not any("calibrating" in s for s in said)  # the calibration is reused too
     assert {k: s["rows"] for k, s in sections(out).items()} == before
 
 
