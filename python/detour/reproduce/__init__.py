@@ -93,7 +93,7 @@ def reproduce(paper: str, out, *, quick: bool = False, traces: Sequence[str] = (
             "detour_version": __version__, "python": platform.python_version(), "wall_s": round(wall, 1),
             "backend": backend, "sweeps": ctx.sweeps_run, "compat": ctx.compat or "none",
             "columns": [ctx.compat, "none"] if default_sections is not None else [ctx.compat or "none"],
-            "calibration": cals}
+            "calibration": cals, "missing_options": ctx.missing_options}
     intro = [mod.INTRO, "Every number here was produced by Detour in this run; the paper's are quoted from the "
              "paper for comparison and were never used to set a parameter."]
     if ctx.compat and default_sections is not None:
@@ -104,9 +104,17 @@ def reproduce(paper: str, out, *, quick: bool = False, traces: Sequence[str] = (
                      "them, not counted.")
     elif ctx.compat:
         intro.append(f"Every run here follows {ctx.compat}'s timing rules (`compat = \"{ctx.compat}\"`, docs/validation.md).")
+    if ctx.missing_options:
+        intro.append("This build of the core lacks " + ", ".join(ctx.missing_options) + "; the runs go without it "
+                     "(docs/reproduce.md).")
     if ctx.calibrations:
         intro.append(calibration_text(list(ctx.calibrations.values()), ctx.compat))
-        sections.insert(0, calibration_section(list(ctx.calibrations.values()), ctx.compat))
+        cal = calibration_section(list(ctx.calibrations.values()), ctx.compat)
+        sections.insert(0, cal)
+        say(f"\n{cal.id}: {cal.title}\n  paper: {cal.paper}")
+        say(table(cal.headers, cal.rows))
+        for n in cal.notes:
+            say(f"  note: {n}")
     verdicts = judge_rows(mod.ROWS, sections)
     if default_sections is not None:
         add_default_column(verdicts, judge_rows(mod.ROWS, default_sections))

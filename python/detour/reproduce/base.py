@@ -197,6 +197,8 @@ class Context:
     #: profile -> `calibrate.Calibration`: the calibrated point of each
     #: profile, shared by both columns (`calibrate` fills it)
     calibrations: Dict[str, Any] = field(default_factory=dict)
+    #: settings a reproduction asked for that this build does not have
+    missing_options: List[str] = field(default_factory=list)
 
     def calibrate(self, profiles: Sequence[str], obs: Any, knob: str, requests: Optional[int],
                   profile_overrides: Optional[Dict[str, Any]] = None,
@@ -231,6 +233,20 @@ class Context:
             self.out.mkdir(parents=True, exist_ok=True)
             write_atomic(f, (json.dumps(saved, indent=2) + "\n").encode())
         return {p: self.calibrations[p] for p in profiles}
+
+    def option(self, device: str, key: str, value: Any) -> Dict[str, Any]:
+        """{key: value} if this build of the core knows the setting, else {}
+        (and the missing option is listed in the report's meta)."""
+        from ..api import config
+
+        try:
+            config(device, overrides={key: value})
+            return {key: value}
+        except Exception:
+            if key not in self.missing_options:
+                self.missing_options.append(key)
+                self.say(f"   (this build has no {key}; running without it)")
+            return {}
 
     def at_load(self, workloads: List[dict], scale: float = 1.0, tag: str = "") -> List[dict]:
         """`workloads` at `scale` x their calibrated point (unchanged when a
