@@ -34,7 +34,7 @@ KNOBS = ("rate", "burst", "skew")
 #: One on/off cycle of the `burst` knob, in seconds of trace time.
 BURST_PERIOD_S = 1.0
 #: Where each knob may go (factor for rate and burst, zipf theta for skew).
-RANGES = {"rate": (1 / 64, 256.0), "burst": (1.0, 1000.0), "skew": (0.0, 2.0)}
+RANGES = {"rate": (1 / 64, 1024.0), "burst": (1.0, 1024.0), "skew": (0.0, 2.0)}
 
 
 @dataclass

@@ -169,3 +169,24 @@ def test_reproduce_all_quick_writes_every_papers_report(tmp_path):
     lost = {(r[0], r[1]): r[2] for r in sections(tmp_path / "cr5m")["cr-f"]["rows"]}
     assert all(v == 0 for (org, unit), v in lost.items() if org not in ("PURE", "CR5M") or (org == "CR5M" and unit != "channel"))
     assert lost[("CR5M next", "channel")] == 0 and lost[("PURE", "die")] > 0
+
+
+def test_two_columns_judge_the_papers_rules_and_show_the_default(tmp_path):
+    """`compat="paper"`: every table has both runs of each row, the verdicts
+    are the paper's simulator's, the default column's verdict is beside
+    them, and the calibration ran under the paper's rules."""
+    out = tmp_path / "hotr2"
+    reproduce("hotr", out, quick=True, workers=2, say=quiet, compat="paper")
+    doc = json.loads((out / "report.json").read_text())
+    rejudge(out / "report.json")
+    assert doc["meta"]["columns"] == ["disksim", "none"]
+    assert all("verdict_default" in v for v in doc["verdicts"])
+    assert all(c["compat"] == "disksim" for c in doc["meta"]["calibration"])
+    secs = sections(out)
+    h1 = secs["hr-1"]
+    assert h1["headers"][0] == "rules"
+    assert [r[0] for r in h1["rows"][:2]] == ["disksim (paper's)", "Detour default"]
+    # the same workload in both columns, different rules: different latencies
+    assert h1["rows"][0][1] == h1["rows"][1][1] == "fin2" and h1["rows"][0][3] != h1["rows"][1][3]
+    html = (out / "report.html").read_text()
+    assert "Detour default, not counted" in html and html_escape("computed on the paper's simulator's column") in html
