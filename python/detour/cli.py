@@ -210,6 +210,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--tol", type=float, default=0.05, help="relative tolerance on the target (default 0.05)")
     p.add_argument("--profile-set", dest="profile_overrides", action="append", default=[], metavar="KEY=VALUE",
                    help="override one key of the profile (repeatable)")
+    p.add_argument("--set", dest="config_sets", action="append", default=[], metavar="KEY=VALUE",
+                   help="override one configuration key of the baseline runs (repeatable), e.g. device.blocks_per_plane=32")
     p.add_argument("--out", "-o", metavar="FILE", help="write the calibration as JSON (knob, target, achieved, points tried)")
 
     p = sub.add_parser("reproduce", help="run a paper's experiments and write a report beside its numbers (docs/reproduce.md)")
@@ -462,8 +464,9 @@ def cmd_calibrate(a: argparse.Namespace) -> None:
     if a.target is not None:
         obs = dataclasses.replace(obs, target=a.target)
     sets = dict(_parse_set(kv) for kv in a.profile_overrides)
+    conf = dict(_parse_set(kv) for kv in a.config_sets)
     c = calibrate(a.profile, obs, a.knob, compat=a.compat, requests=a.requests, profile_overrides=sets or None,
-                  tol=a.tol, say=print)
+                  overrides=conf or None, tol=a.tol, say=print)
     print(report.table(*calibration_table([c])))
     print("profile overrides at the calibrated point: " + ", ".join(f"{k}={v}" for k, v in c.profile_set().items()))
     if a.out:
