@@ -110,6 +110,7 @@ def reproduce(paper: str, out, *, quick: bool = False, traces: Sequence[str] = (
     if ctx.calibrations:
         intro.append(calibration_text(list(ctx.calibrations.values()), ctx.compat))
         cal = calibration_section(list(ctx.calibrations.values()), ctx.compat)
+        cal.notes += ctx.calibration_notes
         sections.insert(0, cal)
         say(f"\n{cal.id}: {cal.title}\n  paper: {cal.paper}")
         say(table(cal.headers, cal.rows))

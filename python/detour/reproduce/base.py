@@ -197,6 +197,8 @@ class Context:
     #: profile -> `calibrate.Calibration`: the calibrated point of each
     #: profile, shared by both columns (`calibrate` fills it)
     calibrations: Dict[str, Any] = field(default_factory=dict)
+    #: what the calibration table should say about how the search ran
+    calibration_notes: List[str] = field(default_factory=list)
     #: settings a reproduction asked for that this build does not have
     missing_options: List[str] = field(default_factory=list)
 
