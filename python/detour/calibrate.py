@@ -48,6 +48,8 @@ class Observable:
     source: str  # where the paper says it
     runs: Sequence[Tuple[str, str, Dict[str, Any]]]
     measure: Callable[[List[dict]], float]
+    #: the paper's range, when it gives one (the target is its middle)
+    band: Optional[Tuple[float, float]] = None
 
 
 def _blocked_share(summaries: List[dict]) -> float:
@@ -76,7 +78,7 @@ def cr5_vs_cr4(device_suffix: str = "ssd1", extra: Optional[Dict[str, Any]] = No
     f = {"ftl.precondition.valid": 0.3, **(extra or {})}
     return Observable(
         "CR5 vs CR4 mean %", -17.5, "CR5M Sec. V: in SSD1, CR5 outperforms CR4 by 9-26% (midpoint taken)",
-        [(f"cr5m-{device_suffix}-cr4", "", f), (f"cr5m-{device_suffix}-cr5", "", f)], _cr5_vs_cr4)
+        [(f"cr5m-{device_suffix}-cr4", "", f), (f"cr5m-{device_suffix}-cr5", "", f)], _cr5_vs_cr4, band=(-26.0, -9.0))
 
 
 @dataclass
@@ -96,6 +98,15 @@ class Calibration:
     compat: Optional[str]
     base: Dict[str, Any] = field(default_factory=dict)  # the profile's own knob values
     history: List[Tuple[float, float]] = field(default_factory=list)  # (factor, observable) tried, in order
+    band: Optional[Tuple[float, float]] = None  # the paper's range, if it gives one
+
+    @property
+    def in_band(self) -> Optional[bool]:
+        """Whether the achieved value is inside the paper's range (None: no range)."""
+        if self.band is None:
+            return None
+        lo, hi = sorted(self.band)
+        return lo <= self.achieved <= hi
 
     def profile_set(self, scale: float = 1.0) -> Dict[str, Any]:
         """The profile overrides of the calibrated point, or of `scale` x
@@ -235,13 +246,15 @@ def calibrate(profile: str, obs: Observable, knob: str = "rate", *, compat: Opti
     best = min(cache, key=lambda x: abs(cache[x] - obs.target))
     return Calibration(profile=profile, knob=knob, factor=best, observable=obs.name, target=obs.target,
                        achieved=cache[best], source=obs.source, within=close(cache[best]), tol=tol,
-                       requests=requests, compat=compat, base=base, history=history)
+                       requests=requests, compat=compat, base=base, history=history,
+                       band=tuple(obs.band) if obs.band else None)
 
 
 def calibration_table(cals: Sequence[Calibration]) -> Tuple[List[str], List[list]]:
     """Headers and rows of the report's calibration table."""
     headers = ["profile", "knob", "calibrated value", "observable (baseline)", "target", "achieved", "within tol",
-               "evaluations", "timing rules"]
+               "in the paper's range", "evaluations", "timing rules"]
     rows = [[c.profile, c.knob, c.factor, c.observable, c.target, c.achieved, "yes" if c.within else "no",
-             len(c.history), c.compat or "Detour default"] for c in cals]
+             "-" if c.in_band is None else ("yes" if c.in_band else "no"), len(c.history),
+             c.compat or "Detour default"] for c in cals]
     return headers, rows

@@ -225,6 +225,7 @@ class Context:
                 d = dict(saved[key])
                 d.pop("set", None)
                 d["history"] = [tuple(h) for h in d["history"]]
+                d["band"] = tuple(obs.band) if obs.band else None
                 self.calibrations[p] = Calibration(**d)
                 continue
             self.say(f"== calibrating {p}: {knob} until the baseline's {obs.name} is {obs.target:g}")
