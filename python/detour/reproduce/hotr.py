@@ -64,7 +64,7 @@ def experiments(ctx: Context) -> List[Section]:
               **{s: schemes.one(workload=n, scheme=s) for s in ("hotr", "rails", "ttflash")}} for n in names}
     out = [hr1(by, desc, bool(ctx.calibrations)), hr2(by, desc), hr3(by, desc), hr4(by, desc), hr5(by, desc),
            hr6(by, desc), hr7(flash, names, desc)]
-    if ctx.calibrations:
+    if ctx.calibrations and not ctx.suffix:  # under the judged rules only
         out.append(load_sweep(ctx, w, by, desc))
     return out
 
