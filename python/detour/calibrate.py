@@ -30,6 +30,8 @@ import math
 from dataclasses import asdict, dataclass, field
 from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
 
+from . import _toml
+
 KNOBS = ("rate", "burst", "skew")
 #: One on/off cycle of the `burst` knob, in seconds of trace time.
 BURST_PERIOD_S = 1.0
@@ -99,6 +101,7 @@ class Calibration:
     base: Dict[str, Any] = field(default_factory=dict)  # the profile's own knob values
     history: List[Tuple[float, float]] = field(default_factory=list)  # (factor, observable) tried, in order
     band: Optional[Tuple[float, float]] = None  # the paper's range, if it gives one
+    fixed: Dict[str, Any] = field(default_factory=dict)  # profile overrides every point had (e.g. requests)
 
     @property
     def in_band(self) -> Optional[bool]:
@@ -112,6 +115,22 @@ class Calibration:
         """The profile overrides of the calibrated point, or of `scale` x
         that point (the load sweep: 0.5x..2x; for skew, theta x scale)."""
         return knob_set(self.base, self.knob, self.factor * scale)
+
+    def profile_toml(self) -> str:
+        """The calibrated profile as a spec file (`profile = "<name>"` and
+        the overrides), headed by the knob, target and achieved value:
+        `detour run --profile` it to rerun the calibrated point."""
+        doc: Dict[str, Any] = {"profile": self.profile}
+        for k, v in {**self.fixed, **self.profile_set()}.items():
+            node = doc
+            *parents, leaf = k.split(".")
+            for part in parents:
+                node = node.setdefault(part, {})
+            node[leaf] = v
+        head = (f"# Calibrated by detour.calibrate: knob {self.knob} = {self.factor:.6g} ({self.observable}: target "
+                f"{self.target:g}, achieved {self.achieved:.4g}, {'within' if self.within else 'NOT within'} "
+                f"{self.tol:g} of it)\n# on the baseline, under {self.compat or 'Detour default'} rules; {self.source}\n")
+        return head + _toml.dumps(doc)
 
     def to_json(self) -> dict:
         d = asdict(self)
@@ -247,7 +266,7 @@ def calibrate(profile: str, obs: Observable, knob: str = "rate", *, compat: Opti
     return Calibration(profile=profile, knob=knob, factor=best, observable=obs.name, target=obs.target,
                        achieved=cache[best], source=obs.source, within=close(cache[best]), tol=tol,
                        requests=requests, compat=compat, base=base, history=history,
-                       band=tuple(obs.band) if obs.band else None)
+                       band=tuple(obs.band) if obs.band else None, fixed=fixed)
 
 
 def calibration_table(cals: Sequence[Calibration]) -> Tuple[List[str], List[list]]:

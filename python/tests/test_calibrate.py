@@ -74,3 +74,12 @@ def test_two_columns_put_both_runs_of_a_row_together():
     assert s.headers == ["rules", "workload", "v"]
     assert s.rows == [["peer", "a", 1.0], ["default", "a", 3.0], ["peer", "b", 2.0], ["default", "b", 4.0]]
     assert s.claim.ours == {"m": 1.0} and s.claim_default.ours == {"m": -1.0}
+
+
+def test_the_calibrated_profile_file_reruns_the_point(tmp_path):
+    c = calibrate("fin2", SMALL_BLOCKED, "rate", profile_overrides=CUT)
+    f = tmp_path / "fin2.toml"
+    f.write_text(c.profile_toml())
+    text = f.read_text()
+    assert text.startswith("# Calibrated by detour.calibrate: knob rate") and "target 33" in text
+    assert measure(str(f), SMALL_BLOCKED, {}) == pytest.approx(c.achieved)

@@ -69,6 +69,7 @@ def test_hotr_quick_writes_every_experiment_and_resumes_identically(tmp_path):
         row = next(r for r in secs["hr-1"]["rows"] if r[0] == p)
         assert row[1] == pytest.approx(c["achieved"])
     assert "rate" in html and "reads blocked %" in secs["calibration"]["rows"][0]
+    assert (out / "calibrated" / "fin2.toml").read_text().startswith("# Calibrated by detour.calibrate: knob rate")
     figs = [f for sec in hotr.experiments(Context("hotr", out, quick=True, workers=2, say=quiet)) for _, f in sec.figures]
     assert len(figs) == 2
     for f in figs:

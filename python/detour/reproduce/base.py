@@ -235,6 +235,10 @@ class Context:
             saved[key] = c.to_json()
             self.out.mkdir(parents=True, exist_ok=True)
             write_atomic(f, (json.dumps(saved, indent=2) + "\n").encode())
+        d = self.out / "calibrated"
+        d.mkdir(parents=True, exist_ok=True)
+        for p in profiles:  # each calibrated point as a profile file (`detour run --profile` it)
+            write_atomic(d / f"{p}.toml", self.calibrations[p].profile_toml().encode())
         return {p: self.calibrations[p] for p in profiles}
 
     def option(self, device: str, key: str, value: Any) -> Dict[str, Any]:
