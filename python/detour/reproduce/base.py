@@ -226,6 +226,8 @@ class Context:
                 d.pop("set", None)
                 d["history"] = [tuple(h) for h in d["history"]]
                 d["band"] = tuple(obs.band) if obs.band else None
+                d.setdefault("fixed", {**(profile_overrides or {}),
+                                       **({"requests": requests, "duration_s": 0.0} if requests else {})})
                 self.calibrations[p] = Calibration(**d)
                 continue
             self.say(f"== calibrating {p}: {knob} until the baseline's {obs.name} is {obs.target:g}")
