@@ -219,8 +219,7 @@ class Context:
         for p in profiles:
             if p in self.calibrations:
                 continue
-            key = json.dumps([p, obs.name, obs.target, knob, requests, self.compat, profile_overrides, overrides],
-                             sort_keys=True, default=str)
+            key = calibration_key(p, obs, knob, requests, self.compat, profile_overrides, overrides)
             if key in saved:
                 d = dict(saved[key])
                 d.pop("set", None)
@@ -310,6 +309,15 @@ class Context:
                  f"{info['failed']} failed, {info.get('wall_s', 0):.1f} s")
         self.sweeps_run.append({"name": name, "file": str(f), **{k: info.get(k) for k in ("runs", "executed", "skipped", "failed", "wall_s")}})
         return load_runs(where, info["keys"])
+
+
+def calibration_key(profile: str, obs: Any, knob: str, requests: Optional[int], compat: Optional[str],
+                    profile_overrides: Optional[Dict[str, Any]], overrides: Optional[Dict[str, Any]]) -> str:
+    """What a calibration depends on (its entry in OUT/calibration.json):
+    the profile, the observable and its baseline runs, knob, length, rules."""
+    runs = [[d, sch, sorted((k, str(v)) for k, v in o.items())] for d, sch, o in obs.runs]
+    return json.dumps([profile, obs.name, obs.target, runs, knob, requests, compat, profile_overrides, overrides],
+                      sort_keys=True, default=str)
 
 
 def load_runs(sweep_dir: Path, keys: Sequence[str]) -> Runs:
