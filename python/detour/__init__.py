@@ -8,8 +8,11 @@ The simulator is a Rust library (`detour-core`); this package drives it::
     r.write("out")                      # summary.json, requests.parquet, config.toml
 
 - `run`, `Result`, `config`, `presets`, `schemes`, `compats`: simulate (`detour.api`)
+- `Summary`: a run's summary, typed: `r.summary.latency_us.read.p99` (`detour.schema`)
 - `formats`, `inspect_trace`, `convert_trace`: traces (`detour.traces`)
 - `profiles`, `profile_spec`, `generate`: synthetic workloads (`detour.traces`)
+- `import_mqsim`, `import_ssdsim`: a peer simulator's setup as a Detour
+  device and workload (`detour.importers`, docs/from-mqsim.md)
 - `value_popularity`: value-popularity analysis of a trace or profile (`detour.traces`)
 - exceptions: `DetourError` and its subclasses `TraceError`, `ConfigError`,
   `GeometryError`, `SimulationError`, `DetourIOError` (also an `OSError`);
@@ -28,7 +31,9 @@ from ._detour import (
     TraceError,
     __version__,
 )
+from .schema import Summary
 from .api import COLUMNS, Result, compat_settings, compats, config, presets, run, schemes
+from .importers import import_mqsim, import_ssdsim
 from .traces import convert_trace, formats, generate, inspect_trace, profile_spec, profiles, value_popularity
 
 __all__ = [
@@ -39,12 +44,15 @@ __all__ = [
     "GeometryError",
     "Result",
     "SimulationError",
+    "Summary",
     "TraceError",
     "__version__",
     "config",
     "convert_trace",
     "formats",
     "generate",
+    "import_mqsim",
+    "import_ssdsim",
     "inspect_trace",
     "profile_spec",
     "profiles",

@@ -22,6 +22,7 @@ from typing import Any, Callable, Iterable, Mapping, Optional, Union
 import numpy as np
 
 from . import _detour, _toml
+from .schema import Summary
 
 PathLike = Union[str, "os.PathLike[str]"]
 Overrides = Union[Iterable[str], Mapping[str, Any], None]
@@ -113,11 +114,13 @@ def schemes() -> list:
     return list(_detour.schemes())
 
 
-@dataclass
+@dataclass(repr=False)
 class Result:
     """One run's results.
 
-    - `summary`: the summary as a dict (see docs/results.md), including
+    - `summary`: the summary (`detour.schema.Summary`): a dict as in
+      summary.json whose fields are also attributes with their docs,
+      `r.summary.latency_us.read.p99` (see docs/results.md), including
       `config` (the resolved configuration), `workload` (where the requests
       came from and what the reader skipped or clamped), `verify_failures`
       and `detour_version`.
@@ -130,14 +133,36 @@ class Result:
       was recorded, most repeated first (docs/schemes/collisions.md).
     """
 
-    summary: dict
+    summary: Summary
     columns: dict
     verify_failures: list = field(default_factory=list)
     config_toml: str = ""
     collision_pairs: dict = field(default_factory=dict)
 
+    def __post_init__(self):
+        if not isinstance(self.summary, Summary):
+            self.summary = Summary(self.summary)
+
     def __len__(self) -> int:
         return len(self.columns["arrival_ns"]) if self.columns else 0
+
+    def __repr__(self) -> str:
+        # Short on purpose: a notebook echoes it, and the arrays and the
+        # whole config would fill the screen.
+        return f"Result({self.summary!r}, {len(self):,} request rows)"
+
+    def _repr_html_(self) -> str:
+        from .report import summary_html
+
+        return summary_html(self.summary, rows=len(self))
+
+    def plot(self, title: str = ""):
+        """A Matplotlib figure: latency CDFs of reads and writes, and the
+        mean time per part of the critical path. Displays in a notebook;
+        `.savefig(path)` to keep it."""
+        from .plots import result_figure
+
+        return result_figure(self, title)
 
     def latency(self, kind: str = "all", stat: str = "mean") -> float:
         """A latency statistic in µs, e.g. `r.latency("read", "p99")`."""
@@ -174,6 +199,14 @@ class Result:
         except ImportError as e:  # pragma: no cover - depends on the environment
             raise ImportError("to_pandas() needs pandas: pip install pandas") from e
         return self.to_arrow().to_pandas()
+
+    def to_polars(self):
+        """The per-request columns as a `polars.DataFrame` (needs polars)."""
+        try:
+            import polars
+        except ImportError as e:  # pragma: no cover - depends on the environment
+            raise ImportError("to_polars() needs polars: pip install polars") from e
+        return polars.from_arrow(self.to_arrow())
 
     def write(self, out_dir: PathLike) -> Path:
         """Write `summary.json`, `requests.parquet` and `config.toml` into

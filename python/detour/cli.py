@@ -165,6 +165,11 @@ def build_parser() -> argparse.ArgumentParser:
                    help="override one key of the profile, e.g. requests=10000 (repeatable)")
     p.add_argument("--to", default="mqsim", metavar="FORMAT", help="output format (default: mqsim)")
 
+    p = sub.add_parser("import", help="a peer simulator's setup as a Detour device (and workload): mqsim, ssdsim")
+    p.add_argument("peer", choices=("mqsim", "ssdsim"), help="whose files: mqsim (ssdconfig.xml [workload.xml]) or ssdsim (page.parameters)")
+    p.add_argument("files", nargs="+", metavar="FILE", help="mqsim: ssdconfig.xml [workload.xml]; ssdsim: the parameter file")
+    p.add_argument("--out", "-o", required=True, metavar="DIR", help="write device.toml, the flows' profiles and import.json here")
+
     p = sub.add_parser("demo", help="run the bundled workload under every scheme, print a table, plot it")
     p.add_argument("--out", "-o", default="detour-demo", metavar="DIR", help="output directory (default: detour-demo)")
     p.add_argument("--device", "-d", default="small", metavar="PRESET|TOML", help="device (default: small)")
@@ -366,6 +371,21 @@ def _cmd_popularity(a: argparse.Namespace, traces) -> None:
     print(report.table(["day", "reads", "writes", "new values", "read yesterday", "yesterday's top 80%", "new reads"], rows))
 
 
+def cmd_import(a: argparse.Namespace) -> None:
+    from .importers import import_mqsim, import_ssdsim
+
+    most = 2 if a.peer == "mqsim" else 1
+    if len(a.files) > most:
+        raise CliError(f"import {a.peer} takes {'ssdconfig.xml [workload.xml]' if most == 2 else 'one parameter file'}, "
+                       f"not {len(a.files)} files")
+    imp = import_mqsim(*a.files) if a.peer == "mqsim" else import_ssdsim(a.files[0])
+    from .api import config
+
+    out = imp.write(a.out)
+    config(out / "device.toml")  # the written device must resolve: a ConfigError names the key
+    print(imp.summary_text(out))
+
+
 def cmd_demo(a: argparse.Namespace) -> None:
     from .demo import demo
 
@@ -508,6 +528,7 @@ COMMANDS = {
     "schemes": cmd_schemes,
     "profiles": cmd_profiles,
     "traces": cmd_traces,
+    "import": cmd_import,
     "demo": cmd_demo,
     "bench": cmd_bench,
     "sweep": cmd_sweep,

@@ -115,3 +115,32 @@ def comparison_figure(results: Mapping[str, "object"], title: str = ""):
     fig.legend(*ax.get_legend_handles_labels(), loc="outside right upper", title="scheme", fontsize=8,
                ncols=2 if len(names) > 10 else 1)
     return fig
+
+
+def result_figure(result, title: str = ""):
+    """One run at a glance: the latency CDF of reads and of writes (left)
+    and the mean time per part of the critical path (right), µs."""
+    fig, (cdf, parts) = grid(2, ncols=2, panel=(5.0, 3.4))
+    c = result.columns
+    measured = ~c["warmup"]
+    for kind, sel, color in (("read", ~c["is_write"], "#4363d8"), ("write", c["is_write"], "#e6194b")):
+        lat = np.sort(c["latency_ns"][sel & measured]) / 1000.0
+        if len(lat):
+            cdf.plot(lat, np.arange(1, len(lat) + 1) / len(lat), label=f"{kind}s ({len(lat):,})", color=color)
+    cdf.set_xscale("log")
+    labels(cdf, "Latency CDF", "latency (µs, log scale)", "fraction of requests")
+    cdf.grid(True, alpha=0.3)
+    if cdf.lines:
+        cdf.legend(fontsize=8)
+    b = result.summary["breakdown_us"]
+    kinds = [k for k in ("read", "write") if result.summary["latency_us"][k]["count"]]
+    bottom = np.zeros(len(kinds))
+    for part, color in (("queue", "#a9a9a9"), ("bus", "#42d4f4"), ("array", "#3cb44b"), ("delay", "#f58231")):
+        vals = np.array([b[k][part] for k in kinds])
+        parts.bar(kinds, vals, bottom=bottom, label=part, color=color)
+        bottom += vals
+    labels(parts, "Where the time goes (means)", "request kind", "mean latency (µs)")
+    parts.legend(fontsize=8, title="part")
+    s = result.summary
+    fig.suptitle(title or f"{s['scheme']} on {s['device'] or 'custom device'}, {s['requests']:,} requests")
+    return fig

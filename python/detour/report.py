@@ -124,3 +124,23 @@ def summary_text(s: Mapping) -> str:
     for warning in s.get("warnings", []):
         lines.append(f"warning [{warning['kind']}]: {warning['message']}")
     return "\n".join(lines)
+
+
+def summary_html(s: Mapping, rows: int = 0) -> str:
+    """The headline table of one run as HTML (a notebook's view of a
+    `Result`): latency per request kind, throughput, GC."""
+    from html import escape
+
+    lat, tp, gc = s["latency_us"], s["throughput"], s["gc"]
+    heads = ["latency µs", "count", "mean", "p50", "p99", "p99.9", "max"]
+    body = "".join(
+        "<tr>" + "".join(f"<td>{escape(fmt(v))}</td>" for v in
+                         [k, lat[k]["count"], lat[k]["mean"], lat[k]["p50"], lat[k]["p99"], lat[k]["p999"], lat[k]["max"]])
+        + "</tr>" for k in ("read", "write", "all"))
+    title = (f"<b>{escape(str(s['scheme']))}</b> on <b>{escape(str(s['device'] or 'custom device'))}</b>: "
+             f"{fmt(s['requests'])} requests over {tp['duration_s']:.3f} s simulated"
+             + (f"; {fmt(rows)} request rows" if rows else ""))
+    foot = (f"{fmt(tp['iops'])} IOPS, read {fmt(tp['read_mib_s'])} MiB/s, write {fmt(tp['write_mib_s'])} MiB/s; "
+            f"GC runs {fmt(gc['runs'])}, write amplification {fmt(gc['write_amplification'])}")
+    head = "".join(f"<th>{h}</th>" for h in heads)
+    return f"<div><p>{title}</p><table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table><p>{escape(foot)}</p></div>"

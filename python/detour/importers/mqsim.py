@@ -1,0 +1,293 @@
+"""MQSim's `ssdconfig.xml` and `workload.xml` to a Detour device and workload.
+
+Each key is handled by one line of the tables below: the Detour key it
+sets and how its text converts, or the reason it has no counterpart. The
+meanings were read from MQSim's source (CMU-SAFARI/MQSim @ 7ec40e3, the
+version docs/validation.md compares with); docs/from-mqsim.md has the map
+as a table and the differences in meaning.
+"""
+
+from __future__ import annotations
+
+import os
+import xml.etree.ElementTree as ET
+from pathlib import Path
+from typing import Callable, Optional
+
+from . import Imported, spelled_out
+from .workload import read_workload
+
+SECTOR = 512
+
+# MQSim's own defaults (Device_Parameter_Set.cpp, Flash_Parameter_Set.cpp,
+# Host_Parameter_Set.cpp) for the keys that shape the device: a file that
+# leaves one out gets MQSim's value, not Detour's.
+DEFAULTS = {
+    "Flash_Channel_Count": "8", "Chip_No_Per_Channel": "4", "Flash_Channel_Width": "1",
+    "Channel_Transfer_Rate": "300", "Die_No_Per_Chip": "2", "Plane_No_Per_Die": "2",
+    "Block_No_Per_Plane": "2048", "Page_No_Per_Block": "256", "Page_Capacity": "8192",
+    "Overprovisioning_Ratio": "0.07", "GC_Exec_Threshold": "0.05", "Flash_Technology": "MLC",
+    "Page_Read_Latency_LSB": "75000", "Page_Read_Latency_CSB": "75000", "Page_Read_Latency_MSB": "75000",
+    "Page_Program_Latency_LSB": "750000", "Page_Program_Latency_CSB": "750000",
+    "Page_Program_Latency_MSB": "750000", "Block_Erase_Latency": "3800000",
+    "Plane_Allocation_Scheme": "CWDP", "Transaction_Scheduling_Policy": "OUT_OF_ORDER",
+    "PCIe_Lane_Bandwidth": "0.4", "PCIe_Lane_Count": "4", "HostInterface_Type": "NVME",
+    "Caching_Mechanism": "ADVANCED", "Data_Cache_Capacity": str(512 * 2**20), "Seed": "123",
+    "IO_Queue_Depth": "1024", "Enabled_Preconditioning": "true",
+}
+
+# PCIe_Link::estimate_transfer_time: 128-byte payloads in 156-byte packets.
+PCIE_PAYLOAD_SHARE = 128 / 156
+
+_DIRECT = {
+    # key: (detour key, convert, reason)
+    "Flash_Channel_Count": ("device.channels", int, ""),
+    "Chip_No_Per_Channel": ("device.chips_per_channel", int, ""),
+    "Die_No_Per_Chip": ("device.dies_per_chip", int, ""),
+    "Plane_No_Per_Die": ("device.planes_per_die", int, ""),
+    "Block_No_Per_Plane": ("device.blocks_per_plane", int, ""),
+    "Page_No_Per_Block": ("device.pages_per_block", int, ""),
+    "Page_Capacity": ("device.page_size", int, "bytes of user data per page"),
+    "Flash_Channel_Width": ("device.channel.width_bits", lambda v: 8 * int(v), "MQSim gives bytes, Detour bits"),
+    "Channel_Transfer_Rate": ("device.channel.rate_mts", float, "MT/s in both"),
+    "Block_Erase_Latency": ("device.flash.erase_us", lambda v: int(v) / 1000, "ns to µs"),
+    "Overprovisioning_Ratio": ("device.overprovisioning", float,
+                               "both hide this share of the physical pages (Address_Mapping_Unit_Base: logical = physical x (1 - ratio))"),
+    "GC_Exec_Threshold": ("ftl.gc_threshold", float,
+                          "both start GC on a plane whose free blocks fall below this share of its blocks (GC_and_WL_Unit_Base)"),
+    "IO_Queue_Depth": ("host.queue_depth", int,
+                       "MQSim's NVMe submission queue size caps each flow's outstanding requests; Detour caps the one host queue"),
+    "Seed": ("run.seed", int, "a seed: the same number does not give MQSim's random draws"),
+}
+
+_NOT_MODELLED = {
+    "Enable_ResponseTime_Logging": "Detour writes every request's latency to requests.parquet instead",
+    "ResponseTime_Logging_Period_Length": "as above",
+    "Queue_Fetch_Size": "Detour's host dispatches every outstanding request at once; there is no fetch window",
+    "Data_Cache_Sharing_Mode": "one buffer for every flow (SHARED); Detour runs one workload at a time",
+    "Data_Cache_DRAM_Row_Size": "Detour charges a flat ftl.buffer_read_ns per DRAM access, no DRAM timing model",
+    "Data_Cache_DRAM_Data_Rate": "as above", "Data_Cache_DRAM_Data_Busrt_Size": "as above",
+    "Data_Cache_DRAM_tRCD": "as above", "Data_Cache_DRAM_tCL": "as above", "Data_Cache_DRAM_tRP": "as above",
+    "CMT_Capacity": "Detour keeps the whole mapping table in DRAM (as Ideal_Mapping_Table = true): no mapping reads or writes on flash",
+    "CMT_Sharing_Mode": "as above",
+    "GC_Hard_Threshold": "Detour has one GC threshold (ftl.gc_threshold) and GC is not preemptible",
+    "Dynamic_Wearleveling_Enabled": "no wear leveling in Detour (erase counts are reported in gc.erase_count_*)",
+    "Static_Wearleveling_Enabled": "as above", "Static_Wearleveling_Threshold": "as above",
+    "Block_PE_Cycles_Limit": "no wear-out in Detour",
+    "Preferred_suspend_erase_time_for_read": "suspension stays off: MQSim's TSU never suspends in practice (docs/validation.md, compat mqsim)",
+    "Preferred_suspend_erase_time_for_write": "as above", "Preferred_suspend_write_time_for_read": "as above",
+    "Suspend_Erase_Time": "as above", "Suspend_Program_Time": "as above",
+    "CMD_Suspension_Support": "as above",
+    "Page_Metadat_Capacity": "Detour does not model the out-of-band area",
+}
+
+_SAME = {
+    "Memory_Type": ("FLASH", "Detour models NAND flash"),
+    "Flash_Comm_Protocol": ("NVDDR2", "Detour's channel moves width x rate per second plus command_ns per operation"),
+}
+
+
+_NOT_MODELLED = spelled_out(_NOT_MODELLED)
+
+
+def _xml(path: Path) -> ET.Element:
+    try:
+        return ET.parse(path).getroot()
+    except ET.ParseError as e:
+        line, col = e.position
+        raise ValueError(f"{path}: line {line}, column {col}: not well-formed XML ({e})") from None
+
+
+def _leaves(root: ET.Element) -> dict:
+    """`{name: (section, text)}` of every leaf element (MQSim's keys are unique)."""
+    out = {}
+    for parent in root.iter():
+        for el in parent:
+            if len(el) == 0:
+                out[el.tag] = (parent.tag, (el.text or "").strip())
+    return out
+
+
+class _Reader:
+    def __init__(self, path: Path, imp: Imported):
+        self.path, self.imp = path, imp
+        self.keys = _leaves(_xml(path))
+        self.seen: set = set()
+
+    def text(self, key: str) -> str:
+        self.seen.add(key)
+        if key in self.keys:
+            return self.keys[key][1]
+        return DEFAULTS[key]
+
+    def label(self, key: str) -> str:
+        section = self.keys[key][0] if key in self.keys else "absent, MQSim's default"
+        return f"{section}/{key}"
+
+    def convert(self, key: str, fn: Callable):
+        v = self.text(key)
+        try:
+            return fn(v)
+        except ValueError:
+            raise ValueError(f"{self.path}: {key}: cannot read {v!r} as a number") from None
+
+    def set(self, key: str, dotted: str, fn: Callable, reason: str = "") -> None:
+        self.imp.set(self.label(key), self.convert(key, fn), dotted, self.text(key), reason)
+
+    def skip(self, key: str, reason: str) -> None:
+        if key in self.keys:
+            self.imp.skip(self.label(key), self.text(key), reason)
+
+
+def read(ssdconfig: "os.PathLike[str] | str", workload: "os.PathLike[str] | str | None" = None) -> Imported:
+    path = Path(ssdconfig)
+    imp = Imported("mqsim", [path] + ([Path(workload)] if workload is not None else []))
+    imp.config.update({"name": f"mqsim:{path.stem}", "compat": "mqsim"})
+    imp.set("(MQSim's address handling)", "fold", "host.address", "fold",
+            "MQSim folds an address beyond a flow's range back into it (IO_Flow_Trace_Based: start_lsa + lba % range)")
+    r = _Reader(path, imp)
+    for key, (dotted, fn, reason) in _DIRECT.items():
+        r.set(key, dotted, fn, reason)
+    _timings(r)
+    _host(r)
+    _ftl(r)
+    flows = read_workload(Path(workload), imp, r) if workload is not None else None
+    _cache(r, flows)
+    _preconditioning(r, flows)
+    for key, reason in _NOT_MODELLED.items():
+        r.skip(key, reason)
+    for key, (value, reason) in _SAME.items():
+        if key in r.keys:
+            (r.imp.same if r.text(key).upper() == value else r.imp.skip)(r.label(key), r.text(key), reason)
+    for key in sorted(set(r.keys) - r.seen - set(_NOT_MODELLED)):
+        r.skip(key, "not a key MQSim reads, or one this importer does not know")
+    return imp
+
+
+def _timings(r: _Reader) -> None:
+    tech = r.text("Flash_Technology").upper()
+    used = {"SLC": ["LSB"], "MLC": ["LSB", "MSB"], "TLC": ["LSB", "CSB", "MSB"]}.get(tech)
+    if used is None:
+        raise ValueError(f"{r.path}: Flash_Technology: {tech!r} is not SLC, MLC or TLC")
+    r.imp.set(r.label("Flash_Technology"), "custom", "device.flash.cell", tech,
+              "the times below are MQSim's; Detour's `cell` would reset them to its own presets")
+    for op, dotted in (("Read", "device.flash.read_us"), ("Program", "device.flash.program_us")):
+        keys = [f"Page_{op}_Latency_{b}" for b in used]
+        ns = [r.convert(k, int) for k in keys]
+        mean_us = sum(ns) / len(ns) / 1000
+        why = f"ns to µs; MQSim uses {'/'.join(used)} pages in turn (page % {len(used)})"
+        why += "" if len(set(ns)) == 1 else ", Detour has one time per operation: the mean"
+        for k in keys:
+            r.imp.set(r.label(k), mean_us, dotted, r.text(k), why)
+        for b in {"LSB", "CSB", "MSB"} - set(used):
+            if f"Page_{op}_Latency_{b}" in r.keys:
+                r.imp.same(r.label(f"Page_{op}_Latency_{b}"), r.text(f"Page_{op}_Latency_{b}"),
+                           f"a {tech} device has no {b} pages: MQSim does not use it either")
+
+
+def _host(r: _Reader) -> None:
+    kind = r.text("HostInterface_Type").upper()
+    if kind != "NVME":
+        r.skip("HostInterface_Type", "Detour models an NVMe-like host (one queue, PCIe link); SATA's NCQ is not modelled")
+        r.skip("PCIe_Lane_Bandwidth", "SATA host: the link is not used")
+        r.skip("PCIe_Lane_Count", "SATA host: the link is not used")
+        return
+    if "SATA_Processing_Delay" in r.keys:
+        r.imp.same(r.label("SATA_Processing_Delay"), r.text("SATA_Processing_Delay"),
+                   "the host interface is NVMe: MQSim does not use it either")
+    gbps = r.convert("PCIe_Lane_Bandwidth", float) * r.convert("PCIe_Lane_Count", int) * PCIE_PAYLOAD_SHARE
+    why = "lanes x GB/s x 128/156 (payload per PCIe packet, PCIe_Link): one FIFO per direction, as MQSim's link"
+    for k in ("PCIe_Lane_Bandwidth", "PCIe_Lane_Count"):
+        r.imp.set(r.label(k), round(gbps, 6), "host.link_gbps", r.text(k), why)
+    r.imp.set(r.label("HostInterface_Type"), round(gbps, 6), "host.link_gbps", kind, "NVMe over PCIe")
+
+
+def _ftl(r: _Reader) -> None:
+    order = r.text("Plane_Allocation_Scheme").upper()
+    if len(order) == 4 and sorted(order) == sorted("CWDP"):
+        r.imp.set(r.label("Plane_Allocation_Scheme"), "static", "ftl.allocation", order,
+                  "MQSim places a page by its LPN (Address_Mapping_Unit_Page_Level)")
+        r.imp.set(r.label("Plane_Allocation_Scheme"), order, "ftl.order",
+                  order, "same letters, same meaning: the first varies fastest with the LPN")
+    else:
+        r.skip("Plane_Allocation_Scheme", f"{order!r} spreads over a subset of C/W/D/P; Detour's ftl.order is a permutation of all four")
+    policy = r.text("Transaction_Scheduling_Policy").upper()
+    if policy in ("PRIORITY_OUT_OF_ORDER", "OUT_OF_ORDER"):
+        r.imp.set(r.label("Transaction_Scheduling_Policy"), "priority", "scheduler.order", policy,
+                  "reads before writes per chip (TSU_OutOfOrder / TSU_Priority_OutOfOrder); flow priority classes are not modelled")
+    else:
+        r.skip("Transaction_Scheduling_Policy", f"{policy}: Detour's queues are by class (priority) or FCFS; FLIN's fairness is not modelled")
+    mapping = r.text("Address_Mapping").upper() if "Address_Mapping" in r.keys else "PAGE_LEVEL"
+    r.seen.add("Address_Mapping")
+    if mapping == "PAGE_LEVEL":
+        r.imp.same(r.label("Address_Mapping"), mapping, "Detour's FTL is page-level")
+    else:
+        r.skip("Address_Mapping", "Detour's FTL is page-level only")
+    if "Ideal_Mapping_Table" in r.keys:
+        if r.text("Ideal_Mapping_Table").lower() == "true":
+            r.imp.same(r.label("Ideal_Mapping_Table"), "true", "Detour's mapping is always ideal (the whole table in DRAM)")
+        else:
+            r.skip("Ideal_Mapping_Table", "MQSim caches mapping entries (CMT) and reads misses from flash; "
+                   "Detour's mapping is always ideal, so it has no mapping traffic")
+    policy = r.text("GC_Block_Selection_Policy").upper() if "GC_Block_Selection_Policy" in r.keys else "RGA"
+    r.seen.add("GC_Block_Selection_Policy")
+    if policy == "GREEDY":
+        r.imp.same(r.label("GC_Block_Selection_Policy"), policy, "Detour's GC is greedy")
+    else:
+        r.skip("GC_Block_Selection_Policy", "Detour's GC picks the block with the fewest valid pages (GREEDY)")
+    for key in ("Use_Copyback_for_GC", "Preemptible_GC_Enabled"):
+        if key in r.keys and r.text(key).lower() == "false":
+            r.imp.same(r.label(key), "false", "Detour's GC copies through the controller and is never preempted")
+        else:
+            r.skip(key, "Detour's GC copies through the controller and is never preempted")
+
+
+def _cache(r: _Reader, flows: Optional[list]) -> None:
+    """MQSim's data cache is a write-back LRU buffer that evicts only when
+    full (Data_Cache_Manager_Flash_Advanced): `[write_buffer]` with
+    `host.write_ack = "buffer"`, when the flows turn write caching on."""
+    mechanism = r.text("Caching_Mechanism").upper()
+    modes = {m for _, _, m in (flows or [])} or {"WRITE_CACHE"}
+    for prefix, _, mode in flows or []:
+        r.imp.same(f"{prefix}/Device_Level_Data_Caching_Mode", mode, "decides the write buffer below (one per device)")
+    if "Caching_Mechanism" in r.keys and mechanism != "ADVANCED":
+        r.skip("Caching_Mechanism", f"{mechanism}: only the ADVANCED cache is imported")
+        r.skip("Data_Cache_Capacity", f"{mechanism}: only the ADVANCED cache is imported")
+        return
+    r.imp.same(r.label("Caching_Mechanism"), mechanism, "the write-back cache below")
+    if not modes & {"WRITE_CACHE", "WRITE_READ_CACHE"}:
+        r.skip("Data_Cache_Capacity", f"the flows' Device_Level_Data_Caching_Mode ({', '.join(sorted(modes))}) caches no writes")
+        return
+    why = "MQSim's data cache (write-back; the flows cache writes" + ("" if flows else " by MQSim's default") + ")"
+    mib = r.convert("Data_Cache_Capacity", int) / 2**20
+    r.set("Data_Cache_Capacity", "write_buffer.size_mib", lambda v: int(v) / 2**20, why + ", bytes to MiB")
+    label, raw = r.label("Data_Cache_Capacity"), r.text("Data_Cache_Capacity")
+    if mib > 0:
+        r.imp.set(label, "buffer", "host.write_ack", raw, "a cached write completes when its data is in DRAM")
+        r.imp.set(label, "lru", "write_buffer.policy", raw, "Evict_one_slot_lru")
+        r.imp.set(label, 1.0, "write_buffer.flush_at", raw, "MQSim evicts only when a write finds the cache full")
+    if len(modes) > 1:
+        r.imp.skip("workload/Device_Level_Data_Caching_Mode", ", ".join(sorted(modes)),
+                   "flows differ; Detour's buffer holds every write (one setting per device)")
+
+
+def _preconditioning(r: _Reader, flows: Optional[list]) -> None:
+    on = r.text("Enabled_Preconditioning").lower() == "true"
+    label = r.label("Enabled_Preconditioning")
+    if not flows:
+        r.imp.skip(label, str(on).lower(), "the fill is each flow's Initial_Occupancy_Percentage, in workload.xml: "
+                   "give it to import the fill" if on else "no preconditioning; Detour starts empty too")
+        return
+    occupancy = max(o for _, o, _ in flows)
+    for prefix, occ, _ in flows:
+        key = f"{prefix}/Initial_Occupancy_Percentage"
+        if not on:
+            r.imp.same(key, f"{occ:g}", "Enabled_Preconditioning is false, so MQSim ignores it; Detour starts empty too")
+        else:
+            r.imp.set(key, occupancy / 100, "ftl.precondition.valid", f"{occ:g}",
+                      "the largest flow's, as MQSim takes it; MQSim also ages blocks to a steady state from the "
+                      "workload's statistics, Detour only fills (ftl.precondition.to_gc_threshold ages the device)")
+    if on:
+        r.imp.set(label, occupancy / 100, "ftl.precondition.valid", "true", "the flows' Initial_Occupancy_Percentage")
+    else:
+        r.imp.same(label, "false", "no preconditioning; Detour starts empty too")

@@ -1,0 +1,220 @@
+"""SSDSim's parameter file (`page.parameters`) to a Detour device.
+
+SSDSim reads `name = value;` lines (initialize.c, load_parameters), skipping
+lines that start with `#` or a blank; so does this. The meanings were read
+from SSDSim's source (huaicheng/ssdsim @ f411289, the version
+docs/validation.md compares with); docs/from-mqsim.md has the key map.
+The file's comments are GBK-encoded Chinese, so it is read as Latin-1:
+only the ASCII keys and numbers matter.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from pathlib import Path
+
+from . import Imported, spelled_out
+
+# Advanced command bits (ssd.h: AD_RANDOM ... AD_TWOPLANE_READ).
+AD_COPYBACK, AD_TWOPLANE, AD_INTERLEAVE, AD_TWOPLANE_READ = 2, 4, 8, 16
+
+# static_allocation modes (pagemap.c, get_ppn_for_pre_process) as Detour
+# orders: which of channel, way (chip), die, plane varies fastest with the LPN.
+STATIC_ORDERS = {0: "WDPC", 1: "CWDP", 2: "CPWD", 3: "CDWP", 4: "CPDW", 5: "CDPW"}
+
+_GEOMETRY = {
+    "channel number": "device.channels", "die number": "device.dies_per_chip", "plane number": "device.planes_per_die",
+    "block number": "device.blocks_per_plane", "page number": "device.pages_per_block", "page capacity": "device.page_size",
+}
+
+_NOT_MODELLED = {
+    "subpage page": "Detour maps whole pages; SSDSim tracks the 512 B sectors of a page (partial-page writes)",
+    "subpage capacity": "as above",
+    "t_DBSY": "the dummy busy between the planes of a two-plane program; Detour charges one command per batch",
+    "t_WB": "SSDSim adds it to erases (GC); Detour's erase is tBERS alone",
+    "erase limit": "no wear-out in Detour",
+    "wear leveling": "no wear leveling in Detour (erase counts are reported in gc.erase_count_*)",
+    "gc": "Detour's GC is greedy per plane below ftl.gc_threshold",
+    "advanced command priority": "Detour batches the planes of one die; interleaving across dies is the dies working in parallel",
+    "advanced command priority2": "as above",
+    "greed MPW command": "Detour always batches ready programs of one die's planes (scheduler.multiplane)",
+}
+_NOT_MODELLED = spelled_out(_NOT_MODELLED)
+_ENERGY = ("flash operating current", "flash supply voltage", "dram active current", "dram standby current",
+           "dram refresh current", "dram voltage")
+# Parsed by SSDSim but read by none of its timing or policy code (checked with grep).
+_UNUSED = ("t_CLS", "t_CLH", "t_CS", "t_CH", "t_WP", "t_ALS", "t_ALH", "t_DS", "t_DH", "t_WH", "t_ADL", "t_AR", "t_CLR",
+           "t_RR", "t_RP", "t_REA", "t_CEA", "t_RHZ", "t_CHZ", "t_RHOH", "t_RLOH", "t_COH", "t_REH", "t_IR", "t_RHW",
+           "t_WHR", "t_RST", "buffer management", "scheduling algorithm", "gc threshold")
+
+
+def _parse(path: Path) -> dict:
+    """`{key: (line number, value text)}`, as SSDSim's loader reads them."""
+    out = {}
+    for n, line in enumerate(path.read_bytes().decode("latin-1").splitlines(), 1):
+        if not line or line[0] in "# " or "=" not in line:
+            continue
+        key, rest = line.split("=", 1)
+        m = re.match(r"\s*([-+0-9.eE]+)", rest)
+        out[key.rstrip()] = (n, m.group(1) if m else rest.split(";")[0].strip())
+    return out
+
+
+class _Reader:
+    def __init__(self, path: Path, imp: Imported):
+        self.path, self.imp, self.keys, self.seen = path, imp, _parse(path), set()
+
+    def has(self, key: str) -> bool:
+        return key in self.keys
+
+    def raw(self, key: str) -> str:
+        self.seen.add(key)
+        return self.keys[key][1]
+
+    def num(self, key: str, kind=float, default=None):
+        if key not in self.keys:
+            if default is None:
+                raise ValueError(f"{self.path}: `{key}` is missing; SSDSim needs it")
+            return default
+        v = self.raw(key)
+        try:
+            return kind(float(v)) if kind is int else kind(v)
+        except ValueError:
+            line = self.keys[key][0]
+            raise ValueError(f"{self.path}: line {line}: {key}: cannot read {v!r} as a number") from None
+
+    def set(self, key: str, value, dotted: str, reason: str = "") -> None:
+        self.imp.set(key, value, dotted, self.raw(key), reason)
+
+    def same(self, key: str, reason: str) -> None:
+        if self.has(key):
+            self.imp.same(key, self.raw(key), reason)
+
+    def skip(self, key: str, reason: str) -> None:
+        if self.has(key):
+            self.imp.skip(key, self.raw(key), reason)
+
+
+def read(parameters: "os.PathLike[str] | str") -> Imported:
+    path = Path(parameters)
+    imp = Imported("ssdsim", [path])
+    imp.config.update({"name": f"ssdsim:{path.stem}", "compat": "ssdsim"})
+    r = _Reader(path, imp)
+    if not r.keys:
+        raise ValueError(f"{path}: no `name = value;` lines: not an SSDSim parameter file")
+    imp.set("(SSDSim's address handling)", "fold", "host.address", "fold",
+            "SSDSim takes every address modulo the logical space (ssd.c, get_requests: lsn % large_lsn)")
+    for key, dotted in _GEOMETRY.items():
+        r.set(key, r.num(key, int), dotted, "bytes of user data per page" if key == "page capacity" else "")
+    r.set("overprovide", r.num("overprovide", float, 0.0), "device.overprovisioning",
+          "both hide this share of the physical pages (large_lsn = physical x (1 - overprovide))")
+    _chips(r)
+    _timings(r)
+    _ftl(r)
+    _buffer(r)
+    _commands(r)
+    if r.num("greed CB command", int, 0) == 0:
+        r.same("greed CB command", "no copyback, as in Detour")
+    for key, reason in {**_NOT_MODELLED, "greed CB command": "no copyback in Detour"}.items():
+        r.skip(key, reason)
+    for key in _ENERGY:
+        r.skip(key, "Detour has no energy model")
+    for key in _UNUSED:
+        r.same(key, "SSDSim parses it but none of its timing or policy code reads it")
+    for key in sorted(set(r.keys) - r.seen):
+        r.skip(key, "not a key this importer maps")
+    return imp
+
+
+def _chips(r: _Reader) -> None:
+    channels = r.num("channel number", int)
+    per = [r.num(f"chip number[{i}]", int, 0) for i in range(channels)]
+    if len(set(per)) != 1 or per[0] == 0:
+        raise ValueError(f"{r.path}: chip number[0..{channels - 1}] = {per}: Detour needs the same number of chips "
+                         "(at least one) on every channel")
+    for i in range(channels):
+        r.set(f"chip number[{i}]", per[0], "device.chips_per_channel", "chips on each channel")
+    for key in [k for k in r.keys if k.startswith("chip number[") and k not in r.seen]:
+        r.same(key, f"channel beyond `channel number = {channels}`: SSDSim does not build it")
+    total = r.num("chip number", int, channels * per[0])
+    if total != channels * per[0]:
+        r.skip("chip number", f"SSDSim sizes the logical space by it ({total} chips) but builds "
+               f"{channels} x {per[0]}: Detour's space is the chips it has")
+    else:
+        r.same("chip number", "the chips of every channel together")
+
+
+def _timings(r: _Reader) -> None:
+    r.imp.set("(SSDSim's timing)", "custom", "device.flash.cell", "-", "the times below are SSDSim's own")
+    for key, dotted in (("t_R", "device.flash.read_us"), ("t_PROG", "device.flash.program_us"), ("t_BERS", "device.flash.erase_us")):
+        r.set(key, r.num(key, int) / 1000, dotted, "ns to µs")
+    twc = r.num("t_WC", int)
+    if twc <= 0:
+        raise ValueError(f"{r.path}: line {r.keys['t_WC'][0]}: t_WC must be > 0 ns (one byte per t_WC on the channel)")
+    r.set("t_WC", round(1000 / twc, 6), "device.channel.rate_mts", "one byte per t_WC ns on the bus: 1000 / t_WC MT/s, 8 bits wide")
+    r.imp.set("t_WC", 8, "device.channel.width_bits", str(twc), "SSDSim moves a byte per cycle")
+    r.imp.set("t_WC", 7 * twc, "device.channel.command_ns", str(twc), "SSDSim charges 7 x t_WC of command and address cycles per operation")
+    trc = r.num("t_RC", int, twc)
+    if trc == twc:
+        r.same("t_RC", "equal to t_WC: reads move at the same rate")
+    else:
+        r.skip("t_RC", f"reads move data out at one byte per t_RC ({trc} ns); Detour's channel has one rate, 1 / t_WC")
+
+
+def _ftl(r: _Reader) -> None:
+    if r.has("gc hard threshold"):
+        r.set("gc hard threshold", r.num("gc hard threshold"), "ftl.gc_threshold",
+              "SSDSim starts GC on a plane whose free pages fall below this share of it (pagemap.c, with no active write); "
+              "Detour counts free blocks")
+    mapping = r.num("address mapping", int, 1)
+    (r.same if mapping == 1 else r.skip)("address mapping", "page mapping, as Detour's" if mapping == 1 else "Detour's FTL is page-level only")
+    scheme = r.num("allocation", int, 0)
+    if scheme == 0:
+        dyn = r.num("dynamic_allocation", int, 0)
+        r.set("allocation", "dynamic", "ftl.allocation", "SSDSim hands pages out round robin over channels, chips, dies and "
+              "planes (tokens); Detour's dynamic allocation picks the least-loaded die")
+        (r.same if dyn == 0 else r.skip)("dynamic_allocation", "all dynamic" if dyn == 0 else
+                                           "the channel fixed by the LPN, the rest dynamic: Detour has no such mix")
+        r.same("static_allocation", "not used with dynamic allocation")
+        return
+    mode = r.num("static_allocation", int, 0)
+    if mode not in STATIC_ORDERS:
+        raise ValueError(f"{r.path}: static_allocation = {mode}: SSDSim knows modes 0-5 (pagemap.c)")
+    r.set("allocation", "static", "ftl.allocation", "the plane follows from the LPN")
+    r.set("static_allocation", STATIC_ORDERS[mode], "ftl.order", "pagemap.c's formula as a Detour order (first letter fastest)")
+    r.same("dynamic_allocation", "not used with static allocation")
+
+
+def _buffer(r: _Reader) -> None:
+    dram = r.num("dram capacity", int, 0)
+    page = r.num("page capacity", int)
+    pages = dram // page
+    if pages == 0:
+        r.same("dram capacity", "no DRAM buffer (SSDSim buffers writes only when dram capacity != 0)")
+        return
+    why = f"SSDSim's write buffer (used whenever dram capacity != 0): {dram} B holds {pages} pages of {page} B"
+    r.set("dram capacity", pages, "write_buffer.pages", why)
+    for dotted, value, reason in (("host.write_ack", "buffer", "a buffered write completes in DRAM (buffer_management)"),
+                                  ("write_buffer.policy", "lru", "SSDSim's buffer is an LRU list (avlTree.c)"),
+                                  ("write_buffer.flush_at", 1.0, "SSDSim evicts only when a write finds the buffer full")):
+        r.imp.set("dram capacity", value, dotted, str(dram), reason)
+
+
+def _commands(r: _Reader) -> None:
+    bits = r.num("advanced command", int, 0)
+    r.set("advanced command", bool(bits & AD_TWOPLANE), "scheduler.multiplane", "bit 4 (two-plane program)")
+    r.imp.set("advanced command", False, "scheduler.multiplane_reads", str(bits),
+              "SSDSim never issues two-plane reads, whatever bit 16 says (docs/validation.md)")
+    if bits & AD_COPYBACK:
+        r.imp.skip("advanced command (copyback, bit 2)", str(bits), "no copyback in Detour: GC moves data through the controller")
+    if bits & AD_INTERLEAVE:
+        r.imp.skip("advanced command (interleave, bit 8)", str(bits), "Detour batches the planes of one die, not the dies of a chip")
+    aged = r.num("aged", int, 0)
+    if aged == 1:
+        ratio = r.num("aged ratio")
+        r.set("aged ratio", ratio, "ftl.precondition.invalid", "SSDSim marks this share of every plane's pages invalid (make_aged)")
+        r.same("aged", "see aged ratio")
+    else:
+        r.same("aged", "a fresh device, as Detour's default")
+        r.same("aged ratio", "not used on a fresh device")

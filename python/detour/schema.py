@@ -1,0 +1,313 @@
+"""The schema of `summary.json`, and the typed summary built from it.
+
+One table of fields per section (name, type, meaning) is the single source
+of three things: the field tables of docs/results.md (a test renders them
+with `markdown()` and compares), the attribute docs of the summary classes
+below (`help(detour.schema.Latency)`), and the test that a run's summary has
+exactly these fields. Add a field to the core's summary, and its row here,
+or that test fails.
+
+A summary is a dict, as parsed from summary.json (so `json.dumps`,
+`s["latency_us"]["read"]["p99"]` and pickling work as before), whose
+sections are `Record` subclasses: every field is also an attribute with its
+meaning as its doc, `s.latency_us.read.p99`. Optional sections
+(`write_buffer`, `collisions`, `periods`) read as None when absent.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from dataclasses import dataclass
+from typing import Any, Union
+
+
+@dataclass(frozen=True)
+class F:
+    """One row of a section's table: a field name (or several sharing a
+    meaning, one row in the docs), its JSON type and its meaning."""
+
+    name: Union[str, tuple]
+    type: str
+    doc: str
+
+    @property
+    def names(self) -> tuple:
+        return (self.name,) if isinstance(self.name, str) else self.name
+
+
+@dataclass(frozen=True)
+class Section:
+    """A section of summary.json: `key` ('' for the top level), `kinds`
+    (sections holding one record per request kind), its `fields`."""
+
+    key: str
+    kinds: tuple
+    fields: tuple
+
+
+SECTIONS = (
+    # Run
+    Section('', kinds=(), fields=(
+        F('scheme', 'str', 'the scheme that planned the flash operations (`scheme.name`)'),
+        F('device', 'str', "the configuration's `name`: the preset it started from, or what a config file set"),
+        F('seed', 'int', '`run.seed`: the seed of every random choice of the simulator; same inputs and seed give the same results, bit for bit'),
+        F('requests', 'int', 'measured requests (warm-up excluded) = `reads` + `writes`'),
+        F('reads', 'int', 'measured read requests'),
+        F('writes', 'int', 'measured write requests'),
+        F('warmup_requests', 'int', 'requests left out of the statistics as warm-up: `min(host.warmup_requests, requests in the workload)`'),
+        F('verify', 'bool', '`run.verify`: every completed read was checked against the latest write of its pages'),
+        F('verify_errors', 'int', 'read pages that returned data other than the latest written; always 0 when `verify` is false. A non-zero value is a simulator or scheme bug (or a real loss after an injected failure)'),
+        F('verify_failures', 'list', "the first 16 verify errors, each `{time_ns, lpn, expected, got}`: simulated time of the read's completion (ns), logical page number, and the content tokens (64-bit integers) expected and returned"),
+        F('stalls', 'int', "times a request had to wait for a free page (a plane had none outside GC's reserve); one request can stall several times"),
+        F('events', 'int', 'events the simulator processed (arrivals, bus and array completions, ...); a measure of work, for speed comparisons'),
+        F('sim_time_s', 'float', 'simulated time when the last event ran (the last completion, including background work such as GC), s'),
+        F('detour_version', 'str', 'version of the Detour package that wrote the file'),
+    )),
+    # `latency_us.{read,write,all}`
+    Section('latency_us', kinds=('read', 'write', 'all'), fields=(
+        F('count', 'int', 'number of requests'),
+        F('mean', 'float', 'arithmetic mean'),
+        F('min', 'float', 'smallest'),
+        F(('p50', 'p90', 'p95', 'p97', 'p98', 'p99'), 'float', 'nearest-rank 50th ... 99th percentile'),
+        F('p995', 'float', 'nearest-rank 99.5th percentile'),
+        F('p999', 'float', 'nearest-rank 99.9th percentile'),
+        F('max', 'float', 'largest'),
+    )),
+    # `breakdown_us.{read,write,all}`
+    Section('breakdown_us', kinds=('read', 'write', 'all'), fields=(
+        F('queue', 'float', 'mean queueing time: latency - delay - bus - array (clamped at 0 per request)'),
+        F('bus', 'float', 'mean channel time (command + data transfer) on the critical path'),
+        F('array', 'float', 'mean flash array time (tR / tPROG / tBERS) on the critical path'),
+        F('delay', 'float', 'mean time in the scheme before flash (e.g. hashing)'),
+    )),
+    # `throughput`
+    Section('throughput', kinds=(), fields=(
+        F('duration_s', 'float', 'from the first measured arrival to the last measured completion, s'),
+        F('iops', 'float', '`requests / duration_s` (0 if the duration is 0)'),
+        F('read_mib_s', 'float', 'bytes requested by measured reads / 2^20 / `duration_s`'),
+        F('write_mib_s', 'float', 'bytes requested by measured writes / 2^20 / `duration_s`'),
+    )),
+    # `pages`
+    Section('pages', kinds=(), fields=(
+        F('host_read', 'int', 'pages the host read (a request covering n pages counts n)'),
+        F('host_written', 'int', 'pages the host wrote'),
+        F('buffered_reads', 'int', 'read pages served from the write buffer because their program had not finished'),
+        F('placed_on_read', 'int', 'never-written pages placed (instantly programmed) when the trace first read them, as if preconditioning had written them'),
+        F('folded', 'int', 'requests (not pages) whose address was beyond the logical space and was folded into it (`host.address = "fold"`); with `"strict"` such a request is an error'),
+    )),
+    # `dies`
+    Section('dies', kinds=(), fields=(
+        F('reads', 'list[int]', 'page reads executed by each die'),
+        F('programs', 'list[int]', 'page programs executed by each die'),
+        F('erases', 'list[int]', 'block erases executed by each die'),
+        F('suspensions', 'int', 'program/erase suspensions for reads, summed over all dies (`scheduler.suspension`)'),
+        F('ops_rsd', 'float', 'relative standard deviation (population std / mean) of reads + programs + erases per die: 0 = perfectly balanced'),
+        F('reads_rsd', 'float', 'relative standard deviation of reads per die'),
+        F('utilization_mean', 'float', 'mean over dies of busy time / `throughput.duration_s`. A die is busy from the dispatch of an operation batch to its end, including waiting for the channel and time suspended; with `scheduler.unit = "chip"` each die reports its chip\'s busy time. Work outside the measured window (warm-up, GC after the last completion) can make it exceed 1'),
+        F('utilization_max', 'float', 'the largest die utilization'),
+    )),
+    # `write_buffer`
+    Section('write_buffer', kinds=(), fields=(
+        F('capacity_pages', 'int', "the buffer's size in pages"),
+        F('read_pages', 'int', 'host pages read while the buffer was on'),
+        F('read_hits', 'int', 'of those, pages read from the buffer (dirty, or being flushed); they take no flash read'),
+        F('hit_ratio', 'float', '`read_hits / read_pages` (0 with no reads)'),
+        F('write_pages', 'int', 'host pages written into the buffer'),
+        F('write_hits', 'int', 'of those, pages that overwrote a page the buffer still held; a page still waiting to be flushed is absorbed (one flash write fewer), one being flushed is flushed again with the new data'),
+        F('flushes', 'int', 'pages written from the buffer to flash (each planned by the scheme as a host write of that page, at `write_buffer.flush_class` priority)'),
+        F('drained', 'int', 'of those, pages flushed after the last request arrived: the buffer is emptied at the end of every run, and the run ends when that is done'),
+        F('occupancy_mean', 'float', 'pages held, averaged over simulated time (to the end of the run)'),
+        F('occupancy_max', 'int', 'the most pages held at once'),
+        F('writes_waited', 'int', 'host write requests that found the buffer full and waited for flushes to free room (in arrival order; nothing is dropped)'),
+        F(('wait_us_total', 'wait_us_mean'), 'float', 'their total and mean wait for room, µs (part of their latency)'),
+    )),
+    # `gc`
+    Section('gc', kinds=(), fields=(
+        F('runs', 'int', "GC victim blocks chosen on planes below `ftl.gc_threshold` free blocks, by `ftl.gc_policy`: `greedy` (default) the full block with the fewest valid pages; `cost-benefit` the largest age x free / used, age counted in blocks filled since; `random` the fewest valid pages of `ftl.gc_choices` candidates drawn at random; `fifo` the block filled first. Ties go to the block first in the plane's free order, which starts at block p on plane p"),
+        F('moves', 'int', 'live pages GC copied out of victim blocks'),
+        F('moves_dropped', 'int', 'GC copies discarded because the host overwrote the page while it was being copied'),
+        F('erases', 'int', 'blocks erased'),
+        F('programs_host', 'int', 'pages programmed for host writes (pages placed on first read are setup, not host work, and are not counted)'),
+        F('programs_gc', 'int', 'pages programmed by GC copies'),
+        F('programs_aux', 'int', "pages programmed by the scheme beyond the host's data (replicas, mirrors, parity, staging copies)"),
+        F('write_amplification', 'float', '(`programs_host` + `programs_gc` + `programs_aux`) / `pages.host_written`; 0 if nothing was written. Neither preconditioning nor pages placed on first read count, so a run without GC has 1.0'),
+        F(('erase_count_min', 'erase_count_mean', 'erase_count_max'), 'float', 'erase count per block at the end of the run: smallest, mean, largest over every block of the device (wear spread)'),
+    )),
+    # `collisions`
+    Section('collisions', kinds=(), fields=(
+        F('reads', 'int', 'host reads sent to dies (the paper\'s "die operations")'),
+        F('collisions', 'int', 'host reads that joined a die already holding an outstanding host read'),
+        F('imbalanced', 'int', 'collisions on a die whose outstanding commands (all kinds, the new read included) were at least 2 above the minimum over the (non-failed) dies'),
+        F('collision_ratio', 'float', '`collisions / reads` (the measured ratio)'),
+        F('imbalanced_share', 'float', '`imbalanced / collisions`'),
+        F('mean_occ', 'float', 'mean outstanding commands in the whole SSD (all kinds, all dies) seen by an arriving host read, the read included'),
+        F('mean_read_occ', 'float', 'mean outstanding host reads in the SSD seen by an arriving host read, the read included'),
+        F('expected_ratio', 'float', 'the collision ratio if, at every read arrival, the other outstanding host reads (n) and the new one sat on uniformly random dies: mean of 1 - (1 - 1/D)^n over arrivals (analytic; D = dies)'),
+        F('expected_ratio_simulated', 'float', 'the same random placement drawn by Monte Carlo (a seeded generator of its own, so the metric never changes the run); agrees with `expected_ratio` within sampling error'),
+        F('measured_to_expected', 'float', "`collisions` / expected collisions (the paper's Fig. 3)"),
+        F('time_share_colliding', 'float', "share of the time with at least one host read outstanding during which some die held two or more (the paper's 10 µs sampling, taken exactly)"),
+        F('expected_time_share', 'float', 'the same for random dies: time-weighted probability that the n outstanding reads do not all sit on different dies, 1 - D!/((D-n)! D^n)'),
+        F('imbalanced_pairs', 'int', 'distinct collision pairs recorded at imbalanced collisions'),
+        F('pair_occurrences', 'int', 'times those pairs were recorded'),
+        F('mean_repetition', 'float', '`pair_occurrences / imbalanced_pairs`'),
+        F('top5pct_pair_share', 'float', 'share of `pair_occurrences` due to the most repeated 5% of pairs (rounded up)'),
+        F('reads_per_die', 'list[int]', 'host reads per die (die ids as in `dies`)'),
+        F('reads_rsd', 'float', "relative standard deviation of `reads_per_die` (the paper's Table 3)"),
+    )),
+    # `workload`
+    Section('workload', kinds=(), fields=(
+        F('source', 'str', "the trace file's path as given; `profile:NAME` for a synthetic profile (`profile:custom` for a spec file without `profile`); `<requests>` for arrays given from Python"),
+        F('kind', 'str', '`trace`, `profile` or `requests`'),
+        F('format', 'str | None', 'the trace format read (given or detected, see `detour traces formats`); `null` for other kinds'),
+        F('requests', 'int', 'requests the source produced (warm-up included)'),
+        F('skipped_malformed', 'int', 'malformed trace lines skipped (`--skip-malformed`); without it the first one is an error naming file and line'),
+        F('clamped', 'int', "requests whose time went backwards and was raised to the previous request's (`--clamp-backwards-time`)"),
+        F('filtered_out', 'int', 'requests of other volumes dropped by `--volume`'),
+        F('ignored', 'int', 'well-formed trace operations that are neither reads nor writes (flushes, other SCSI commands)'),
+        F('spec', 'dict', '(profiles only) the full synthetic spec that generated the requests; see docs/workloads.md'),
+    )),
+)
+
+# Top-level keys documented in prose in docs/results.md rather than a table.
+EXTRA = (
+    F("scheme_counters", "dict", "scheme-specific counters, name to number (each scheme documents its own)"),
+    F("periods", "list | None", "per-period records of the schemes that work in periods; None for the others"),
+    F("config", "dict", "the resolved configuration, the tree of config.toml"),
+)
+OPTIONAL = ("write_buffer", "collisions", "periods")
+_TYPE_WORDS = {"str": "string", "list[int]": "list of int", "dict": "object", "str | None": "string or null"}
+_CLASS_NAMES = {"": "Summary", "latency_us": "Latency", "breakdown_us": "Breakdown", "throughput": "Throughput",
+                "pages": "Pages", "dies": "Dies", "write_buffer": "WriteBuffer", "gc": "Gc",
+                "collisions": "Collisions", "workload": "Workload"}
+
+
+def section(key: str) -> Section:
+    return next(s for s in SECTIONS if s.key == key)
+
+
+def field_names(key: str) -> list:
+    """Every field name of section `key`, in the table's order."""
+    return [n for f in section(key).fields for n in f.names]
+
+
+def markdown(key: str) -> str:
+    """Section `key`'s table as it appears in docs/results.md."""
+    rows = ["| field | type | meaning |", "|---|---|---|"]
+    for f in section(key).fields:
+        names = ", ".join(f"`{n}`" for n in f.names)
+        rows.append(f"| {names} | {_TYPE_WORDS.get(f.type, f.type)} | {f.doc} |")
+    return "\n".join(rows)
+
+
+class Record(dict):
+    """A section of a summary: a dict whose fields are also attributes."""
+
+    _fields: tuple = ()  # the schema's names, in order
+    _sections: dict = {}  # field -> Record subclass its dict value becomes
+
+    def __init__(self, data: Any = (), **kw):
+        super().__init__(data, **kw)
+        for key, cls in self._sections.items():
+            v = dict.get(self, key)
+            if isinstance(v, dict) and not isinstance(v, cls):
+                self[key] = cls(v)
+
+    def __getattr__(self, name: str):
+        # Keys beyond the schema (a scheme's counters, a newer core's field).
+        if name.startswith("_"):
+            raise AttributeError(name)
+        try:
+            return self[name]
+        except KeyError:
+            raise AttributeError(f"{type(self).__name__} has no field {name!r}; fields: "
+                                 f"{', '.join(self._fields or sorted(self))}") from None
+
+    def __dir__(self):
+        return sorted(set(super().__dir__()) | {k for k in self if isinstance(k, str) and k.isidentifier()})
+
+    def __repr__(self) -> str:
+        from .report import fmt
+
+        shown = [k for k in (self._fields or self) if k in self][:8]
+        parts = [f"{k}={_short(self[k], fmt)}" for k in shown]
+        more = len(self) - len(shown)
+        return f"{type(self).__name__}({', '.join(parts)}{', ...' if more > 0 else ''})"
+
+    def to_dict(self) -> dict:
+        """A plain dict copy (nested sections too), as summary.json holds it."""
+        return json.loads(json.dumps(self))
+
+
+def _short(v: Any, fmt) -> str:
+    if isinstance(v, Record):
+        return type(v).__name__ + "(...)"
+    if isinstance(v, (list, tuple)):
+        return f"[{len(v)} values]"
+    if isinstance(v, dict):
+        return f"{{{len(v)} keys}}"
+    return repr(v) if isinstance(v, str) else fmt(v)
+
+
+def _prop(name: str, doc: str, optional: bool):
+    def get(self):
+        if optional:
+            return self.get(name)
+        return self[name]
+
+    return property(get, doc=doc)
+
+
+def _make(name: str, fields: tuple, doc: str, sections: dict, optional: tuple = ()) -> type:
+    ns: dict = {"__doc__": doc + "\n\n" + "\n".join(f"- `{n}` ({f.type}): {f.doc}" for f in fields for n in f.names),
+                "__module__": __name__, "_fields": tuple(n for f in fields for n in f.names), "_sections": sections,
+                "__annotations__": {n: f.type for f in fields for n in f.names}}
+    for f in fields:
+        for n in f.names:
+            ns[n] = _prop(n, f.doc, n in optional)
+    cls = type(name, (Record,), ns)
+    globals()[name] = cls  # importable by name, so a summary pickles (sweep workers)
+    return cls
+
+
+def _build() -> type:
+    sections = {}
+    for sec in SECTIONS:
+        if not sec.key:
+            continue
+        cls = _make(_CLASS_NAMES[sec.key], sec.fields, f"`{sec.key}` of summary.json (docs/results.md).", {})
+        if sec.kinds:
+            kind_fields = tuple(F(k, _CLASS_NAMES[sec.key], f"{sec.key} of the measured {k} requests"
+                                  if k != "all" else f"{sec.key} of every measured request") for k in sec.kinds)
+            cls = _make(_CLASS_NAMES[sec.key] + "ByKind", kind_fields, f"`{sec.key}` per request kind.",
+                        {k: cls for k in sec.kinds})
+        sections[sec.key] = cls
+    top = section("").fields + tuple(F(k, cls.__name__, f"see {cls.__name__}") for k, cls in sections.items()) + EXTRA
+    return _make("Summary", top, "A run's summary (summary.json; every field in docs/results.md).", sections,
+                 optional=OPTIONAL)
+
+
+Summary = _build()
+
+
+def _summary_repr(self) -> str:
+    """One line: the run and its headline numbers."""
+    from .report import fmt
+
+    lat, tp = self.get("latency_us", {}), self.get("throughput", {})
+
+    def kind(k):
+        d = lat.get(k) or {}
+        return f"{k} mean {fmt(d.get('mean'))} p99 {fmt(d.get('p99'))} µs" if d.get("count") else f"no {k}s"
+
+    return (f"<Summary {self.get('scheme')} on {self.get('device')}: {fmt(self.get('requests'))} requests; "
+            f"{kind('read')}; {kind('write')}; {fmt(tp.get('iops'))} IOPS>")
+
+
+Summary.__repr__ = _summary_repr
+
+
+def load(path: Union[str, "os.PathLike[str]"]) -> "Summary":
+    """A `Summary` from a summary.json file."""
+    with open(path) as f:
+        return Summary(json.load(f))

@@ -1,0 +1,167 @@
+"""`detour import mqsim|ssdsim`: the peers' own shipped example configs
+(fixtures/mqsim: MQSim's ssdconfig.xml and workload.xml, MIT; fixtures/ssdsim:
+SSDSim's page.parameters, BSD-style; each beside its licence) import, resolve,
+run, and every key of them is accounted for."""
+
+from __future__ import annotations
+
+import json
+import re
+import shutil
+import xml.etree.ElementTree as ET
+from pathlib import Path
+
+import pytest
+
+import detour
+from detour import _toml
+from detour.importers import BUILT_IN, import_mqsim, import_ssdsim
+
+from conftest import run_cli, write_mqsim_trace
+
+FIX = Path(__file__).parent / "fixtures"
+MQ_CONFIG, MQ_WORKLOAD = FIX / "mqsim" / "ssdconfig.xml", FIX / "mqsim" / "workload.xml"
+SSDSIM = FIX / "ssdsim" / "page.parameters"
+
+
+def _resolved(imp, tmp_path: Path) -> dict:
+    out = imp.write(tmp_path / "imp")
+    return _toml.loads(detour.config(out / "device.toml"))
+
+
+def test_mqsim_shipped_config_maps_the_device(tmp_path):
+    imp = import_mqsim(MQ_CONFIG)
+    cfg = _resolved(imp, tmp_path)
+    dev = cfg["device"]
+    assert (dev["channels"], dev["chips_per_channel"], dev["dies_per_chip"], dev["planes_per_die"]) == (8, 4, 2, 2)
+    assert (dev["blocks_per_plane"], dev["pages_per_block"], dev["page_size"]) == (2048, 256, 8192)
+    assert dev["overprovisioning"] == pytest.approx(0.07)
+    assert (dev["flash"]["read_us"], dev["flash"]["program_us"], dev["flash"]["erase_us"]) == (75.0, 750.0, 3800.0)
+    assert (dev["channel"]["width_bits"], dev["channel"]["rate_mts"]) == (8, 333.0)
+    assert cfg["compat"] == "mqsim" and cfg["scheduler"]["unit"] == "chip"  # the bundle applied under the file's keys
+    assert cfg["ftl"]["gc_threshold"] == pytest.approx(0.05) and cfg["ftl"]["order"] == "CWDP"
+    assert cfg["host"]["link_gbps"] == pytest.approx(4 * 1.0 * 128 / 156, rel=1e-5)
+    assert cfg["host"]["queue_depth"] == 65535 and cfg["host"]["address"] == "fold"
+    # The 256 MiB data cache is a write buffer that acknowledges writes.
+    assert cfg["write_buffer"]["size_mib"] == 256.0 and cfg["host"]["write_ack"] == "buffer"
+    assert cfg["write_buffer"]["policy"] == "lru" and cfg["run"]["seed"] == 321
+
+
+def test_mqsim_every_key_is_accounted_for_and_unmapped_ones_have_reasons(tmp_path):
+    imp = import_mqsim(MQ_CONFIG, MQ_WORKLOAD)
+    leaves = {el.tag for el in ET.parse(MQ_CONFIG).getroot().iter() if len(el) == 0}
+    named = {e.key.rsplit("/", 1)[-1] for e in imp.entries}
+    assert leaves <= named, f"keys neither mapped nor listed: {sorted(leaves - named)}"
+    unmapped = {e.key.rsplit("/", 1)[-1]: e for e in imp.unmapped}
+    for key in ("CMT_Capacity", "GC_Block_Selection_Policy", "Queue_Fetch_Size", "GC_Hard_Threshold",
+                "Data_Cache_DRAM_tRCD", "Ideal_Mapping_Table", "Intensity", "Synthetic_Generator_Type"):
+        assert key in unmapped and len(unmapped[key].reason) > 10, key
+    assert all(e.reason and e.reason != "as above" for e in imp.unmapped)
+    assert "Flash_Channel_Count" not in unmapped and "Page_Capacity" not in unmapped
+    # The device file lists them too, one comment line each.
+    text = (imp.write(tmp_path / "imp") / "device.toml").read_text()
+    assert "#   Device_Parameter_Set/CMT_Capacity = 2097152: " in text
+    report = json.loads((tmp_path / "imp" / "import.json").read_text())
+    assert len(report["unmapped"]) == len(imp.unmapped) and len(report["flows"]) == 5
+
+
+def test_mqsim_synthetic_flows_become_profiles_that_run(tmp_path):
+    imp = import_mqsim(MQ_CONFIG, MQ_WORKLOAD)
+    names = [f.name for f in imp.flows]
+    assert names == ["scenario1-flow1", "scenario1-flow2", "scenario2-flow1", "scenario2-flow2", "scenario3-flow1"]
+    reads = imp.flows[2].profile
+    assert reads["read_ratio"] == 1.0 and reads["size"] == 8 * 512 and reads["alignment"] == 16 * 512
+    assert reads["duration_s"] == 10.0 and reads["seed"] == 798
+    # 50% working set of the flow's half of the logical space.
+    logical = 8 * 4 * 2 * 2 * 2048 * 256 * 8192 * (1 - 0.07)
+    assert reads["footprint_bytes"] == pytest.approx(logical / 2 * 0.5, rel=1e-3)
+    out = imp.write(tmp_path / "imp")
+    r = detour.run(out / "device.toml", profile=out / "scenario2-flow1.toml", profile_overrides={"requests": 2000})
+    assert r.summary["reads"] == 2000 and r.summary["writes"] == 0
+    assert r.latency("read", "mean") > 75  # at least tR
+    w = detour.run(out / "device.toml", profile=out / "scenario1-flow1.toml", profile_overrides={"requests": 2000})
+    assert w.summary["writes"] == 2000 and w.summary["write_buffer"]["write_pages"] == 2000
+    assert w.latency("write", "mean") < 75  # acknowledged from DRAM, not after a 750 µs program
+
+
+def test_mqsim_trace_flow_is_found_beside_the_workload_and_replays(tmp_path):
+    shutil.copy(MQ_CONFIG, tmp_path / "ssdconfig.xml")
+    shutil.copy(MQ_WORKLOAD, tmp_path / "workload.xml")
+    (tmp_path / "traces").mkdir()
+    write_mqsim_trace(tmp_path / "traces" / "tpcc-small.trace")
+    imp = import_mqsim(tmp_path / "ssdconfig.xml", tmp_path / "workload.xml")
+    flow = imp.flows[-1]
+    assert flow.trace_found and flow.format == "mqsim" and Path(flow.trace).is_file()
+    out = imp.write(tmp_path / "imp")
+    r = detour.run(out / "device.toml", trace=flow.trace, format=flow.format)
+    assert r.summary["requests"] == 300
+
+
+def test_ssdsim_shipped_parameters_import_and_run(tmp_path):
+    imp = import_ssdsim(SSDSIM)
+    cfg = _resolved(imp, tmp_path)
+    dev = cfg["device"]
+    assert (dev["channels"], dev["chips_per_channel"], dev["dies_per_chip"], dev["planes_per_die"]) == (2, 2, 2, 2)
+    assert (dev["blocks_per_plane"], dev["pages_per_block"], dev["page_size"]) == (2048, 64, 2048)
+    assert (dev["flash"]["read_us"], dev["flash"]["program_us"], dev["flash"]["erase_us"]) == (20.0, 200.0, 1500.0)
+    assert dev["channel"]["rate_mts"] == 40.0 and dev["channel"]["command_ns"] == 7 * 25
+    assert cfg["compat"] == "ssdsim" and cfg["ftl"]["gc_threshold"] == pytest.approx(0.3)
+    assert cfg["ftl"]["allocation"] == "dynamic" and cfg["write_buffer"]["pages"] == 131074 // 2048
+    assert cfg["host"]["write_ack"] == "buffer" and cfg["scheduler"]["multiplane_reads"] is False
+    keys = {m.group(1).rstrip() for line in SSDSIM.read_bytes().decode("latin-1").splitlines()
+            if (m := re.match(r"^([^# ][^=]*)=", line))}
+    named = {e.key for e in imp.entries}
+    assert keys <= named, f"keys neither mapped nor listed: {sorted(keys - named)}"
+    unmapped = {e.key for e in imp.unmapped}
+    assert {"subpage page", "t_DBSY", "erase limit", "dram voltage"} <= unmapped
+    assert "t_PROG" not in unmapped and "channel number" not in unmapped
+    out = imp.write(tmp_path / "run")
+    r = detour.run(out / "device.toml", profile="bench-like",
+                   profile_overrides={"requests": 1000, "footprint_bytes": 2**28, "arrival.rate_per_s": 500})
+    assert r.summary["requests"] == 1000 and r.latency("read", "p50") >= 20.0  # tR; buffer hits take 1 µs
+
+
+def test_ssdsim_static_allocation_modes_become_orders(tmp_path):
+    text = SSDSIM.read_bytes().decode("latin-1")
+    text = text.replace("allocation=0;", "allocation=1;").replace("static_allocation=2;", "static_allocation=0;")
+    p = tmp_path / "static.parameters"
+    p.write_bytes(text.encode("latin-1"))
+    cfg = _resolved(import_ssdsim(p), tmp_path)
+    assert cfg["ftl"]["allocation"] == "static" and cfg["ftl"]["order"] == "WDPC"  # chip fastest (pagemap.c mode 0)
+
+
+def test_errors_name_the_file_and_the_key_or_line(tmp_path):
+    bad = tmp_path / "bad.xml"
+    bad.write_text("<Execution_Parameter_Set>\n<Device_Parameter_Set>\n</Execution_Parameter_Set>\n")
+    with pytest.raises(ValueError, match=r"bad\.xml: line 3"):
+        import_mqsim(bad)
+    text = MQ_CONFIG.read_text().replace("<Flash_Channel_Count>8<", "<Flash_Channel_Count>eight<")
+    (tmp_path / "c.xml").write_text(text)
+    with pytest.raises(ValueError, match=r"c\.xml: Flash_Channel_Count: cannot read 'eight'"):
+        import_mqsim(tmp_path / "c.xml")
+    p = tmp_path / "p.parameters"
+    p.write_bytes(SSDSIM.read_bytes().replace(b"t_PROG = 200000;", b"t_PROG = fast;"))
+    with pytest.raises(ValueError, match=r"p\.parameters: line \d+: t_PROG: cannot read"):
+        import_ssdsim(p)
+    p.write_bytes(SSDSIM.read_bytes().replace(b"chip number[1] = 2;", b"chip number[1] = 3;"))
+    with pytest.raises(ValueError, match=r"chip number\[0\.\.1\] = \[2, 3\]"):
+        import_ssdsim(p)
+
+
+def test_built_in_entries_set_no_key():
+    imp = import_mqsim(MQ_CONFIG)
+    assert any(e.detour == BUILT_IN for e in imp.entries)
+    assert BUILT_IN not in _toml.dumps(imp.config)
+
+
+def test_cli_import_writes_and_lists(tmp_path):
+    p = run_cli("import", "mqsim", str(MQ_CONFIG), str(MQ_WORKLOAD), "--out", str(tmp_path / "o"))
+    assert p.returncode == 0, p.stderr
+    assert "not mapped" in p.stdout and "CMT_Capacity" in p.stdout and "trace not found" in p.stdout
+    assert (tmp_path / "o" / "device.toml").is_file() and (tmp_path / "o" / "scenario2-flow2.toml").is_file()
+    p = run_cli("import", "ssdsim", str(SSDSIM), "--out", str(tmp_path / "s"))
+    assert p.returncode == 0 and "subpage page" in p.stdout
+    p = run_cli("import", "ssdsim", str(SSDSIM), str(SSDSIM), "--out", str(tmp_path / "x"))
+    assert p.returncode == 2 and "one parameter file" in p.stderr
+    p = run_cli("import", "mqsim", str(tmp_path / "missing.xml"), "--out", str(tmp_path / "x"))
+    assert p.returncode == 1 and "missing.xml: no such file" in p.stderr
