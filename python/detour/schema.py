@@ -61,7 +61,8 @@ SECTIONS = (
         F('verify_failures', 'list', "the first 16 verify errors, each `{time_ns, lpn, expected, got}`: simulated time of the read's completion (ns), logical page number, and the content tokens (64-bit integers) expected and returned"),
         F('stalls', 'int', "times a request had to wait for a free page (a plane had none outside GC's reserve); one request can stall several times"),
         F('events', 'int', 'events the simulator processed (arrivals, bus and array completions, ...); a measure of work, for speed comparisons'),
-        F('sim_time_s', 'float', 'simulated time when the last event ran (the last completion, including background work such as GC), s'),
+        F('sim_time_s', 'float', "simulated time when the last request (warm-up included) completed, s; 0 without requests. Background work after it (GC, a scheme's periodic tick) is not counted: RR-SSD's first tick comes a period (a day by default) after the start, and used to make every dedup run report 86,400 s"),
+        F('warnings', 'list', "what makes this run's numbers mean less than they seem, each `{kind, message}`; empty when nothing does. Kinds in [Warnings](#warnings)"),
         F('detour_version', 'str', 'version of the Detour package that wrote the file'),
     )),
     # `latency_us.{read,write,all}`
