@@ -120,6 +120,9 @@ def summary_text(s: Mapping) -> str:
     notes = [f"{k.replace('_', ' ')} {w[k]:,}" for k in ("skipped_malformed", "clamped", "filtered_out", "ignored") if w.get(k)]
     if notes:
         lines.append("trace: " + ", ".join(notes))
+    # A run that completed can still mean nothing (docs/results.md, Warnings).
+    for warning in s.get("warnings", []):
+        lines.append(f"warning [{warning['kind']}]: {warning['message']}")
     return "\n".join(lines)
 
 

@@ -61,7 +61,8 @@ SECTIONS = (
         F('verify_failures', 'list', "the first 16 verify errors, each `{time_ns, lpn, expected, got}`: simulated time of the read's completion (ns), logical page number, and the content tokens (64-bit integers) expected and returned"),
         F('stalls', 'int', "times a request had to wait for a free page (a plane had none outside GC's reserve); one request can stall several times"),
         F('events', 'int', 'events the simulator processed (arrivals, bus and array completions, ...); a measure of work, for speed comparisons'),
-        F('sim_time_s', 'float', 'simulated time when the last event ran (the last completion, including background work such as GC), s'),
+        F('sim_time_s', 'float', "simulated time when the last request (warm-up included) completed, s; 0 without requests. Background work after it (GC, a scheme's periodic tick) is not counted: RR-SSD's first tick comes a period (a day by default) after the start, and used to make every dedup run report 86,400 s"),
+        F('warnings', 'list', "what makes this run's numbers mean less than they seem, each `{kind, message}`; empty when nothing does. Kinds in [Warnings](#warnings)"),
         F('detour_version', 'str', 'version of the Detour package that wrote the file'),
     )),
     # `latency_us.{read,write,all}`
@@ -124,7 +125,7 @@ SECTIONS = (
     )),
     # `gc`
     Section('gc', kinds=(), fields=(
-        F('runs', 'int', "GC victim blocks chosen (greedy: the full block with the fewest valid pages on a plane below `ftl.gc_threshold` free blocks; ties go to the block first in the plane's free order, which starts at block p on plane p)"),
+        F('runs', 'int', "GC victim blocks chosen on planes below `ftl.gc_threshold` free blocks, by `ftl.gc_policy`: `greedy` (default) the full block with the fewest valid pages; `cost-benefit` the largest age x free / used, age counted in blocks filled since; `random` the fewest valid pages of `ftl.gc_choices` candidates drawn at random; `fifo` the block filled first. Ties go to the block first in the plane's free order, which starts at block p on plane p"),
         F('moves', 'int', 'live pages GC copied out of victim blocks'),
         F('moves_dropped', 'int', 'GC copies discarded because the host overwrote the page while it was being copied'),
         F('erases', 'int', 'blocks erased'),

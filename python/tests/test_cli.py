@@ -146,3 +146,22 @@ def test_traces_commands(cli, tiny_trace, tmp_path):
     assert p.returncode == 1 and "nope" in p.stderr
     p = cli("traces", "formats")
     assert "mqsim" in p.stdout.split()
+
+
+def test_run_prints_warnings_of_a_run_that_measured_nothing(cli, tmp_path):
+    empty = tmp_path / "empty.csv"
+    empty.write_text("")
+    out = tmp_path / "out"
+    p = cli("run", "--device", "small", "--trace", empty, "--format", "msr", "--out", out)
+    assert p.returncode == 0, p.stderr
+    assert "warning [nothing_measured]" in p.stdout, p.stdout
+    s = json.loads((out / "summary.json").read_text())
+    assert [w["kind"] for w in s["warnings"]] == ["nothing_measured"]
+
+
+def test_ambiguous_trace_is_refused_naming_the_candidates(cli, tmp_path):
+    trace = tmp_path / "t.trace"
+    trace.write_text("11413000 0 657728 16 1\n11565000 1 31244784 64 7\n")
+    p = cli("run", "--device", "small", "--trace", trace, "--out", tmp_path / "out")
+    assert p.returncode != 0
+    assert "mqsim or disksim" in p.stderr and "--format" in p.stderr, p.stderr

@@ -33,8 +33,10 @@ def test_hotr_quick_writes_every_experiment_and_resumes_identically(tmp_path):
     page = reproduce("hotr", out, quick=True, workers=2, say=quiet)
     html = page.read_text()
     secs = sections(out)
-    assert sorted(secs) == [f"hr-{i}" for i in range(1, 8)]
+    assert sorted(secs) == ["calibration"] + [f"hr-{i}" for i in range(1, 8)] + ["hr-load"]
     for sid, s in secs.items():
+        if sid == "calibration":
+            continue
         assert sid in html and html_escape(s["paper"]) in html
         assert s["rows"], sid
         assert "calibrated synthetic" in s["workload"]
@@ -56,6 +58,18 @@ def test_hotr_quick_writes_every_experiment_and_resumes_identically(tmp_path):
     from detour.reproduce import hotr
     from detour.reproduce.base import Context
 
+    # the calibrated knob, target and achieved value are in the report, and
+    # the baseline at the reproduction's point shows the calibrated figure
+    cal = {c["profile"]: c for c in doc["meta"]["calibration"]}
+    assert sorted(cal) == ["fin2", "hm", "hpc28", "hpc46"]
+    for p, c in cal.items():
+        assert c["knob"] == "rate" and c["target"] == 33.0 and c["within"], c
+        assert abs(c["achieved"] - 33.0) <= 0.05 * 33.0
+        assert c["set"]["arrival.rate_per_s"] > 0 and c["history"]
+        row = next(r for r in secs["hr-1"]["rows"] if r[0] == p)
+        assert row[1] == pytest.approx(c["achieved"])
+    assert "rate" in html and "reads blocked %" in secs["calibration"]["rows"][0]
+    assert (out / "calibrated" / "fin2.toml").read_text().startswith("# Calibrated by detour.calibrate: knob rate")
     figs = [f for sec in hotr.experiments(Context("hotr", out, quick=True, workers=2, say=quiet)) for _, f in sec.figures]
     assert len(figs) == 2
     for f in figs:
@@ -65,7 +79,8 @@ def test_hotr_quick_writes_every_experiment_and_resumes_identically(tmp_path):
     said = []
     reproduce("hotr", out, quick=True, workers=2, say=said.append)
     counts = [s for s in said if "already recorded" in s]
-    assert len(counts) == 4 and all(" 0 ran," in s for s in counts)
+    assert len(counts) == 7 and all(" 0 ran," in s for s in counts)
+    assert not any("calibrating" in s for s in said)  # the calibration is reused too
     assert {k: s["rows"] for k, s in sections(out).items()} == before
 
 
@@ -139,7 +154,8 @@ def test_reproduce_all_quick_writes_every_papers_report(tmp_path):
 
     index = reproduce_all(tmp_path, quick=True, workers=2, say=quiet)
     links = index.read_text()
-    expected = {"hotr": [f"hr-{i}" for i in range(1, 8)], "cr5m": [f"cr-{i}" for i in range(1, 8)] + ["cr-f"],
+    expected = {"hotr": [f"hr-{i}" for i in range(1, 8)] + ["calibration", "hr-load"],
+                "cr5m": [f"cr-{i}" for i in range(1, 8)] + ["cr-f", "calibration", "cr-load"],
                 "collisions": [f"rc-{i}" for i in range(1, 9)], "rr-ssd": [f"rr-{i}" for i in range(1, 13)]}
     assert set(expected) == set(PAPERS)
     for paper, ids in expected.items():
@@ -150,8 +166,29 @@ def test_reproduce_all_quick_writes_every_papers_report(tmp_path):
             assert s["rows"], f"{paper} {sid}"
         rejudge(tmp_path / paper / "report.json")
         got = [v["id"] for v in json.loads((tmp_path / paper / "report.json").read_text())["verdicts"]]
-        assert got == [i for i in ids if i != "cr-f"], paper
+        assert got == [i for i in ids if i not in ("cr-f", "calibration", "hr-load", "cr-load")], paper
     # the RAID organisations lose nothing after one failure, except CR5M's channel (the paper's layout)
     lost = {(r[0], r[1]): r[2] for r in sections(tmp_path / "cr5m")["cr-f"]["rows"]}
     assert all(v == 0 for (org, unit), v in lost.items() if org not in ("PURE", "CR5M") or (org == "CR5M" and unit != "channel"))
     assert lost[("CR5M next", "channel")] == 0 and lost[("PURE", "die")] > 0
+
+
+def test_two_columns_judge_the_papers_rules_and_show_the_default(tmp_path):
+    """`compat="paper"`: every table has both runs of each row, the verdicts
+    are the paper's simulator's, the default column's verdict is beside
+    them, and the calibration ran under the paper's rules."""
+    out = tmp_path / "hotr2"
+    reproduce("hotr", out, quick=True, workers=2, say=quiet, compat="paper")
+    doc = json.loads((out / "report.json").read_text())
+    rejudge(out / "report.json")
+    assert doc["meta"]["columns"] == ["disksim", "none"]
+    assert all("verdict_default" in v for v in doc["verdicts"])
+    assert all(c["compat"] == "disksim" for c in doc["meta"]["calibration"])
+    secs = sections(out)
+    h1 = secs["hr-1"]
+    assert h1["headers"][0] == "rules"
+    assert [r[0] for r in h1["rows"][:2]] == ["disksim (paper's)", "Detour default"]
+    # the same workload in both columns, different rules: different latencies
+    assert h1["rows"][0][1] == h1["rows"][1][1] == "fin2" and h1["rows"][0][3] != h1["rows"][1][3]
+    html = (out / "report.html").read_text()
+    assert "Detour default, not counted" in html and html_escape("computed on the paper's simulator's column") in html

@@ -84,4 +84,6 @@ def rejudge(report_json: Path) -> None:
         v, _ = verdict(row["paper"], row["ours"], row["holds"])
         assert row["verdict"] == v, row
         assert (row["cause"] == "") == (v == "reproduced"), row
+        if "verdict_default" in row:  # the second column is judged by the same rule
+            assert row["verdict_default"] == verdict(row["paper"], row["ours_default"], row["holds_default"])[0], row
     assert doc["verdict_counts"] == counts(doc["verdicts"])

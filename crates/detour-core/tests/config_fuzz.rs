@@ -34,6 +34,8 @@ fn keys() -> impl Strategy<Value = Vec<String>> {
     (pick(SchemeKind::ALL).prop_map(|(name, _)| name), device, sched, ftl, host, 0..i64::MAX as u64, any::<bool>()).prop_map(|(scheme, d, s, f, h, seed, coll)| {
         let mut k = vec![
             "run.verify=true".to_string(),
+            // Its requests carry no content: dedup schemes run on unique values.
+            "scheme.rrssd.synthetic_content=true".to_string(),
             format!("run.seed={seed}"),
             format!("scheme.name={scheme}"),
             format!("metrics.collisions={coll}"),

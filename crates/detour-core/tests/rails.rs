@@ -50,3 +50,18 @@ fn an_odd_chip_count_is_a_config_error() {
     let err = err.to_string();
     assert!(err.contains("even number of chips"), "{err}");
 }
+
+/// A corrupted timestamp centuries into the trace would cost Rails a swap
+/// tick every 50 ms until then (1.8e11 ticks, in effect a hang: the run
+/// fuzz test found it): the request is refused, naming the swap key.
+#[test]
+fn a_request_beyond_the_most_ticks_is_refused_naming_the_tick() {
+    let mut reqs: Vec<_> = (0..10).map(|i| req(i * 1000, i, 1, detour_core::IoKind::Write)).collect();
+    let mut far = req(9_000_000_000 * 1_000_000_000, 3, 1, detour_core::IoKind::Read);
+    far.line = 11;
+    reqs.push(far);
+    let err = sim::run_requests(small(&["scheme.name=rails"]), &reqs).unwrap_err().to_string();
+    assert!(err.starts_with("<workload>:11:") && err.contains("scheme.rails.swap_us"), "{err}");
+    // Without ticks the same trace only waits.
+    assert!(sim::run_requests(small(&[]), &reqs).is_ok());
+}

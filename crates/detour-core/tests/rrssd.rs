@@ -322,3 +322,46 @@ fn popularity_analysis_tells_webvm_from_homes() {
     assert!(w.days.iter().all(|d| d.new_values > 0));
     assert_eq!(w.cdf.len(), 10);
 }
+
+/// A trace without content hashes (MSR and every format but FIU) means
+/// nothing to a deduplicating scheme: it is refused at its first write,
+/// naming the line and the key, unless synthetic content is asked for.
+#[test]
+fn dedup_without_content_is_refused_unless_synthetic_content_is_asked_for() {
+    let reqs: Vec<Request> =
+        (0..50).map(|i| with_content(req(i * 20_000, i, 1, if i == 0 { IoKind::Read } else { IoKind::Write }), 0, i + 1)).collect();
+    let setups: [&[&str]; 5] = [
+        &["scheme.name=ca-ssd"],
+        &["scheme.name=rr-ssd"],
+        &["scheme.name=oracle"],
+        &["scheme.name=pblru"],
+        &["scheme.name=collisions", "scheme.collisions.base=ca-ssd"],
+    ];
+    for o in setups {
+        let err = sim::run_requests(small(o), &reqs).unwrap_err().to_string();
+        assert!(
+            err.starts_with("<workload>:2:") && err.contains("scheme.rrssd.synthetic_content") && err.contains("deduplicates"),
+            "{o:?}: {err}"
+        );
+        let ok = [o, &["scheme.rrssd.synthetic_content=true"][..]].concat();
+        let s = sim::run_requests(small(&ok), &reqs).unwrap_or_else(|e| panic!("{ok:?}: {e}")).summary;
+        assert_eq!((s.requests, counter(&s, "dedup.write_hits")), (50, 0.0), "{ok:?}");
+    }
+    // Other schemes do not care.
+    assert!(sim::run_requests(small(&["scheme.name=conventional"]), &reqs).is_ok());
+}
+
+/// A request so far into the trace that the dedup schemes would keep more
+/// than 100,000 period rows (a ten-day gap under a 50 ms period: the run
+/// fuzz test's case filled 22 GB) is refused, naming the period key.
+#[test]
+fn a_request_beyond_the_most_periods_is_refused_naming_the_period() {
+    let mut reqs = fill(20, 5);
+    reqs.push(with_content(req(10 * 86_400 * 1_000_000_000, 0, 1, IoKind::Write), 1, 21));
+    let err = sim::run_requests(small(&["scheme.name=oracle", "scheme.rrssd.period_s=0.05"]), &reqs).unwrap_err().to_string();
+    assert!(err.starts_with("<workload>:21:") && err.contains("scheme.rrssd.period_s"), "{err}");
+    let err = sim::run_requests(small(&["scheme.name=rr-ssd", "scheme.tick_us=1000"]), &reqs).unwrap_err().to_string();
+    assert!(err.contains("scheme.tick_us"), "{err}");
+    // A day-long period holds the same trace.
+    assert_eq!(run("oracle", &[], &reqs).requests, 21);
+}

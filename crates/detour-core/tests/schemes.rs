@@ -39,7 +39,8 @@ const SCHEMES: &[(&str, &[&str])] = &[
     ("collisions", &["scheme.collisions.base=ttflash", "scheme.collisions.l_m=0.0005", "device.blocks_per_plane=64", "scheme.ttflash.width=2"]),
     ("collisions", &["scheme.collisions.base=cr5", "scheme.collisions.l_m=0.0005", "host.address=fold", "device.channels=4", "device.dies_per_chip=1", "scheme.raid.fail_unit=die", "scheme.raid.fail_index=2", "scheme.raid.fail_at_us=100000"]),
     // The deduplicating schemes: the stress workload carries no content, so
-    // every write is unique and the replication budget is alpha% alone.
+    // (with scheme.rrssd.synthetic_content) every write is unique and the
+    // replication budget is alpha% alone.
     ("ca-ssd", &[]),
     ("rr-ssd", &["scheme.rrssd.period_s=0.05", "scheme.rrssd.alpha_pct=10"]),
     ("rr-ssd", &["scheme.rrssd.period_s=0.05", "scheme.rrssd.alpha_pct=10", "scheme.rrssd.replication_io=simulated"]),
@@ -73,6 +74,8 @@ fn every_scheme_under_every_variant_verifies_clean() {
                 "device.blocks_per_plane=32",
                 "device.pages_per_block=32",
                 "device.overprovisioning=0.2",
+                // The stress workload has no content (see the dedup rows).
+                "scheme.rrssd.synthetic_content=true",
             ];
             let name = format!("scheme.name={scheme}");
             o.push(&name);

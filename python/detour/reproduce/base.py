@@ -42,6 +42,8 @@ class Section:
     # What was measured for the paper's claim; `verdict.judge` turns it
     # into the verdict (a section never states its own).
     claim: Optional[Claim] = None
+    #: the same claim measured under Detour's default rules (two-column reports)
+    claim_default: Optional[Claim] = None
 
     def measured(self, paper: Optional[Dict[str, float]] = None, ours: Optional[Dict[str, float]] = None,
                  holds: Optional[tuple] = None, why: str = "") -> None:
@@ -190,6 +192,81 @@ class Context:
     sweeps_run: List[dict] = field(default_factory=list)
     #: a peer simulator's timing rules for every run (`compat`), or None for Detour's own
     compat: Optional[str] = None
+    #: appended to every sweep's name (the second column's runs: "-default")
+    suffix: str = ""
+    #: profile -> `calibrate.Calibration`: the calibrated point of each
+    #: profile, shared by both columns (`calibrate` fills it)
+    calibrations: Dict[str, Any] = field(default_factory=dict)
+    #: what the calibration table should say about how the search ran
+    calibration_notes: List[str] = field(default_factory=list)
+    #: settings a reproduction asked for that this build does not have
+    missing_options: List[str] = field(default_factory=list)
+
+    def calibrate(self, profiles: Sequence[str], obs: Any, knob: str, requests: Optional[int],
+                  profile_overrides: Optional[Dict[str, Any]] = None,
+                  overrides: Optional[Dict[str, Any]] = None) -> Dict[str, Any]:
+        """Calibrate each profile's `knob` on the baseline observable `obs`
+        (detour.calibrate) under this context's timing rules, or reuse the
+        points already found (this run's other column, or OUT/calibration.json
+        from an earlier run with the same inputs). Nothing with --trace: a
+        real trace keeps its own load."""
+        from ..calibrate import Calibration, calibrate
+
+        if self.traces:
+            return {}
+        f = self.out / "calibration.json"
+        saved = json.loads(f.read_text()) if f.exists() else {}
+        for p in profiles:
+            if p in self.calibrations:
+                continue
+            key = calibration_key(p, obs, knob, requests, self.compat, profile_overrides, overrides)
+            if key in saved:
+                d = dict(saved[key])
+                d.pop("set", None)
+                d["history"] = [tuple(h) for h in d["history"]]
+                d["band"] = tuple(obs.band) if obs.band else None
+                d.setdefault("fixed", {**(profile_overrides or {}),
+                                       **({"requests": requests, "duration_s": 0.0} if requests else {})})
+                self.calibrations[p] = Calibration(**d)
+                continue
+            self.say(f"== calibrating {p}: {knob} until the baseline's {obs.name} is {obs.target:g}")
+            c = calibrate(p, obs, knob, compat=self.compat, requests=requests, profile_overrides=profile_overrides,
+                          overrides=overrides, say=self.say)
+            self.calibrations[p] = c
+            saved[key] = c.to_json()
+            self.out.mkdir(parents=True, exist_ok=True)
+            write_atomic(f, (json.dumps(saved, indent=2) + "\n").encode())
+        d = self.out / "calibrated"
+        d.mkdir(parents=True, exist_ok=True)
+        for p in profiles:  # each calibrated point as a profile file (`detour run --profile` it)
+            write_atomic(d / f"{p}.toml", self.calibrations[p].profile_toml().encode())
+        return {p: self.calibrations[p] for p in profiles}
+
+    def option(self, device: str, key: str, value: Any) -> Dict[str, Any]:
+        """{key: value} if this build of the core knows the setting, else {}
+        (and the missing option is listed in the report's meta)."""
+        from ..api import config
+
+        try:
+            config(device, overrides={key: value})
+            return {key: value}
+        except Exception:
+            if key not in self.missing_options:
+                self.missing_options.append(key)
+                self.say(f"   (this build has no {key}; running without it)")
+            return {}
+
+    def at_load(self, workloads: List[dict], scale: float = 1.0, tag: str = "") -> List[dict]:
+        """`workloads` at `scale` x their calibrated point (unchanged when a
+        profile has none); `tag` is appended to their labels."""
+        out = []
+        for w in workloads:
+            c = self.calibrations.get(w.get("profile"))
+            if c is None:
+                out.append(w)
+                continue
+            out.append({**w, "set": {**w.get("set", {}), **c.profile_set(scale)}, "label": w["label"] + tag})
+        return out
 
     def workloads(self, profiles: Sequence[str], quick_requests: Optional[int], full_requests: Optional[int] = None,
                   extra: Optional[Dict[str, Any]] = None) -> List[dict]:
@@ -219,6 +296,7 @@ class Context:
         an error, naming the run and its error."""
         if self.compat:
             fixed = {"compat": self.compat, **(fixed or {})}
+        name += self.suffix
         d = self.out / "sweeps"
         d.mkdir(parents=True, exist_ok=True)
         f = d / f"{name}.toml"
@@ -231,6 +309,15 @@ class Context:
                  f"{info['failed']} failed, {info.get('wall_s', 0):.1f} s")
         self.sweeps_run.append({"name": name, "file": str(f), **{k: info.get(k) for k in ("runs", "executed", "skipped", "failed", "wall_s")}})
         return load_runs(where, info["keys"])
+
+
+def calibration_key(profile: str, obs: Any, knob: str, requests: Optional[int], compat: Optional[str],
+                    profile_overrides: Optional[Dict[str, Any]], overrides: Optional[Dict[str, Any]]) -> str:
+    """What a calibration depends on (its entry in OUT/calibration.json):
+    the profile, the observable and its baseline runs, knob, length, rules."""
+    runs = [[d, sch, sorted((k, str(v)) for k, v in o.items())] for d, sch, o in obs.runs]
+    return json.dumps([profile, obs.name, obs.target, runs, knob, requests, compat, profile_overrides, overrides],
+                      sort_keys=True, default=str)
 
 
 def load_runs(sweep_dir: Path, keys: Sequence[str]) -> Runs:

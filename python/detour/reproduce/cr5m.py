@@ -5,6 +5,7 @@ cr5m-ssdN[-org])."""
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Dict, List
 
 import numpy as np
@@ -34,6 +35,22 @@ ROWS = [f"cr-{i}" for i in range(1, 8)]
 #: Why the mirrors matter little at the profiles' load (issue 30's audit:
 #: the data dies are 0.07-1.3% busy; the paper gives no arrival rates).
 LOAD = "At these profiles' request rates the data dies are rarely busy, so there is little to route around."
+CALIBRATED_LOAD = ("The profiles (sizes, footprints and skew assumed) run at the rate calibrated on CR5 vs CR4, not on "
+                   "CR5M; cr-load shows how CR5M's gain moves with load.")
+SWEEP_LOAD = "At the paper's 240 req/s (not calibrated: the paper states it) the dies are rarely busy."
+MW_SEPARATE = ("A mirroring write sends two page transfers over one channel (this build has no "
+               "scheme.raid.mirror_write), where the paper counts one write.")
+MW_INTERLEAVED = ("The mirroring write is counted as the paper counts it: the copy shares the data's channel transfer "
+                  "(scheme.raid.mirror_write = \"interleaved\").")
+
+
+@dataclass
+class Causes:
+    """What the notes and verdict causes say about load and the mirroring
+    write, true to how this run was made."""
+
+    load: str
+    mw: str
 
 
 def _device(cfg: str, org: str) -> str:
@@ -41,17 +58,53 @@ def _device(cfg: str, org: str) -> str:
 
 
 def _fixed(ctx: Context) -> dict:
-    f = {"ftl.precondition.valid": 0.3}
+    # The mirroring write as the paper counts it (Sec. III-B: "the overhead
+    # of an MW operation is equivalent to a write operation"): the mirror
+    # copy shares the data's channel transfer. "separate" is the old model.
+    f = {"ftl.precondition.valid": 0.3, **ctx.option("cr5m-ssd1-cr5m", "scheme.raid.mirror_write", "interleaved")}
     if ctx.quick:
         f["device.blocks_per_plane"] = 32
     return f
 
 
+#: Requests per profile run (quick, full): the calibrated runs sit where
+#: CR4's parity channel starts to saturate, where a run's length moves the
+#: means, so the calibration runs exactly the reproduction's workloads.
+REQUESTS = (10000, 30000)
+#: The load sweep around the calibrated point (x the calibrated rate).
+LOADS = [0.5, 0.71, 1.41, 2.0]
+#: Blocks per plane of the calibration runs in a full reproduction (the paper's 2048 elsewhere).
+CAL_BLOCKS = 512
+#: The knob: the arrival rate. Table I states each trace's mean rate, but at
+#: it the synthetic profiles leave the dies idle and CR5 only 4-8% ahead of
+#: CR4 (the paper: 9-26%); the burst knob (same mean rate, on/off arrivals)
+#: does not reach the figure on financial1 and radius9 within 1000x peaks.
+KNOB = "rate"
+
+
 def experiments(ctx: Context) -> List[Section]:
+    from ..calibrate import cr5_vs_cr4
+
     configs = ["ssd1"] if ctx.quick else ["ssd1", "ssd2", "ssd3"]
     extra = {"footprint_bytes": 256 << 20} if ctx.quick else None
-    w = ctx.workloads(PROFILES, quick_requests=10000, extra=extra)
+    n_req = REQUESTS[0] if ctx.quick else REQUESTS[1]
+    w = ctx.workloads(PROFILES, quick_requests=n_req, full_requests=n_req, extra=extra)
+    # The search's one shortcut: on the full device each run spends ~9 s
+    # writing the 30% preconditioning, so the search runs SSD1 with 512
+    # blocks per plane (no GC at these lengths either way); the figure at
+    # the reproduction's own runs is in cr-load's 1x rows.
+    obs = cr5_vs_cr4("ssd1", {**_fixed(ctx), **({} if ctx.quick else {"device.blocks_per_plane": CAL_BLOCKS})})
+    ctx.calibrate(PROFILES, obs, KNOB, requests=None, profile_overrides={"requests": n_req, **(extra or {})})
+    if not ctx.quick and ctx.calibrations:
+        ctx.calibration_notes.append(
+            f"The search ran SSD1 with {CAL_BLOCKS} blocks per plane (the 30% preconditioning of the full 2048 costs "
+            "~9 s a run); the experiments run the paper's 2048. CR5 vs CR4 at the experiments' own runs: cr-load, 1x "
+            "rows.")
+    w = ctx.at_load(w)
     desc = ctx.describe(PROFILES, SOURCE)
+    if ctx.calibrations:
+        desc += (f" ({n_req} requests each), each at its calibrated load (CR5 {obs.target:+g}% vs CR4 on SSD1, "
+                 "Sec. V's 9-26%)")
     main = ctx.sweep("cr5m-orgs", w, [_device(c, o) for c in configs for o in ORGS], fixed=_fixed(ctx))
     names = list(dict.fromkeys(r.workload for r in main))
     n = 8000 if ctx.quick else 40000
@@ -68,16 +121,49 @@ def experiments(ctx: Context) -> List[Section]:
     sizes += ctx.sweep("cr5m-request-size-next", size_w, sdev[1:], fixed=nxt)
     by = {(c, n_, o): main.one(workload=n_, device=_device(c, o)) for c in configs for n_ in names for o in ORGS}
     syn_desc = "synthetic, as in the paper: 240 req/s, Poisson, from the financial1 profile's address pattern"
-    return [cr1(by, configs, names, desc), cr2(by, configs, names, desc), cr3(by, configs, names, desc),
+    # The load sweep runs under the judged rules only (the second column's would double its cost).
+    load = [load_sweep(ctx, w, by, names, desc, n_req, extra)] if ctx.calibrations and not ctx.suffix else []
+    why = Causes(CALIBRATED_LOAD if ctx.calibrations else LOAD,
+                 MW_INTERLEAVED if "scheme.raid.mirror_write" in _fixed(ctx) else MW_SEPARATE)
+    return load + [cr1(by, configs, names, desc, why), cr2(by, configs, names, desc, why),
+                   cr3(by, configs, names, desc, why),
             sweep_section("cr-4", "Write ratio sweep (16 KiB requests, 240 req/s)", "CR5M up to -24.1% vs CR5 at 80% writes",
-                          ratios, [f"writes-{int(x * 100)}%" for x in WRITE_RATIOS], syn_desc, increasing=True),
+                          ratios, [f"writes-{int(x * 100)}%" for x in WRITE_RATIOS], syn_desc, increasing=True, why=why),
             sweep_section("cr-5", "Mean request size sweep (60% writes, 240 req/s)",
                           "smaller requests gain more; best -31.7%", sizes, [f"size-{k}KiB" for k in SIZES_KIB],
-                          syn_desc, increasing=False),
-            cr6(by, configs, names, desc), cr7(by, configs, names, desc), failures(ctx)]
+                          syn_desc, increasing=False, why=why),
+            cr6(by, configs, names, desc, why), cr7(by, configs, names, desc, why), failures(ctx)]
 
 
-def cr1(by: Dict, configs: List[str], names: List[str], desc: str) -> Section:
+def load_sweep(ctx: Context, w: List[dict], by: Dict, names: List[str], desc: str, n_req: int, extra) -> Section:
+    """cr-load (ours, no verdict): CR5 vs CR4 (the calibrated figure) and
+    CR5M vs CR5 on SSD1 at 0.5x..2x of each profile's calibrated rate."""
+    base = ctx.workloads(PROFILES, quick_requests=n_req, full_requests=n_req, extra=extra)
+    ws = [x for k in LOADS for x in ctx.at_load(base, k, f"@{k:g}x")]
+    devs = [_device("ssd1", o) for o in ("cr4", "cr5", "cr5m")]
+    runs = ctx.sweep("cr5m-load", ws, devs, fixed=_fixed(ctx))
+    rows = []
+    for n in names:
+        for k in sorted(LOADS + [1.0]):
+            if k == 1.0:
+                r = {o: by[("ssd1", n, o)] for o in ("cr4", "cr5", "cr5m")}
+            else:
+                r = {o: runs.one(workload=f"{n}@{k:g}x", device=_device("ssd1", o)) for o in ("cr4", "cr5", "cr5m")}
+            rows.append([n, k, r["cr5"].lat("all"), change(r["cr5"].lat("all"), r["cr4"].lat("all")),
+                         change(r["cr5m"].lat("all"), r["cr5"].lat("all")),
+                         change(r["cr5m"].lat("write"), r["cr5"].lat("write")), r["cr5m"].counter("mirror_read_share") * 100])
+    s = Section("cr-load", "Load sweep on SSD1 (ours, not the paper's): 0.5x..2x of the calibrated rate",
+                "(no paper figure: how the conclusion depends on load)", desc,
+                ["workload", "x calibrated rate", "CR5 mean us", "CR5 vs CR4 % (calibrated)", "CR5M vs CR5 %",
+                 "CR5M vs CR5 write %", "mirror reads %"], rows)
+    lo, hi = min(LOADS), max(LOADS)
+    at = {k: mean(r[4] for r in rows if r[1] == k) for k in (lo, 1.0, hi)}
+    s.notes.append(f"1x is the calibrated point used by cr-1..cr-7. CR5M vs CR5 on the all-request mean, averaged "
+                   f"over the workloads: {at[lo]:+.1f}% at {lo:g}x, {at[1.0]:+.1f}% at 1x, {at[hi]:+.1f}% at {hi:g}x.")
+    return s
+
+
+def cr1(by: Dict, configs: List[str], names: List[str], desc: str, why: Causes) -> Section:
     rows = []
     for c in configs:
         for n in names:
@@ -97,7 +183,7 @@ def cr1(by: Dict, configs: List[str], names: List[str], desc: str) -> Section:
     s.measured({**{m[n]: PAPER_OVERALL[n] for n in m}, "CR1 best vs pure %": -19.0},
                {**{m[n]: mean(r[6] for r in rows if r[1] == n) for n in m},
                 "CR1 best vs pure %": min((r[2] - 1) * 100 for r in rows)}, holds=(order, len(rows)),
-               why=LOAD + " The qualitative part is the order CR1 < CR5M < CR5 < CR4 on every row.")
+               why=why.load + " The qualitative part is the order CR1 < CR5M < CR5 < CR4 on every row.")
     s.notes.append(f"The paper's order CR1 < CR5M < CR5 < CR4 holds on {order} of {len(rows)} rows; CR5M beats "
                    f"CR5 on {sum(r[6] < 0 for r in rows)} of {len(rows)} (mean {mean(r[6] for r in rows):+.1f}%, "
                    f"paper {mean(PAPER_OVERALL.values()):+.1f}%).")
@@ -113,7 +199,7 @@ def cr1(by: Dict, configs: List[str], names: List[str], desc: str) -> Section:
     return s
 
 
-def cr2(by: Dict, configs: List[str], names: List[str], desc: str) -> Section:
+def cr2(by: Dict, configs: List[str], names: List[str], desc: str, why: Causes) -> Section:
     rows = [[c.upper(), n, by[(c, n, "cr5")].lat("write"), by[(c, n, "cr5m")].lat("write"),
              change(by[(c, n, "cr5m")].lat("write"), by[(c, n, "cr5")].lat("write")), PAPER_WRITE.get(n, float("nan"))]
             for c in configs for n in names]
@@ -121,25 +207,25 @@ def cr2(by: Dict, configs: List[str], names: List[str], desc: str) -> Section:
                 ["config", "workload", "CR5 write us", "CR5M write us", "CR5M vs CR5 %", "paper %"], rows)
     m = {n: f"CR5M vs CR5 write % ({n})" for n in names if n in PAPER_WRITE}
     s.measured({m[n]: PAPER_WRITE[n] for n in m}, {m[n]: mean(r[4] for r in rows if r[1] == n) for n in m},
-               why=LOAD + " A mirroring write sends two page transfers over one channel, where the paper counts one "
-                          "write." if m else "The paper's numbers are for build and radius9, which were not run.")
+               why=why.load + " " + why.mw if m else "The paper's numbers are for build and radius9, which were not run.")
     return s
 
 
-def cr3(by: Dict, configs: List[str], names: List[str], desc: str) -> Section:
+def cr3(by: Dict, configs: List[str], names: List[str], desc: str, why: Causes) -> Section:
     rows = [[c.upper(), n, by[(c, n, "cr5m")].counter("mirror_read_share") * 100,
              by[(c, n, "cr5m")].counter("mirror_reads")] for c in configs for n in names]
     avg = mean(r[2] for r in rows)
     s = Section("cr-3", "Reads served by the mirror chips (CR5M)", "about 1.2% of reads", desc,
                 ["config", "workload", "mirror reads %", "mirror reads"], rows)
-    why = ("A read goes to the mirror copy only when its data die is busy and the mirror die has fewer "
-           "outstanding commands; at these request rates the data dies are rarely busy.")
-    s.measured({"mirror reads %": 1.2}, {"mirror reads %": avg}, why=why)
-    s.notes.append(f"Ours: {avg:.2f}% on average (paper about 1.2%). " + why)
+    text = ("A read goes to the mirror copy only when its data die is busy and the mirror die has fewer "
+            "outstanding commands. " + why.load)
+    s.measured({"mirror reads %": 1.2}, {"mirror reads %": avg}, why=text)
+    s.notes.append(f"Ours: {avg:.2f}% on average (paper about 1.2%). " + text)
     return s
 
 
-def sweep_section(sid: str, title: str, paper: str, runs: Runs, points: List[str], desc: str, increasing: bool) -> Section:
+def sweep_section(sid: str, title: str, paper: str, runs: Runs, points: List[str], desc: str, increasing: bool,
+                  why: Causes) -> Section:
     rows = []
     for lab in points:
         a = runs.one(workload=lab, device="cr5m-ssd1-cr5")
@@ -153,13 +239,11 @@ def sweep_section(sid: str, title: str, paper: str, runs: Runs, points: List[str
                                           "CR5M next vs CR5 %"], rows)
     best = min(rows, key=lambda r: r[3])
     claim = "the gain grows with the write ratio" if increasing else "smaller requests gain more"
-    why = f"The qualitative part: {claim} at every step (within 1 point). " + LOAD
-    if not increasing:
-        why += " One-page mirroring writes pay two transfers on one channel, about what the pre-reads they save cost."
-    s.measured({"best CR5M vs CR5 %": BEST[sid]}, {"best CR5M vs CR5 %": best[3]}, holds=(int(bool(trend)), 1), why=why)
+    text = f"The qualitative part: {claim} at every step (within 1 point). " + SWEEP_LOAD + " " + why.mw
+    s.measured({"best CR5M vs CR5 %": BEST[sid]}, {"best CR5M vs CR5 %": best[3]}, holds=(int(bool(trend)), 1), why=text)
     s.notes.append(f"Best CR5M gain {best[3]:+.1f}% at {best[0]}. The paper's trend ({claim}) "
                    + ("holds at every step (within 1 point)." if trend else "does not hold at every step."))
-    if not increasing:
+    if not increasing and why.mw == MW_SEPARATE:
         s.notes.append("For one-page requests a mirroring write pays two page transfers on its channel (data chip "
                        "and mirror chip), about what the two parallel pre-reads it saves cost; the paper counts MW "
                        "as one write. 'CR5M next' (mirror copies on the next channel's mirror chip, our variant) puts "
@@ -176,7 +260,7 @@ def sweep_section(sid: str, title: str, paper: str, runs: Runs, points: List[str
     return s
 
 
-def cr6(by: Dict, configs: List[str], names: List[str], desc: str) -> Section:
+def cr6(by: Dict, configs: List[str], names: List[str], desc: str, why: Causes) -> Section:
     rows = []
     for c in configs:
         for n in names:
@@ -186,12 +270,12 @@ def cr6(by: Dict, configs: List[str], names: List[str], desc: str) -> Section:
     avg = mean(r[5] for r in rows)
     s = Section("cr-6", "Parity pre-reads per write (RMW / RCW / MW)", "CR5M -56% on average", desc,
                 ["config", "workload", "CR5", "CR5M (host writes)", "CR5M (with reclaims)", "CR5M vs CR5 %"], rows)
-    s.measured({"pre-reads per write, CR5M vs CR5 %": -56.0}, {"pre-reads per write, CR5M vs CR5 %": avg}, why=LOAD)
+    s.measured({"pre-reads per write, CR5M vs CR5 %": -56.0}, {"pre-reads per write, CR5M vs CR5 %": avg}, why=why.load)
     s.notes.append(f"CR5M vs CR5, counting the background reclaims' reads: {avg:+.1f}% on average (paper -56%).")
     return s
 
 
-def cr7(by: Dict, configs: List[str], names: List[str], desc: str) -> Section:
+def cr7(by: Dict, configs: List[str], names: List[str], desc: str, why: Causes) -> Section:
     rows = []
     for c in configs:
         for n in names:
@@ -202,7 +286,7 @@ def cr7(by: Dict, configs: List[str], names: List[str], desc: str) -> Section:
     avg = mean(r[8] for r in rows)
     s = Section("cr-7", "Data-chip writes per channel (mean, min, max)", "CR5M -14% on average (4.5..23.6%)", desc,
                 ["config", "workload", "CR5 mean", "CR5 min", "CR5 max", "CR5M mean", "CR5M min", "CR5M max", "CR5M vs CR5 %"], rows)
-    s.measured({"channel writes, CR5M vs CR5 %": -14.0}, {"channel writes, CR5M vs CR5 %": avg}, why=LOAD)
+    s.measured({"channel writes, CR5M vs CR5 %": -14.0}, {"channel writes, CR5M vs CR5 %": avg}, why=why.load)
     s.notes.append(f"CR5M vs CR5: {avg:+.1f}% on average (paper -14%). Mirror-chip programs are not counted, as in "
                    "the paper; `channel_writes_with_mirror_mean` in each run's summary counts them.")
     return s

@@ -95,17 +95,30 @@ def _numbers(d: dict) -> str:
 def _verdict_table(verdicts: List[dict]) -> List[str]:
     """The verdicts first: the count, then one line per row of
     EXPERIMENTS.md (the rule is verdict.verdict; docs/reproduce.md)."""
+    two = any("verdict_default" in v for v in verdicts)
+
+    def ours(d: dict, holds) -> str:
+        return html.escape(_numbers(d)) + (f"; holds on {holds[0]} of {holds[1]}" if holds else "")
+
+    def default(v: dict) -> str:
+        if not two:
+            return ""
+        if "verdict_default" not in v:
+            return "<td>-</td>"
+        return (f"<td>{ours(v['ours_default'], v['holds_default'])} "
+                f"<span class='v {v['verdict_default']}'>{html.escape(v['verdict_default'])}</span></td>")
+
     rows = "".join(
         f"<tr><td><a href='#{v['id']}'>{html.escape(v['id'])}</a></td><td>{_badge(v)}</td>"
         f"<td>{html.escape(v['claim'])}</td><td>{html.escape(_numbers(v['paper']))}</td>"
-        f"<td>{html.escape(_numbers(v['ours']))}"
-        + (f"; holds on {v['holds'][0]} of {v['holds'][1]}" if v["holds"] else "")
-        + f"</td><td>{html.escape(v['cause'])}</td></tr>" for v in verdicts)
+        f"<td>{ours(v['ours'], v['holds'])}</td>{default(v)}<td>{html.escape(v['cause'])}</td></tr>" for v in verdicts)
+    head_ours = "<th>ours (paper's simulator's rules: judged)</th><th>ours (Detour default, not counted)</th>" if two \
+        else "<th>ours</th>"
     return [f"<h2>Verdicts: {html.escape(headline(verdicts))}</h2>",
             "<p class='workload'>By one rule (docs/reproduce.md): reproduced = the paper's sign and within 2x of its "
             "number, and the qualitative claim holding on every workload; direction = right sign, more than 2x off; "
             "disagrees = wrong sign or the claim failing somewhere; not-run = not measured.</p>",
-            "<table><tr><th>id</th><th>verdict</th><th>paper's claim</th><th>paper</th><th>ours</th><th>cause</th>"
+            f"<table><tr><th>id</th><th>verdict</th><th>paper's claim</th><th>paper</th>{head_ours}<th>cause</th>"
             f"</tr>{rows}</table>"]
 
 

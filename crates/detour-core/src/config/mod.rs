@@ -46,7 +46,7 @@ pub struct DeviceConfig {
     pub planes_per_die: u32,
     pub blocks_per_plane: u32,
     pub pages_per_block: u32,
-    /// Bytes of user data per page.
+    /// Bytes of user data per page: a power of two, 512 to 1 MiB.
     pub page_size: u32,
     /// Share of physical pages hidden from the host (0.10 = 10%).
     pub overprovisioning: f64,
@@ -59,7 +59,7 @@ pub struct DeviceConfig {
 #[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
 #[serde(deny_unknown_fields, default)]
 pub struct FlashConfig {
-    /// slc, mlc, tlc, qlc, or custom.
+    /// slc, mlc, tlc, qlc, or custom. The three times, µs, must be above 0.
     pub cell: String,
     pub read_us: f64,
     pub program_us: f64,
@@ -110,6 +110,10 @@ pub struct FtlConfig {
     pub order: String,
     /// GC starts on a plane when its free blocks fall below this share.
     pub gc_threshold: f64,
+    /// Which block GC reclaims: greedy, cost-benefit, random (d choices) or fifo.
+    pub gc_policy: GcPolicy,
+    /// Candidates drawn by `gc_policy = "random"`. Default 8.
+    pub gc_choices: u32,
     /// Latency of a read served from the controller's write buffer (a read of
     /// a page whose program has not finished), in ns.
     pub buffer_read_ns: u64,
@@ -157,7 +161,8 @@ pub struct HostConfig {
 pub struct SchemeConfig {
     /// Which scheme plans the flash operations (see `schemes`).
     pub name: String,
-    /// Interval of the scheme's background tick in µs (0 = the scheme's own).
+    /// Interval of the scheme's background tick in µs (0 = the scheme's own;
+    /// otherwise at least 1).
     pub tick_us: f64,
     pub hotr: HotrConfig,
     pub rails: RailsConfig,
@@ -219,6 +224,10 @@ pub struct RrssdConfig {
     pub counter_bits: u32,
     /// PBLRU: blocked reads of a page before it is replicated. Default 2.
     pub pblru_min_blocked: u32,
+    /// Run on a workload without content hashes (every trace format but
+    /// FIU), giving each written page a unique synthetic value, so nothing
+    /// deduplicates. Default false: such a workload is refused.
+    pub synthetic_content: bool,
 }
 
 impl Default for RrssdConfig {
@@ -231,6 +240,7 @@ impl Default for RrssdConfig {
             replication_io: "mirror".into(),
             counter_bits: 0,
             pblru_min_blocked: 2,
+            synthetic_content: false,
         }
     }
 }
@@ -301,6 +311,21 @@ impl Default for TtflashConfig {
     fn default() -> Self {
         TtflashConfig { width: 0, unit: "chip".into(), rotating_gc: true }
     }
+}
+
+/// GC victim policy (`ftl.gc_policy`; ftl/gc/victim.rs).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum GcPolicy {
+    /// The fewest live pages.
+    #[default]
+    Greedy,
+    /// The largest age x free / used.
+    CostBenefit,
+    /// The fewest live pages of `gc_choices` drawn at random.
+    Random,
+    /// The block filled first.
+    Fifo,
 }
 
 /// CR5M's mirroring write on the channel (`scheme.raid.mirror_write`).
@@ -407,6 +432,8 @@ impl Default for FtlConfig {
             allocation: "static".into(),
             order: "CWDP".into(),
             gc_threshold: 0.05,
+            gc_policy: GcPolicy::Greedy,
+            gc_choices: 8,
             buffer_read_ns: 1_000,
             precondition: PreconditionConfig::default(),
         }

@@ -14,6 +14,13 @@ fn in_range_f(key: &str, v: f64, lo: f64, hi: f64) -> Result<()> {
     Ok(())
 }
 
+/// A duration that must take time: a zero (or negative) latency would make
+/// the flash operation free, and every result built on it meaningless.
+fn positive_f(key: &str, v: f64, hi: f64) -> Result<()> {
+    ensure_config!(v.is_finite() && v > 0.0 && v <= hi, key, "{v} is out of range; valid: more than 0, at most {hi}");
+    Ok(())
+}
+
 fn one_of(key: &str, v: &str, allowed: &[&str]) -> Result<()> {
     ensure_config!(allowed.contains(&v), key, "`{v}` is not one of: {}", allowed.join(", "));
     Ok(())
@@ -58,10 +65,13 @@ impl Config {
         in_range_u("device.blocks_per_plane", d.blocks_per_plane as u64, 4, 1 << 20)?;
         in_range_u("device.pages_per_block", d.pages_per_block as u64, 1, 65535)?;
         in_range_u("device.page_size", d.page_size as u64, 512, 1 << 20)?;
+        // Pages hold whole sectors and flash pages come in powers of two;
+        // 3000 B would split sectors across pages.
+        ensure_config!(d.page_size.is_power_of_two(), "device.page_size", "{} is not a power of two (512, 1024, ..., 1048576)", d.page_size);
         in_range_f("device.overprovisioning", d.overprovisioning, 0.0, 0.9)?;
-        in_range_f("device.flash.read_us", d.flash.read_us, 0.0, 1e6)?;
-        in_range_f("device.flash.program_us", d.flash.program_us, 0.0, 1e6)?;
-        in_range_f("device.flash.erase_us", d.flash.erase_us, 0.0, 1e7)?;
+        positive_f("device.flash.read_us", d.flash.read_us, 1e6)?;
+        positive_f("device.flash.program_us", d.flash.program_us, 1e6)?;
+        positive_f("device.flash.erase_us", d.flash.erase_us, 1e7)?;
         one_of("device.flash.cell", &d.flash.cell, &["slc", "mlc", "tlc", "qlc", "custom"])?;
         one_of("device.channel.width_bits", &d.channel.width_bits.to_string(), &["8", "16", "32"])?;
         in_range_f("device.channel.rate_mts", d.channel.rate_mts, 1.0, 100_000.0)?;
@@ -76,6 +86,7 @@ impl Config {
         one_of("ftl.allocation", &f.allocation, &["static", "dynamic"])?;
         crate::device::AllocOrder::parse(&f.order)?;
         in_range_f("ftl.gc_threshold", f.gc_threshold, 0.0, 0.5)?;
+        in_range_u("ftl.gc_choices", f.gc_choices as u64, 1, 1 << 20)?;
         in_range_u("ftl.buffer_read_ns", f.buffer_read_ns, 0, 1_000_000_000)?;
         in_range_f("ftl.precondition.valid", f.precondition.valid, 0.0, 1.0)?;
         in_range_f("ftl.precondition.invalid", f.precondition.invalid, 0.0, 0.95)?;
@@ -84,6 +95,10 @@ impl Config {
         in_range_f("host.time_scale", h.time_scale, 1e-9, 1e9)?;
         one_of("host.address", &h.address, &["strict", "fold"])?;
         in_range_f("scheme.tick_us", self.scheme.tick_us, 0.0, 1e15)?;
+        // A sub-microsecond tick is no controller's timer, and it would run
+        // billions of ticks over a trace of seconds: in effect a hang.
+        let tick = self.scheme.tick_us;
+        ensure_config!(tick == 0.0 || tick >= 1.0, "scheme.tick_us", "{tick} is out of range; valid: 0 (the scheme's own) or at least 1");
         crate::schemes::SchemeKind::parse(&self.scheme.name)?;
         self.validate_schemes()?;
         self.validate_model()?;
@@ -134,5 +149,47 @@ impl Config {
             p.invalid
         );
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::config::ConfigBuilder;
+
+    /// The error of building the `small` preset with one key set.
+    fn refused(key: &str, value: &str) -> String {
+        let built = ConfigBuilder::from_preset("small").and_then(|b| b.set(key, value)).and_then(|b| b.build());
+        match built {
+            Ok(_) => panic!("{key}={value} was accepted"),
+            Err(e) => e.to_string(),
+        }
+    }
+
+    #[test]
+    fn page_sizes_that_are_not_powers_of_two_are_refused() {
+        for size in ["3000", "5000", "4097"] {
+            let err = refused("device.page_size", size);
+            assert!(err.contains("device.page_size") && err.contains("power of two"), "{err}");
+        }
+        for size in ["512", "4096", "16384"] {
+            let b = ConfigBuilder::from_preset("small").and_then(|b| b.set("device.page_size", size));
+            assert!(b.and_then(|b| b.build()).is_ok(), "{size}");
+        }
+    }
+
+    #[test]
+    fn a_sub_microsecond_tick_is_refused() {
+        let err = refused("scheme.tick_us", "0.001");
+        assert!(err.contains("scheme.tick_us") && err.contains("at least 1"), "{err}");
+    }
+
+    #[test]
+    fn zero_or_negative_flash_latencies_are_refused() {
+        for key in ["device.flash.read_us", "device.flash.program_us", "device.flash.erase_us"] {
+            for v in ["0", "-1", "0.0"] {
+                let err = refused(key, v);
+                assert!(err.contains(key) && err.contains("more than 0"), "{err}");
+            }
+        }
     }
 }

@@ -96,6 +96,7 @@ impl Ftl {
         }
         if b.next == ppb {
             b.state = BlockState::Full;
+            self.victims.on_full(block);
         }
         self.set_state(ppn, state);
         self.owner.set(ppn, owner);

@@ -96,6 +96,8 @@ pub struct Ftl {
     /// Planes that fell below the GC threshold since the simulator last looked.
     pub gc_wanted: Vec<u32>,
     free_total: u64,
+    /// How GC chooses its victims (`ftl.gc_policy`).
+    victims: gc::victim::VictimPolicy,
     pub stats: FtlStats,
 }
 
@@ -149,6 +151,7 @@ impl Ftl {
             setup: false,
             gc_wanted: Vec::new(),
             free_total: geo.blocks() as u64,
+            victims: gc::victim::VictimPolicy::new(cfg.ftl.gc_policy, cfg.ftl.gc_choices, geo.blocks(), cfg.run.seed),
             stats: FtlStats::default(),
         })
     }

@@ -5,6 +5,7 @@ pub mod buffer;
 pub mod collisions;
 mod columns;
 pub mod percentile;
+pub mod warnings;
 
 pub use collisions::{CollisionSummary, CollisionTracker, PairCount};
 pub use buffer::WriteBufferSummary;
@@ -123,6 +124,8 @@ pub struct Summary {
     /// Events processed, and simulated time at the end, s.
     pub events: u64,
     pub sim_time_s: f64,
+    /// What makes the numbers mean less than they seem (docs/results.md).
+    pub warnings: Vec<warnings::Warning>,
 }
 
 /// Add each period's mean read and mean overall latency (µs, measured

@@ -133,6 +133,11 @@ impl Scheduler {
         (0..self.geo.dies()).map(|d| self.dies.0[(d / self.unit_dies) as usize].busy_ns).collect()
     }
 
+    /// Every channel's state, in channel order.
+    pub fn channels(&self) -> &[crate::device::ChannelState] {
+        &self.channels.0
+    }
+
     /// Every die's operation counts, in die order.
     pub fn counts(&self) -> &[DieCounts] {
         &self.counts.0

@@ -17,6 +17,7 @@ mod rails;
 mod ttflash;
 mod plan;
 mod raid;
+pub mod requirements;
 
 pub use collisions::Collisions;
 pub use common::Ctx;

@@ -105,7 +105,7 @@ impl Simulation {
         self.start_wanted_gc()
     }
 
-    fn tick_interval(&self) -> Option<u64> {
+    pub(super) fn tick_interval(&self) -> Option<u64> {
         let us = self.cfg.scheme.tick_us;
         if us > 0.0 {
             Some((us * NS_PER_US as f64).round().max(1.0) as u64)

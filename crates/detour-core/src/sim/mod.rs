@@ -211,6 +211,10 @@ impl Simulation {
         progress: &mut dyn Progress,
     ) -> Result<RunResult> {
         self.source = source.to_string();
+        // Requests the scheme cannot use are refused: a dedup write without
+        // content, an arrival too many ticks away (schemes/requirements.rs).
+        let mut guard = crate::schemes::requirements::InputGuard::new(workload, &self.cfg, self.tick_interval(), source);
+        let workload: &mut dyn Iterator<Item = Result<Request>> = &mut guard;
         self.precondition(progress)?;
         self.pull_next(workload)?;
         self.schedule_first_tick()?;
@@ -275,7 +279,7 @@ impl Simulation {
             warmup_requests: self.cfg.host.warmup_requests.min(self.cols.len() as u64),
             stalls: self.n.stalls,
             events: self.n.events,
-            sim_time_s: self.q.now() as f64 / 1e9,
+            sim_time_s: metrics::warnings::last_completion_ns(&self.cols) as f64 / 1e9,
             ..Summary::default()
         };
         metrics::latency_parts(&self.cols, &mut s);
@@ -301,6 +305,9 @@ impl Simulation {
         s.write_buffer = self.wbuf.as_ref().map(|b| b.summary(self.q.now()));
         s.periods = self.scheme.periods();
         metrics::period_latency(&self.cols, self.cfg.scheme.rrssd.period_s, &mut s.periods);
+        let channels: Vec<u64> = self.sched.channels().iter().map(|c| c.busy_ns).collect();
+        let facts = metrics::warnings::RunFacts { cfg: &self.cfg, geo: &self.geo, cols: &self.cols, die_busy_ns: &busy, channel_busy_ns: &channels, end_ns: self.q.now() };
+        s.warnings = metrics::warnings::collect(&s, &facts);
         if !self.cfg.run.record_requests {
             self.cols.clear();
         }

@@ -61,9 +61,10 @@ pub enum TraceFormat {
 }
 
 impl TraceFormat {
-    /// Every format, in auto-detection priority order: where two formats
-    /// accept the same lines the earlier one wins (mqsim before disksim and
-    /// ssdsim, whose integer-time lines are identical).
+    /// Every format. Auto-detection (`reader/detect.rs`) never prefers one
+    /// by its place here: where two formats read the same lines cleanly it
+    /// refuses and names both (ssdsim, read exactly as mqsim, is reported
+    /// as mqsim).
     pub const ALL: [TraceFormat; 10] = [
         TraceFormat::Msr,
         TraceFormat::Spc,

@@ -1,8 +1,11 @@
-//! Greedy garbage collection: when a plane's free blocks fall below the
-//! threshold, the full, unpinned block with the fewest live pages is chosen
-//! (ties: the first in the plane's free order, see `free_order`);
-//! the simulator moves its live pages (read, then program in the same plane,
-//! at background priority) and erases it.
+//! Garbage collection: when a plane's free blocks fall below the threshold,
+//! a full, unpinned block is chosen by the victim policy (`victim.rs`;
+//! greedy by default: the fewest live pages, ties to the first in the
+//! plane's free order, see `free_order`); the simulator moves its live
+//! pages (read, then program in the same plane, at background priority)
+//! and erases it.
+
+pub mod victim;
 
 use super::{BlockState, Ftl, PageState};
 use crate::types::Ppn;
@@ -37,18 +40,13 @@ impl Ftl {
     pub fn start_gc(&mut self, plane: u32) -> Option<u32> {
         let bpp = self.geo.blocks_per_plane;
         let ppb = self.geo.pages_per_block;
-        let mut best: Option<(u32, u32)> = None;
+        let blocks = &self.blocks;
         // In the plane's free order, so ties go to the block first in it.
-        for b in super::free_order(plane, bpp) {
-            let info = &self.blocks[b as usize];
-            if info.state != BlockState::Full || info.pins > 0 || info.valid >= ppb {
-                continue;
-            }
-            if best.is_none_or(|(_, v)| info.valid < v) {
-                best = Some((b, info.valid));
-            }
-        }
-        let (victim, _) = best?;
+        let candidates = super::free_order(plane, bpp).filter_map(|b| {
+            let info = &blocks[b as usize];
+            (info.state == BlockState::Full && info.pins == 0 && info.valid < ppb).then_some((b, info.valid))
+        });
+        let victim = self.victims.pick(candidates, ppb)?;
         self.blocks[victim as usize].state = BlockState::Victim;
         let p = &mut self.planes[plane as usize];
         p.gc_active = true;

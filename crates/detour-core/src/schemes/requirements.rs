@@ -1,0 +1,133 @@
+//! What a scheme needs from its input, checked as the requests stream in,
+//! so a run that cannot mean anything is refused instead of finishing
+//! quietly with numbers that look plausible.
+//!
+//! Today the one requirement is content: the deduplicating schemes (ca-ssd,
+//! rr-ssd, oracle, pblru, and the collision layer over one of them) compare
+//! the values written. A trace without content hashes (every format but
+//! FIU) gives each write a unique value, so nothing deduplicates and the
+//! four schemes report the same numbers. Such a write is an error naming
+//! the line and the key that accepts it: `scheme.rrssd.synthetic_content =
+//! true` asks for unique synthetic values on purpose (today's behaviour for
+//! writes without content).
+//!
+//! A scheme with a periodic tick runs it from the start to the last
+//! arrival, so a request very far into the trace costs ticks without end: a
+//! corrupted timestamp 285 years in, under Rails' 50 ms swaps, is 1.8e11
+//! ticks, in effect a hang. A request more than [`MAX_TICKS`] ticks after
+//! the start is refused, naming the key of the tick. The deduplicating
+//! schemes also keep one row per period (one per tick) in
+//! `summary.periods`, so for them the bound is [`MAX_PERIODS`]: a ten-day
+//! gap under a 50 ms period would otherwise fill memory with empty rows
+//! (the run fuzz test found both cases).
+
+use crate::config::Config;
+use crate::error::{Error, Result};
+use crate::types::IoKind;
+use crate::workload::Request;
+
+/// The scheme that plans the requests: the collision layer's base, or the
+/// scheme itself.
+fn planning_scheme(cfg: &Config) -> &str {
+    match cfg.scheme.name.as_str() {
+        "collisions" => cfg.scheme.collisions.base.as_str(),
+        name => name,
+    }
+}
+
+/// Most period rows a run may make: 100,000 (a week of the synthetic
+/// profiles' 60 s days is 10,080), about 150 MB of rows.
+pub const MAX_PERIODS: f64 = 100_000.0;
+/// Most ticks a run may take: 1e8, 58 days of Rails' default 50 ms swaps,
+/// and on the order of a minute of ticking.
+pub const MAX_TICKS: f64 = 100_000_000.0;
+
+fn is_dedup(cfg: &Config) -> bool {
+    matches!(planning_scheme(cfg), "ca-ssd" | "rr-ssd" | "oracle" | "pblru")
+}
+
+/// Whether the configured scheme deduplicates by content and the user has
+/// not asked for synthetic content.
+pub fn needs_trace_content(cfg: &Config) -> bool {
+    is_dedup(cfg) && !cfg.scheme.rrssd.synthetic_content
+}
+
+/// The key that sets the scheme's tick (`scheme.tick_us` overrides the
+/// scheme's own).
+fn tick_key(cfg: &Config) -> &'static str {
+    match planning_scheme(cfg) {
+        _ if cfg.scheme.tick_us > 0.0 => "scheme.tick_us",
+        "rails" => "scheme.rails.swap_us",
+        _ if is_dedup(cfg) => "scheme.rrssd.period_s",
+        _ => "scheme.tick_us",
+    }
+}
+
+/// Passes requests through, and turns the first request the scheme cannot
+/// use into an error (see the module docs).
+pub struct InputGuard<'a> {
+    inner: &'a mut dyn Iterator<Item = Result<Request>>,
+    scheme: Option<String>,
+    /// The latest trace time allowed, ns (before `host.time_scale`), the
+    /// most ticks it stands for, and the key that sets the tick.
+    tick_limit: Option<(f64, f64, &'static str)>,
+    source: String,
+}
+
+impl<'a> InputGuard<'a> {
+    /// `tick_ns`: the simulation's tick interval, if the scheme ticks.
+    pub fn new(
+        inner: &'a mut dyn Iterator<Item = Result<Request>>,
+        cfg: &Config,
+        tick_ns: Option<u64>,
+        source: &str,
+    ) -> Self {
+        let scheme = needs_trace_content(cfg).then(|| planning_scheme(cfg).to_string());
+        let most = if is_dedup(cfg) { MAX_PERIODS } else { MAX_TICKS };
+        let tick_limit = tick_ns.map(|ns| (ns as f64 * most / cfg.host.time_scale, most, tick_key(cfg)));
+        InputGuard { inner, scheme, tick_limit, source: source.to_string() }
+    }
+
+    fn check(&self, req: &Request) -> Result<()> {
+        if let Some(scheme) = &self.scheme {
+            if req.kind == IoKind::Write && req.content == 0 {
+                return Err(self.refuse(scheme, req));
+            }
+        }
+        match self.tick_limit {
+            Some((limit, most, key)) if req.time_ns as f64 > limit => {
+                let rows = if most == MAX_PERIODS { ", and the deduplicating schemes keep a row per tick" } else { "" };
+                let reason = format!(
+                    "this request arrives more than {most} of the scheme's ticks after the start (a tick every \
+                     {key}){rows}: raise {key}, or check the trace's times"
+                );
+                Err(Error::trace(&self.source, req.line, reason))
+            }
+            _ => Ok(()),
+        }
+    }
+
+    fn refuse(&self, scheme: &str, req: &Request) -> Error {
+        let reason = format!(
+            "scheme {scheme} deduplicates by content, but this write carries none (of the trace formats only \
+             FIU has content hashes; synthetic profiles always do): every write would count as unique and \
+             ca-ssd, rr-ssd, oracle and pblru would give the same numbers. Give a trace with content, or set \
+             scheme.rrssd.synthetic_content = true to give each written page a unique value on purpose"
+        );
+        Error::trace(&self.source, req.line, reason)
+    }
+}
+
+impl Iterator for InputGuard<'_> {
+    type Item = Result<Request>;
+
+    fn next(&mut self) -> Option<Result<Request>> {
+        let next = self.inner.next()?;
+        if let Ok(req) = &next {
+            if let Err(e) = self.check(req) {
+                return Some(Err(e));
+            }
+        }
+        Some(next)
+    }
+}
