@@ -11,7 +11,7 @@
 
 use super::buffer::WriteBuffer;
 use super::txn::TxnKind;
-use super::{mark_written, Parked, Simulation};
+use super::{mark_written, Simulation};
 use crate::config::{FlushClass, WriteBufferConfig};
 use crate::engine::Event;
 use crate::error::Result;
@@ -191,14 +191,7 @@ impl Simulation {
                 op.class = Class::Background;
             }
         }
-        self.materialize(t, &plan, from == 0)?;
-        self.plan = plan;
-        self.txns.get_mut(t).stalled = stalled.is_some();
-        if let Some(at) = stalled {
-            self.n.stalls += 1;
-            self.parked.push_back(Parked { txn: t, from: at });
-        }
-        self.after_plan(t)
+        self.launch_planned(t, plan, from == 0, stalled)
     }
 
     /// Flushed pages `lpns` are on the flash: free their slots and use the room.

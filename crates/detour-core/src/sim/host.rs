@@ -5,6 +5,7 @@
 use super::txn::{HostIo, TxnKind};
 use super::{mark_written, Parked, Simulation};
 use crate::engine::Event;
+use crate::schemes::Plan;
 use crate::error::{Error, Result};
 use crate::types::{mix64, page_token, IoKind, Token};
 use crate::workload::Request;
@@ -179,6 +180,14 @@ impl Simulation {
         if first && io.write {
             plan.delay_ns += self.link.as_mut().map_or(0, |l| l.to_device(self.q.now(), io.size));
         }
+        self.launch_planned(t, plan, first, stalled)
+    }
+
+    /// Start what was planned for `t` (`plan`, handed back to `self.plan`
+    /// afterwards), and park the rest from page `stalled` on, if any, until
+    /// an erase frees a page.
+    #[inline]
+    pub(super) fn launch_planned(&mut self, t: u32, plan: Plan, first: bool, stalled: Option<u32>) -> Result<()> {
         self.materialize(t, &plan, first)?;
         self.plan = plan;
         self.txns.get_mut(t).stalled = stalled.is_some();
