@@ -7,6 +7,10 @@ from __future__ import annotations
 
 import errno
 
+
+class CliError(Exception):
+    """A usage problem found after argument parsing (the command line exits 2)."""
+
 _WHAT = {
     errno.ENOENT: "no such file or directory",
     errno.EISDIR: "is a directory, not a file",
