@@ -11,7 +11,7 @@
 
 use super::buffer::WriteBuffer;
 use super::txn::TxnKind;
-use super::{mark_written, Parked, Simulation};
+use super::{mark_written, Simulation};
 use crate::config::{FlushClass, WriteBufferConfig};
 use crate::engine::Event;
 use crate::error::Result;
@@ -99,6 +99,7 @@ impl Simulation {
             b.s.write_pages += 1;
             b.s.write_hits += hit as u64;
             mark_written(&mut self.placed, &mut self.oracle, io.lpn + i, token);
+            self.lot.placed(io.lpn + i);
             i += 1;
         }
         b.note_max();
@@ -182,6 +183,7 @@ impl Simulation {
         let mut plan = std::mem::take(&mut self.plan);
         let tokens = std::mem::take(&mut self.tokens);
         plan.clear();
+        self.ftl.clear_refusals();
         let r = self.with_ctx(|s, ctx| s.plan_write(range.clone(), &tokens, ctx, &mut plan));
         self.tokens = tokens;
         let stalled = r.err().map(|s| from + s.done);
@@ -195,8 +197,7 @@ impl Simulation {
         self.plan = plan;
         self.txns.get_mut(t).stalled = stalled.is_some();
         if let Some(at) = stalled {
-            self.n.stalls += 1;
-            self.parked.push_back(Parked { txn: t, from: at });
+            self.n.stalls += self.park(t, from, at, None) as u64;
         }
         self.after_plan(t)
     }
