@@ -5,7 +5,8 @@ use super::{BlockState, Ftl, PageState, GC_RESERVE};
 use crate::scheduler::LoadView;
 use crate::types::{Lpn, Ppn, Token, NO_PAGE};
 
-pub(super) const STREAMS: usize = 3;
+/// How many streams there are (`Stream as usize` is below it).
+pub const STREAMS: usize = 3;
 
 /// Separate open blocks per stream keep GC copies and scheme copies out of
 /// the host's blocks.
@@ -76,6 +77,7 @@ impl Ftl {
         if block == NO_PAGE || self.blocks[block as usize].next >= ppb {
             let reserve = if stream == Stream::Gc { 0 } else { GC_RESERVE };
             if p.free.len() as u32 <= reserve {
+                self.note_refusal(plane, stream as u8);
                 return None;
             }
             block = p.free.pop_front()?;
@@ -105,6 +107,7 @@ impl Ftl {
             Stream::Gc => self.stats.programs_gc += 1,
             Stream::Aux => self.stats.programs_aux += 1,
         }
+        self.clear_refusals();
         Some(ppn)
     }
 
@@ -113,9 +116,71 @@ impl Ftl {
         let p = &self.planes[plane as usize];
         let block = p.write_points[stream as usize];
         if block != NO_PAGE && self.blocks[block as usize].next < self.geo.pages_per_block {
+            self.clear_refusals();
             return true;
         }
         let reserve = if stream == Stream::Gc { 0 } else { GC_RESERVE };
-        p.free.len() as u32 > reserve
+        let ok = p.free.len() as u32 > reserve;
+        if ok {
+            self.clear_refusals();
+        } else {
+            self.note_refusal(plane, stream as u8);
+        }
+        ok
+    }
+
+    /// `can_alloc` for a stream given by its index (`Stream as u8`).
+    pub fn can_alloc_stream(&self, plane: u32, stream: u8) -> bool {
+        let stream = match stream {
+            0 => Stream::Host,
+            1 => Stream::Gc,
+            _ => Stream::Aux,
+        };
+        self.can_alloc(plane, stream)
+    }
+
+    /// Remember that `plane` refused `stream` a page: a stalled request
+    /// waits for an erase there (see sim/park.rs). A cell, so that the
+    /// checks schemes make through a shared borrow are noted too. A page
+    /// found (or a check passed) forgets the refusals before it: a scheme
+    /// that went on to another plane was not stopped by them, so what a
+    /// stall waits for is the last run of refusals before it.
+    #[cold]
+    #[inline(never)]
+    fn note_refusal(&self, plane: u32, stream: u8) {
+        let i = stream as usize * self.refused_words + (plane / 64) as usize;
+        if let Some(w) = self.refused.get(i) {
+            w.set(w.get() | 1 << (plane % 64));
+            self.refused_any.set(true);
+        }
+    }
+
+    /// Forget the refusals noted so far (before a request is planned).
+    #[inline]
+    pub fn clear_refusals(&self) {
+        if self.refused_any.replace(false) {
+            self.refused.iter().for_each(|w| w.set(0));
+        }
+    }
+
+    /// The (plane, stream) pairs that refused a page since `clear_refusals`,
+    /// by stream, then plane.
+    pub fn refusals(&self, out: &mut Vec<(u32, u8)>) {
+        if !self.refused_any.get() {
+            return;
+        }
+        for (i, w) in self.refused.iter().enumerate() {
+            let (stream, base) = ((i / self.refused_words) as u8, (i % self.refused_words) as u32 * 64);
+            let mut bits = w.get();
+            while bits != 0 {
+                out.push((base + bits.trailing_zeros(), stream));
+                bits &= bits - 1;
+            }
+        }
+    }
+
+    /// Whether allocation picks planes by load (`ftl.allocation = "dynamic"`).
+    pub fn dynamic(&self) -> bool {
+        self.dynamic
     }
 }

@@ -12,13 +12,14 @@ mod chunked;
 mod gc;
 mod prefetch;
 
-pub use alloc::Stream;
+pub use alloc::{Stream, STREAMS};
 pub use chunked::Chunked;
 
 use crate::config::Config;
 use crate::device::{AllocOrder, Divisor, Geometry};
 use crate::error::Result;
 use crate::types::{Lpn, Ppn, Token, NO_PAGE};
+use std::cell::Cell;
 use std::collections::VecDeque;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -99,6 +100,11 @@ pub struct Ftl {
     /// How GC chooses its victims (`ftl.gc_policy`).
     victims: gc::victim::VictimPolicy,
     pub stats: FtlStats,
+    /// (plane, stream) pairs that refused a page since the simulator last
+    /// cleared them: one bit per plane, `refused_words` words per stream.
+    refused: Box<[Cell<u64>]>,
+    refused_words: usize,
+    refused_any: Cell<bool>,
 }
 
 /// Free blocks a plane keeps back for GC's own writes.
@@ -153,6 +159,9 @@ impl Ftl {
             free_total: geo.blocks() as u64,
             victims: gc::victim::VictimPolicy::new(cfg.ftl.gc_policy, cfg.ftl.gc_choices, geo.blocks(), cfg.run.seed),
             stats: FtlStats::default(),
+            refused: (0..alloc::STREAMS * geo.planes().div_ceil(64) as usize).map(|_| Cell::new(0)).collect(),
+            refused_words: geo.planes().div_ceil(64) as usize,
+            refused_any: Cell::new(false),
         })
     }
 

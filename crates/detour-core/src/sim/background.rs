@@ -96,11 +96,11 @@ impl Simulation {
         Ok(())
     }
 
-    /// A block is free again: parked requests retry, GC continues if needed.
+    /// A block is free again: requests waiting for it retry, GC continues if needed.
     pub(super) fn erase_done(&mut self, block: u32) -> Result<()> {
         self.ftl.erase_done(block);
         let plane = self.geo.plane_of_block(block);
-        self.retry_parked()?;
+        self.wake_parked(plane)?;
         self.start_gc(plane)?;
         self.start_wanted_gc()
     }

@@ -99,6 +99,7 @@ impl Simulation {
             b.s.write_pages += 1;
             b.s.write_hits += hit as u64;
             mark_written(&mut self.placed, &mut self.oracle, io.lpn + i, token);
+            self.lot.placed(io.lpn + i);
             i += 1;
         }
         b.note_max();
@@ -182,6 +183,7 @@ impl Simulation {
         let mut plan = std::mem::take(&mut self.plan);
         let tokens = std::mem::take(&mut self.tokens);
         plan.clear();
+        self.ftl.clear_refusals();
         let r = self.with_ctx(|s, ctx| s.plan_write(range.clone(), &tokens, ctx, &mut plan));
         self.tokens = tokens;
         let stalled = r.err().map(|s| from + s.done);
@@ -191,7 +193,7 @@ impl Simulation {
                 op.class = Class::Background;
             }
         }
-        self.launch_planned(t, plan, from == 0, stalled)
+        self.launch_planned(t, plan, from == 0, from, stalled, None)
     }
 
     /// Flushed pages `lpns` are on the flash: free their slots and use the room.

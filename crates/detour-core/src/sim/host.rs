@@ -3,11 +3,11 @@
 //! them through the scheme (parking a request when a plane has no free page).
 
 use super::txn::{HostIo, TxnKind};
-use super::{mark_written, Parked, Simulation};
+use super::{mark_written, Simulation};
 use crate::engine::Event;
 use crate::schemes::Plan;
 use crate::error::{Error, Result};
-use crate::types::{mix64, page_token, IoKind, Token};
+use crate::types::{mix64, page_token, IoKind, Lpn, Token};
 use crate::workload::Request;
 
 const UNIQUE_SALT: u64 = 0x5DEE_CE66_D1CE_4E5B;
@@ -139,6 +139,8 @@ impl Simulation {
         }
         let range = io.lpn + from..io.lpn + io.pages;
         self.plan.clear();
+        self.ftl.clear_refusals();
+        let mut unplaced = None;
         let stalled = if io.write {
             self.tokens.clear();
             self.tokens.extend((from..io.pages).map(|i| Self::write_token(&io, i)));
@@ -149,13 +151,17 @@ impl Simulation {
             self.fix_background_expectations();
             for (i, lpn) in (range.start..range.start + done).enumerate() {
                 mark_written(&mut self.placed, &mut self.oracle, lpn, tokens[i]);
+                self.lot.placed(lpn);
             }
             self.plan = plan;
             self.tokens = tokens;
             r.err().map(|s| from + s.done)
         } else {
             match self.place_unwritten(range.clone()) {
-                Some(_) => Some(from),
+                Some(lpn) => {
+                    unplaced = Some(lpn);
+                    Some(from)
+                }
                 None => {
                     let mut plan = std::mem::take(&mut self.plan);
                     plan.clear();
@@ -180,20 +186,27 @@ impl Simulation {
         if first && io.write {
             plan.delay_ns += self.link.as_mut().map_or(0, |l| l.to_device(self.q.now(), io.size));
         }
-        self.launch_planned(t, plan, first, stalled)
+        self.launch_planned(t, plan, first, from, stalled, unplaced)
     }
 
     /// Start what was planned for `t` (`plan`, handed back to `self.plan`
     /// afterwards), and park the rest from page `stalled` on, if any, until
     /// an erase frees a page.
     #[inline]
-    pub(super) fn launch_planned(&mut self, t: u32, plan: Plan, first: bool, stalled: Option<u32>) -> Result<()> {
+    pub(super) fn launch_planned(
+        &mut self,
+        t: u32,
+        plan: Plan,
+        first: bool,
+        from: u32,
+        stalled: Option<u32>,
+        unplaced: Option<Lpn>,
+    ) -> Result<()> {
         self.materialize(t, &plan, first)?;
         self.plan = plan;
         self.txns.get_mut(t).stalled = stalled.is_some();
         if let Some(at) = stalled {
-            self.n.stalls += 1;
-            self.parked.push_back(Parked { txn: t, from: at });
+            self.n.stalls += self.park(t, from, at, unplaced) as u64;
         }
         self.after_plan(t)
     }
@@ -208,19 +221,6 @@ impl Simulation {
                 g.expect = Some(o.get(g.lpn));
             }
         }
-    }
-
-    /// After an erase: give parked requests another try, in arrival order.
-    pub(super) fn retry_parked(&mut self) -> Result<()> {
-        for _ in 0..self.parked.len() {
-            let Some(p) = self.parked.pop_front() else { break };
-            if let TxnKind::Flush { .. } = self.txns.get(p.txn).kind {
-                self.plan_flush(p.txn, p.from)?;
-            } else {
-                self.plan_host(p.txn, p.from, false)?;
-            }
-        }
-        Ok(())
     }
 
     /// A read's data is out of the flash: send it over the host link, if

@@ -193,6 +193,7 @@ impl Simulation {
                 break;
             }
             mark_written(&mut self.placed, &mut self.oracle, lpn, token);
+            self.lot.placed(lpn);
         }
         self.ftl.set_setup(false);
         refused

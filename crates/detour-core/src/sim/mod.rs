@@ -13,6 +13,7 @@ mod flush;
 mod host;
 mod instant;
 mod link;
+mod park;
 mod txn;
 
 use crate::config::Config;
@@ -82,13 +83,6 @@ struct Counters {
     write_seq: u64,
 }
 
-/// A request (transaction) waiting for a free page, to resume at page `from`.
-#[derive(Clone, Copy, Debug)]
-struct Parked {
-    txn: u32,
-    from: u32,
-}
-
 pub struct Simulation {
     cfg: Config,
     geo: Geometry,
@@ -116,7 +110,10 @@ pub struct Simulation {
     last_arrival: Time,
     host_queue: VecDeque<HostIo>,
     outstanding: u32,
-    parked: VecDeque<Parked>,
+    /// Requests and flushes waiting for a free page.
+    lot: park::ParkLot,
+    /// Events handled when the lot was last woken whole (see `revive`).
+    revived_at: u64,
     gc_blocked: Vec<u32>,
     plan: Plan,
     scratch_plan: Plan,
@@ -176,7 +173,8 @@ impl Simulation {
             last_arrival: 0,
             host_queue: VecDeque::new(),
             outstanding: 0,
-            parked: VecDeque::new(),
+            lot: park::ParkLot::new(geo.planes()),
+            revived_at: u64::MAX,
             gc_blocked: Vec::new(),
             plan: Plan::default(),
             scratch_plan: Plan::default(),
@@ -218,7 +216,13 @@ impl Simulation {
         self.precondition(progress)?;
         self.pull_next(workload)?;
         self.schedule_first_tick()?;
-        while let Some((now, ev)) = self.q.pop() {
+        loop {
+            let Some((now, ev)) = self.q.pop() else {
+                if self.revive()? {
+                    continue;
+                }
+                break;
+            };
             self.n.events += 1;
             match ev {
                 Event::Arrival => {
@@ -256,6 +260,24 @@ impl Simulation {
         Ok(self.finish())
     }
 
+    /// Nothing left to happen but transactions still wait for a page: plan
+    /// them once more (see `wake_all_parked`), once per dry spell. True
+    /// when that gave the event queue something to do.
+    fn revive(&mut self) -> Result<bool> {
+        if self.lot.len() == 0 || self.revived_at == self.n.events {
+            return Ok(false);
+        }
+        self.revived_at = self.n.events;
+        self.wake_all_parked()?;
+        if self.sched.has_work() {
+            self.drain_done()?;
+        }
+        if let Some(e) = self.q.take_fault() {
+            return Err(e);
+        }
+        Ok(!self.q.is_empty())
+    }
+
     fn check_all_done(&self) -> Result<()> {
         let waiting = self.outstanding as usize + self.host_queue.len();
         if waiting == 0 {
@@ -265,7 +287,7 @@ impl Simulation {
             "{waiting} requests could not complete: {} wait for a free page and GC finds no block it may \
              reclaim (every candidate is full of live data or held by a pending operation): the live data \
              does not fit the device's physical space, or a scheme keeps pages live that it no longer needs",
-            self.parked.len()
+            self.lot.len()
         )))
     }
 

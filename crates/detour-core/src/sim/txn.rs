@@ -2,6 +2,7 @@
 //! while its operations are in flight. Groups advance stage by stage; a
 //! transaction ends when all its groups have.
 
+use super::park::ParkState;
 use crate::scheduler::NO_OP;
 use crate::types::{Lpn, Token};
 
@@ -94,6 +95,8 @@ pub struct Txn {
     pub early: bool,
     /// A read's data has been sent over the host link (`host.link_gbps`).
     pub sent: bool,
+    /// Its place among the transactions waiting for a free page.
+    pub park: ParkState,
     pub io: HostIo,
 }
 
@@ -112,6 +115,7 @@ impl Txn {
             ack_at: 0,
             early: false,
             sent: false,
+            park: ParkState::default(),
             io: HostIo::default(),
         }
     }
@@ -147,6 +151,10 @@ impl Txns {
         t.ack_at = 0;
         t.early = false;
         t.sent = false;
+        t.park.order = 0;
+        t.park.id = 0;
+        t.park.blockers.clear();
+        t.park.lpn = None;
         id
     }
 
