@@ -8,6 +8,7 @@ The simulator is a Rust library (`detour-core`); this package drives it::
     r.write("out")                      # summary.json, requests.parquet, config.toml
 
 - `run`, `Result`, `config`, `presets`, `schemes`, `compats`: simulate (`detour.api`)
+- `exact_latency`: exact latency percentiles from a requests.parquet (`detour.requests_file`)
 - `Summary`: a run's summary, typed: `r.summary.latency_us.read.p99` (`detour.schema`)
 - `formats`, `inspect_trace`, `convert_trace`: traces (`detour.traces`)
 - `profiles`, `profile_spec`, `generate`: synthetic workloads (`detour.traces`)
@@ -34,6 +35,7 @@ from ._detour import (
 from .schema import Summary
 from .api import COLUMNS, Result, compat_settings, compats, config, presets, run, schemes
 from .importers import import_mqsim, import_ssdsim
+from .requests_file import exact_latency
 from .traces import convert_trace, formats, generate, inspect_trace, profile_spec, profiles, value_popularity
 
 __all__ = [
@@ -51,6 +53,7 @@ __all__ = [
     "convert_trace",
     "formats",
     "generate",
+    "exact_latency",
     "import_mqsim",
     "import_ssdsim",
     "inspect_trace",

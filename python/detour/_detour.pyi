@@ -84,6 +84,7 @@ def run(
     profile_overrides: Sequence[str] = ...,
     requests: Optional[Mapping[str, npt.NDArray[np.generic]]] = None,
     progress: Optional[Callable[[int, int], object]] = None,
+    requests_parquet: Optional[str] = None,
 ) -> Tuple[str, Dict[str, npt.NDArray[np.generic]], str, str, Dict[str, npt.NDArray[np.generic]]]:
     """Run one simulation with the GIL released.
 

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -125,7 +126,9 @@ class Result:
       came from and what the reader skipped or clamped), `verify_failures`
       and `detour_version`.
     - `columns`: per-request NumPy arrays, one row per request in arrival
-      order (`COLUMNS`).
+      order (`COLUMNS`); when the run streamed them to a file
+      (`requests_parquet=`), read from it on first use.
+    - `requests_path`: that file, if any.
     - `verify_failures`: the first reads that returned wrong data.
     - `config_toml`: the resolved configuration as TOML (to rerun exactly).
     - `collision_pairs`: with `metrics.collisions = true`, NumPy arrays
@@ -138,12 +141,19 @@ class Result:
     verify_failures: list = field(default_factory=list)
     config_toml: str = ""
     collision_pairs: dict = field(default_factory=dict)
+    requests_path: Optional[Path] = None
 
     def __post_init__(self):
         if not isinstance(self.summary, Summary):
             self.summary = Summary(self.summary)
+        if self.requests_path is not None and not self.columns:
+            from .requests_file import LazyColumns
+
+            self.columns = LazyColumns(self.requests_path, COLUMNS)
 
     def __len__(self) -> int:
+        if self.requests_path is not None:
+            return int(self.summary.get("requests", 0)) + int(self.summary.get("warmup_requests", 0))
         return len(self.columns["arrival_ns"]) if self.columns else 0
 
     def __repr__(self) -> str:
@@ -178,9 +188,14 @@ class Result:
         """The per-request columns as a `pyarrow.Table` (plus derived `queue_ns`)."""
         import pyarrow as pa
 
-        arrays = {name: self.columns[name] for name in COLUMNS}
-        arrays["queue_ns"] = self.queue_ns()
-        table = pa.table(arrays)
+        if self.requests_path is not None:
+            import pyarrow.parquet as pq
+
+            table = pq.read_table(self.requests_path)
+        else:
+            arrays = {name: self.columns[name] for name in COLUMNS}
+            arrays["queue_ns"] = self.queue_ns()
+            table = pa.table(arrays)
         meta = {b"detour.summary": json.dumps(self.summary).encode()}
         return table.replace_schema_metadata(meta)
 
@@ -218,7 +233,11 @@ class Result:
 
         out = Path(out_dir)
         out.mkdir(parents=True, exist_ok=True)
-        _atomic_write(out / "requests.parquet", lambda p: pq.write_table(self.to_arrow(), p, compression="zstd"))
+        dest = out / "requests.parquet"
+        if self.requests_path is None:
+            _atomic_write(dest, lambda p: pq.write_table(self.to_arrow(), p, compression="zstd"))
+        elif not dest.exists() or not dest.samefile(self.requests_path):
+            _atomic_write(dest, lambda p: shutil.copyfile(self.requests_path, p))
         _atomic_write(out / "config.toml", lambda p: Path(p).write_text(self.config_toml))
         if "collisions" in self.summary:
             table = self.collision_pairs_table()
@@ -307,6 +326,7 @@ def run(
     progress: ProgressArg = None,
     compat: Optional[str] = None,
     fit: bool = True,
+    requests_parquet: Optional[PathLike] = None,
 ) -> Result:
     """Simulate one workload on one device and return its `Result`.
 
@@ -330,6 +350,11 @@ def run(
       `time_ns`, `offset`, `size` (bytes), `is_write`, and optionally
       `content`, `volume`.
 
+    `requests_parquet`: a file to stream the per-request rows to as
+    requests complete (row groups written on a second thread); memory then
+    stays flat however long the trace, and `Result.columns` reads the file
+    on first use.
+
     `progress`: None (quiet), True (a tqdm bar with an ETA, shown when the
     run lasts over a second) or a callable `f(requests_arrived, sim_time_ns)`.
     Ctrl-C stops the run cleanly and raises KeyboardInterrupt.
@@ -339,6 +364,7 @@ def run(
         raise ValueError("give exactly one workload: trace=, profile= or requests=")
     cfg = config(device, toml=toml, overrides=overrides, scheme=scheme, verify=verify, compat=compat)
 
+    sink = os.fspath(requests_parquet) if requests_parquet is not None else None
     bar = None
     callback = progress if callable(progress) else None
     if progress is True:
@@ -367,6 +393,7 @@ def run(
                 clamp_backwards_time=clamp_backwards_time,
                 reorder_window_ns=_window_ns(reorder_window_s),
                 progress=callback,
+                requests_parquet=sink,
             )
         elif profile is not None:
             name, spec_toml = _profile_source(profile)
@@ -376,16 +403,15 @@ def run(
 
                 spec = _toml.loads(_detour.profile_spec(name, spec_toml=spec_toml, overrides=sets))
                 sets, scaled_from = fit_profile(cfg, spec, sets)
-            out = _detour.run(cfg, profile=name, profile_toml=spec_toml, profile_overrides=sets, progress=callback)
+            out = _detour.run(cfg, profile=name, profile_toml=spec_toml, profile_overrides=sets, progress=callback,
+                              requests_parquet=sink)
         else:
-            out = _detour.run(
-                cfg, requests=_requests_arrays(requests), progress=callback
-            )
+            out = _detour.run(cfg, requests=_requests_arrays(requests), progress=callback, requests_parquet=sink)
     finally:
         if bar is not None:
             bar.close()
 
-    result = result_from(cfg, out)
+    result = result_from(cfg, out, requests_path=sink)
     if profile is not None:
         result.summary["workload"]["scaled_from_bytes"] = scaled_from
     return result
@@ -397,7 +423,7 @@ def _window_ns(seconds: float) -> int:
     return int(round(seconds * 1e9))
 
 
-def result_from(cfg: str, out) -> "Result":
+def result_from(cfg: str, out, requests_path: Optional[PathLike] = None) -> "Result":
     """A `Result` from what `_detour.run` returned for the config `cfg`: the
     summary gains the verify failures, the resolved config, the workload's
     description and the version."""
@@ -410,5 +436,6 @@ def result_from(cfg: str, out) -> "Result":
     summary["workload"].setdefault("scaled_from_bytes", None)
     summary["detour_version"] = _detour.__version__
     return Result(
-        summary=summary, columns=dict(columns), verify_failures=failures, config_toml=cfg, collision_pairs=dict(pairs)
+        summary=summary, columns=dict(columns), verify_failures=failures, config_toml=cfg, collision_pairs=dict(pairs),
+        requests_path=Path(requests_path) if requests_path is not None else None,
     )

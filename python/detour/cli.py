@@ -12,6 +12,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import shutil
 import sys
 import time
 from pathlib import Path
@@ -256,9 +257,19 @@ def build_parser() -> argparse.ArgumentParser:
 
 def cmd_run(a: argparse.Namespace) -> None:
     t0 = time.perf_counter()
-    r = _run_args(a, a.overrides, verify=True if a.verify else None, progress=not (a.no_progress or a.quiet))
+    out = Path(a.out)
+    created = not out.exists()
+    out.mkdir(parents=True, exist_ok=True)
+    try:
+        # The core streams the rows into the file as requests complete.
+        r = _run_args(a, a.overrides, verify=True if a.verify else None, progress=not (a.no_progress or a.quiet),
+                      requests_parquet=out / "requests.parquet")
+    except BaseException:
+        if created:  # a failed run leaves nothing behind
+            shutil.rmtree(out, ignore_errors=True)
+        raise
     wall = time.perf_counter() - t0
-    out = r.write(a.out)
+    r.write(out)
     if not a.quiet:
         print(report.summary_text(r.summary))
         scaled = r.summary.workload.get("scaled_from_bytes")

@@ -212,10 +212,10 @@ def test_a_run_that_kills_its_worker_is_recorded_and_the_rest_go_on(tmp_path, mo
 
     real = backends._result
 
-    def crashing(task):
+    def crashing(task, rows):
         if task["label"].endswith("seed=3"):
             os._exit(9)
-        return real(task)
+        return real(task, rows)
 
     monkeypatch.setattr(backends, "_result", crashing)  # inherited by the forked workers
     f = tmp_path / "s.toml"

@@ -5,7 +5,10 @@
 use crate::error::to_py;
 use crate::workload::{requests_from_dict, resolve_spec, trace_options, Source};
 use crate::{config, metrics};
+use detour_core::metrics::parquet::ParquetSink;
+use detour_core::metrics::RequestSink;
 use detour_core::sim::{Progress, Simulation};
+use detour_core::workload::ahead::ReadAhead;
 use detour_core::ErrorKind;
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
@@ -57,14 +60,17 @@ impl Progress for PyProgress {
 /// `reorder_window_ns` for the reader),
 /// `profile` or `profile_toml` (a synthetic profile by name, or a TOML spec,
 /// with `profile_overrides`) or `requests` (a dict of arrays, see the stubs). `progress(requests_arrived, sim_time_ns)` is called every
-/// few thousand requests and at the end.
+/// few thousand requests and at the end. With `requests_parquet`, the
+/// per-request rows are written to that Parquet file as requests complete
+/// (and `columns` is empty); a trace or profile is read on a second thread.
 ///
 /// Returns `(summary_json, columns, verify_failures_json, workload_json,
 /// collision_pairs)`.
 #[pyfunction]
 #[pyo3(signature = (
     config, *, trace=None, format=None, skip_malformed=false, volume=None, clamp_backwards_time=false,
-    reorder_window_ns=0, profile=None, profile_toml=None, profile_overrides=Vec::new(), requests=None, progress=None
+    reorder_window_ns=0, profile=None, profile_toml=None, profile_overrides=Vec::new(), requests=None, progress=None,
+    requests_parquet=None
 ))]
 #[allow(clippy::too_many_arguments)]
 pub fn run<'py>(
@@ -81,6 +87,7 @@ pub fn run<'py>(
     profile_overrides: Vec<String>,
     requests: Option<Bound<'py, PyDict>>,
     progress: Option<Py<PyAny>>,
+    requests_parquet: Option<PathBuf>,
 ) -> PyResult<(String, Bound<'py, PyDict>, String, String, Bound<'py, PyDict>)> {
     let cfg = config::parse(config)?;
     let synthetic = profile.is_some() || profile_toml.is_some();
@@ -98,12 +105,24 @@ pub fn run<'py>(
         _ => return Err(PyValueError::new_err("give exactly one workload: trace, profile (or profile_toml) or requests")),
     };
     let mut prog = PyProgress { callback: progress, error: None };
+    let in_memory = matches!(source, Source::Requests(_));
     let outcome = py.allow_threads(|| {
         let mut src = source.open()?;
         let sim = Simulation::new(cfg)?;
         let name = src.name();
-        let result = sim.run(&mut src, &name, &mut prog)?;
-        Ok::<_, detour_core::Error>((result, src.info()))
+        let sink = match &requests_parquet {
+            Some(path) => RequestSink::Parquet(ParquetSink::create(path)?),
+            None if sim.config().run.record_requests => RequestSink::Memory,
+            None => RequestSink::Discard,
+        };
+        if in_memory {
+            let result = sim.run_with_sink(&mut src, &name, &mut prog, sink)?;
+            return Ok::<_, detour_core::Error>((result, src.info()));
+        }
+        let mut ahead = ReadAhead::spawn(src)?;
+        let result = sim.run_with_sink(&mut ahead, &name, &mut prog, sink);
+        let src = ahead.finish().ok_or_else(|| detour_core::Error::Sim(format!("reading {name} failed")))?;
+        Ok((result?, src.info()))
     });
     let (result, info) = match outcome {
         Ok(v) => v,

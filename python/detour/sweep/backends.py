@@ -14,6 +14,7 @@ import os
 import signal
 import socket
 import sys
+import tempfile
 import time
 import traceback
 from pathlib import Path
@@ -24,7 +25,8 @@ from .records import now
 Done = Callable[[dict, dict], None]
 
 
-def _result(task: dict):
+def _result(task: dict, rows: str):
+    """Run the task; its per-request rows stream into the file `rows`."""
     from .. import _detour
     from ..api import result_from
 
@@ -38,10 +40,12 @@ def _result(task: dict):
             skip_malformed=bool(r.get("skip_malformed", False)),
             volume=r.get("volume"),
             clamp_backwards_time=bool(r.get("clamp_backwards_time", False)),
+            requests_parquet=rows,
         )
     else:
-        out = _detour.run(cfg, profile=None, profile_toml=task["profile_toml"], profile_overrides=[])
-    return result_from(cfg, out)
+        out = _detour.run(cfg, profile=None, profile_toml=task["profile_toml"], profile_overrides=[],
+                          requests_parquet=rows)
+    return result_from(cfg, out, requests_path=rows)
 
 
 def execute(task: dict) -> dict:
@@ -52,10 +56,10 @@ def execute(task: dict) -> dict:
     try:
         import pyarrow.parquet as pq
 
-        r = _result(task)
-        buf = io.BytesIO()
-        pq.write_table(r.to_arrow(), buf, compression="zstd")
-        files["requests.parquet"] = buf.getvalue()
+        with tempfile.TemporaryDirectory(prefix="detour-run-") as tmp:
+            rows = os.path.join(tmp, "requests.parquet")
+            r = _result(task, rows)
+            files["requests.parquet"] = Path(rows).read_bytes()
         pairs = r.collision_pairs_table()
         if pairs.num_rows:  # only with metrics.collisions
             buf = io.BytesIO()

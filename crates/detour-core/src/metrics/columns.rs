@@ -22,26 +22,16 @@ pub struct RequestColumns {
 }
 
 impl RequestColumns {
-    pub fn push_arrival(&mut self, arrival: u64, offset: u64, size: u32, is_write: bool, warmup: bool) -> u32 {
-        self.arrival_ns.push(arrival);
-        self.latency_ns.push(0);
-        self.offset.push(offset);
-        self.size.push(size);
-        self.is_write.push(is_write);
-        self.bus_ns.push(0);
-        self.array_ns.push(0);
-        self.delay_ns.push(0);
-        self.warmup.push(warmup);
-        (self.arrival_ns.len() - 1) as u32
-    }
-
-    pub fn complete(&mut self, i: u32, latency: u64, bus: u64, array: u64, delay: u64) {
-        let i = i as usize;
-        let sat = |v: u64| v.min(u32::MAX as u64) as u32;
-        self.latency_ns[i] = latency;
-        self.bus_ns[i] = sat(bus);
-        self.array_ns[i] = sat(array);
-        self.delay_ns[i] = sat(delay);
+    pub(crate) fn push(&mut self, r: &super::stream::Row) {
+        self.arrival_ns.push(r.arrival_ns);
+        self.latency_ns.push(r.latency_ns);
+        self.offset.push(r.offset);
+        self.size.push(r.size);
+        self.is_write.push(r.is_write);
+        self.bus_ns.push(r.bus_ns);
+        self.array_ns.push(r.array_ns);
+        self.delay_ns.push(r.delay_ns);
+        self.warmup.push(r.warmup);
     }
 
     pub fn len(&self) -> usize {
@@ -50,10 +40,5 @@ impl RequestColumns {
 
     pub fn is_empty(&self) -> bool {
         self.arrival_ns.is_empty()
-    }
-
-    /// Drop rows' storage (when the caller asked not to keep them).
-    pub fn clear(&mut self) {
-        *self = RequestColumns::default();
     }
 }

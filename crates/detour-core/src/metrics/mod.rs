@@ -1,20 +1,24 @@
-//! Results: per-request columns and the run summary. Every field is defined
-//! in docs/results.md; latencies are exact (see `percentile`).
+//! Results: per-request rows and the run summary. Every field is defined
+//! in docs/results.md; latency percentiles come from a histogram within a
+//! stated bound (see `histogram`), the rest is exact.
 
 pub mod buffer;
 pub mod collisions;
 mod columns;
+pub mod histogram;
+pub mod parquet;
 pub mod percentile;
+pub mod stream;
 pub mod warnings;
 
 pub use collisions::{CollisionSummary, CollisionTracker, PairCount};
 pub use buffer::WriteBufferSummary;
 pub use columns::RequestColumns;
 pub use percentile::{nearest_rank, rsd, LatencyStats};
+pub use stream::{RequestLog, RequestSink, Tally};
 
 use crate::ftl::FtlStats;
 use crate::scheduler::DieCounts;
-use percentile::Exact;
 use serde::Serialize;
 use std::collections::BTreeMap;
 
@@ -130,87 +134,37 @@ pub struct Summary {
 
 /// Add each period's mean read and mean overall latency (µs, measured
 /// requests by arrival time) to the scheme's period rows.
-pub fn period_latency(cols: &RequestColumns, period_s: f64, rows: &mut [BTreeMap<String, f64>]) {
+pub fn period_latency(t: &Tally, rows: &mut [BTreeMap<String, f64>]) {
     if rows.is_empty() {
         return;
     }
-    let period_ns = (period_s * 1e9).max(1.0);
-    let mut sums = vec![[0.0f64; 4]; rows.len()];
-    for i in 0..cols.len() {
-        if cols.warmup[i] {
-            continue;
-        }
-        let k = ((cols.arrival_ns[i] as f64 / period_ns) as usize).min(rows.len() - 1);
-        let l = cols.latency_ns[i] as f64 / 1e3;
-        let s = &mut sums[k];
-        s[2] += l;
-        s[3] += 1.0;
-        if !cols.is_write[i] {
-            s[0] += l;
-            s[1] += 1.0;
-        }
-    }
+    let sums = t.period_sums(rows.len());
     for (row, s) in rows.iter_mut().zip(&sums) {
         row.insert("read_mean_us".into(), if s[1] > 0.0 { s[0] / s[1] } else { 0.0 });
         row.insert("all_mean_us".into(), if s[3] > 0.0 { s[2] / s[3] } else { 0.0 });
     }
 }
 
-/// Fill the latency, breakdown and throughput parts from the columns.
-pub fn latency_parts(cols: &RequestColumns, s: &mut Summary) {
-    let mut parts = [[0u128; 4]; 2];
-    let (mut first, mut last) = (u64::MAX, 0u64);
-    let mut bytes = [0u64; 2];
-    let mut count = [0usize; 2];
-    // Exact percentiles in two passes over the columns (see `percentile`):
-    // this loop is the first.
-    let mut exact = [Exact::default(), Exact::default()];
-    // The columns cut to one length, so indexing them needs no checks.
-    let n = cols.len();
-    let (warm, write, lat) = (&cols.warmup[..n], &cols.is_write[..n], &cols.latency_ns[..n]);
-    let (bus, array, delay) = (&cols.bus_ns[..n], &cols.array_ns[..n], &cols.delay_ns[..n]);
-    let (arrival, size) = (&cols.arrival_ns[..n], &cols.size[..n]);
-    for i in (0..n).filter(|&i| !warm[i]) {
-        let w = write[i] as usize;
-        let l = lat[i];
-        count[w] += 1;
-        exact[w].count(l);
-        let (b, a, d) = (bus[i] as u64, array[i] as u64, delay[i] as u64);
-        let p = &mut parts[w];
-        p[0] += l.saturating_sub(b + a + d) as u128;
-        p[1] += b as u128;
-        p[2] += a as u128;
-        p[3] += d as u128;
-        first = first.min(arrival[i]);
-        last = last.max(arrival[i] + l);
-        bytes[w] += size[i] as u64;
-    }
-    let mk = |p: [u128; 4], n: usize| {
+/// Fill the latency, breakdown and throughput parts from the tally.
+pub fn latency_parts(t: &Tally, s: &mut Summary) {
+    let count = [t.latency[0].len(), t.latency[1].len()];
+    let mk = |p: [u128; 4], n: u64| {
         let n = n.max(1) as f64 * 1000.0;
         Breakdown { queue: p[0] as f64 / n, bus: p[1] as f64 / n, array: p[2] as f64 / n, delay: p[3] as f64 / n }
     };
     let sum = |a: [u128; 4], b: [u128; 4]| [a[0] + b[0], a[1] + b[1], a[2] + b[2], a[3] + b[3]];
     s.breakdown_us = ByClass {
-        read: mk(parts[0], count[0]),
-        write: mk(parts[1], count[1]),
-        all: mk(sum(parts[0], parts[1]), count[0] + count[1]),
+        read: mk(t.parts[0], count[0]),
+        write: mk(t.parts[1], count[1]),
+        all: mk(sum(t.parts[0], t.parts[1]), count[0] + count[1]),
     };
-    s.reads = count[0] as u64;
-    s.writes = count[1] as u64;
+    s.reads = count[0];
+    s.writes = count[1];
     s.requests = s.reads + s.writes;
-    let mut all = exact[0].clone();
-    all.absorb(&exact[1]);
-    for e in exact.iter_mut().chain([&mut all]) {
-        e.find_ranks();
-    }
-    for i in (0..n).filter(|&i| !warm[i]) {
-        let l = lat[i];
-        let b = percentile::bin(l);
-        exact[write[i] as usize].keep_in(b, l);
-        all.keep_in(b, l);
-    }
-    let [read, write] = exact;
-    s.latency_us = ByClass { read: read.stats(), write: write.stats(), all: all.stats() };
+    let mut all = t.latency[0].clone();
+    all.merge(&t.latency[1]);
+    s.latency_us = ByClass { read: t.latency[0].stats(), write: t.latency[1].stats(), all: all.stats() };
+    let (first, last, bytes) = (t.first_ns, t.last_ns, t.bytes);
     let dur = if last > first { (last - first) as f64 / 1e9 } else { 0.0 };
     let mib = 1024.0 * 1024.0;
     s.throughput = Throughput {

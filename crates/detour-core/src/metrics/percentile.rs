@@ -1,13 +1,13 @@
-//! Exact latency statistics. Percentiles use the nearest-rank definition on
-//! the full sample: p-th percentile = the ceil(p/100 * n)-th smallest
-//! value. No histogram approximates anything, so there is no error.
+//! Exact latency statistics of a sample held in memory (`from_ns`; the
+//! reference the run summary's histogram is tested against, see
+//! `histogram`). Percentiles use the nearest-rank definition: p-th
+//! percentile = the ceil(p/100 * n)-th smallest value.
 //!
 //! The ranks are found in two passes over the sample without copying it: the
 //! first counts values into fine bins (one per value below 256 ns, then 128
 //! per power of two), which tells in which bin each wanted rank lies; the
 //! second keeps only the values of those few bins, and sorting them gives
-//! the exact values at the ranks. A million latencies then cost two scans
-//! and a small sort, not a copy of the sample and a selection per rank.
+//! the exact values at the ranks.
 
 use serde::Serialize;
 
@@ -29,10 +29,10 @@ pub struct LatencyStats {
 }
 
 /// The percentiles a summary reports, ascending.
-const PCTS: [f64; 8] = [50.0, 90.0, 95.0, 97.0, 98.0, 99.0, 99.5, 99.9];
+pub(crate) const PCTS: [f64; 8] = [50.0, 90.0, 95.0, 97.0, 98.0, 99.0, 99.5, 99.9];
 
 /// The nearest rank (1-based) of percentile `p` among `n > 0` values.
-fn rank(n: u64, p: f64) -> u64 {
+pub(crate) fn rank(n: u64, p: f64) -> u64 {
     (((p / 100.0) * n as f64).ceil() as u64).clamp(1, n)
 }
 
@@ -166,11 +166,30 @@ impl Exact {
         }
         let seen = before + prev.map_or(0, |p| self.hist[p]);
         assert_eq!(seen, self.kept.len() as u64, "the second pass saw another sample than the first");
-        build(self.n, self.sum, self.min, self.max, at)
+        LatencyStats::build(self.n, self.sum, self.min, self.max, at)
     }
 }
 
 impl LatencyStats {
+    pub(crate) fn build(n: u64, sum: u128, min: u64, max: u64, at: [u64; PCTS.len()]) -> LatencyStats {
+        let us = |v: u64| v as f64 / 1000.0;
+        let [p50, p90, p95, p97, p98, p99, p995, p999] = at.map(us);
+        LatencyStats {
+            count: n,
+            mean: sum as f64 / n as f64 / 1000.0,
+            min: us(min),
+            p50,
+            p90,
+            p95,
+            p97,
+            p98,
+            p99,
+            p995,
+            p999,
+            max: us(max),
+        }
+    }
+
     /// Statistics of latencies given in ns, in any order.
     pub fn from_ns(ns: &[u64]) -> LatencyStats {
         let mut e = Exact::default();
@@ -189,28 +208,10 @@ impl LatencyStats {
         }
         let sum: u128 = ns.iter().map(|&v| v as u128).sum();
         let at = PCTS.map(|p| nearest_rank(ns, p));
-        build(ns.len() as u64, sum, ns[0], ns[ns.len() - 1], at)
+        LatencyStats::build(ns.len() as u64, sum, ns[0], ns[ns.len() - 1], at)
     }
 }
 
-fn build(n: u64, sum: u128, min: u64, max: u64, at: [u64; PCTS.len()]) -> LatencyStats {
-    let us = |v: u64| v as f64 / 1000.0;
-    let [p50, p90, p95, p97, p98, p99, p995, p999] = at.map(us);
-    LatencyStats {
-        count: n,
-        mean: sum as f64 / n as f64 / 1000.0,
-        min: us(min),
-        p50,
-        p90,
-        p95,
-        p97,
-        p98,
-        p99,
-        p995,
-        p999,
-        max: us(max),
-    }
-}
 
 /// Mean and relative standard deviation (std / mean) of counts.
 pub fn rsd(values: &[u64]) -> (f64, f64) {

@@ -97,8 +97,9 @@ impl Simulation {
     /// the host when the queue-depth limit is reached).
     pub(super) fn arrive(&mut self) -> Result<()> {
         let Some(mut io) = self.next_req.take() else { return Ok(()) };
-        let warm = (self.cols.len() as u64) < self.cfg.host.warmup_requests;
-        io.req = self.cols.push_arrival(io.arrival, io.offset, io.size, io.write, warm);
+        let warm = self.log.arrived() < self.cfg.host.warmup_requests;
+        let in_flight = self.outstanding as u64 + self.host_queue.len() as u64 + 1;
+        io.req = self.log.arrive(io.arrival, io.offset, io.size, io.write, warm, in_flight);
         if io.write {
             io.seq = self.n.write_seq;
             self.n.write_seq += io.pages as u64;
@@ -242,7 +243,7 @@ impl Simulation {
         let io = txn.io;
         let end = if txn.early { txn.ack_at } else { self.q.now() };
         let latency = end - io.arrival;
-        self.cols.complete(io.req, latency, txn.bus_ns, txn.array_ns, txn.delay_ns);
+        self.log.complete(io.req, latency, txn.bus_ns, txn.array_ns, txn.delay_ns)?;
         self.outstanding -= 1;
         if let Some(next) = self.host_queue.pop_front() {
             self.admit(next)?;

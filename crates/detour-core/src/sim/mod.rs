@@ -21,7 +21,7 @@ use crate::device::{Geometry, Timing};
 use crate::engine::{Event, EventQueue};
 use crate::error::{Error, Result};
 use crate::ftl::{Chunked, Ftl};
-use crate::metrics::{self, CollisionTracker, PairCount, RequestColumns, Summary};
+use crate::metrics::{self, CollisionTracker, PairCount, RequestColumns, RequestLog, RequestSink, Summary};
 use crate::scheduler::Scheduler;
 use crate::schemes::{Plan, Scheme, SchemeKind};
 use crate::types::{Lpn, Time, Token};
@@ -97,7 +97,8 @@ pub struct Simulation {
     solo: bool,
     rng: ChaCha8Rng,
     txns: Txns,
-    cols: RequestColumns,
+    /// Per-request rows and the summary's figures counted from them.
+    log: RequestLog,
     /// Latest token per LPN (verify mode).
     oracle: Option<Chunked<Token>>,
     /// One bit per LPN: the page holds data (written or placed).
@@ -165,7 +166,7 @@ impl Simulation {
             scheme,
             rng: ChaCha8Rng::seed_from_u64(cfg.run.seed),
             txns: Txns::default(),
-            cols: RequestColumns::default(),
+            log: RequestLog::new(RequestSink::Discard, cfg.scheme.rrssd.period_s),
             oracle: verify.then(|| Chunked::new(geo.logical_pages as u64, 0)),
             placed: Chunked::new((geo.logical_pages as u64).div_ceil(64), 0),
             next_req: None,
@@ -202,12 +203,28 @@ impl Simulation {
     }
 
     /// Run `workload` to completion. `source` names it in error messages.
+    /// The per-request rows are kept in memory (`RunResult::requests`)
+    /// unless `run.record_requests = false`.
     pub fn run(
-        mut self,
+        self,
         workload: &mut dyn Iterator<Item = Result<Request>>,
         source: &str,
         progress: &mut dyn Progress,
     ) -> Result<RunResult> {
+        let sink = if self.cfg.run.record_requests { RequestSink::Memory } else { RequestSink::Discard };
+        self.run_with_sink(workload, source, progress, sink)
+    }
+
+    /// Run `workload` to completion, the per-request rows going to `sink`
+    /// as requests complete (a Parquet file is complete when this returns).
+    pub fn run_with_sink(
+        mut self,
+        workload: &mut dyn Iterator<Item = Result<Request>>,
+        source: &str,
+        progress: &mut dyn Progress,
+        sink: RequestSink,
+    ) -> Result<RunResult> {
+        self.log = RequestLog::new(sink, self.cfg.scheme.rrssd.period_s);
         self.source = source.to_string();
         // Requests the scheme cannot use are refused: a dedup write without
         // content, an arrival too many ticks away (schemes/requirements.rs).
@@ -257,7 +274,7 @@ impl Simulation {
         }
         progress.update(self.n.arrivals, self.q.now());
         self.check_all_done()?;
-        Ok(self.finish())
+        self.finish()
     }
 
     /// Nothing left to happen but transactions still wait for a page: plan
@@ -291,20 +308,20 @@ impl Simulation {
         )))
     }
 
-    fn finish(mut self) -> RunResult {
+    fn finish(self) -> Result<RunResult> {
         let mut s = Summary {
             scheme: self.scheme.name().to_string(),
             device: self.cfg.name.clone(),
             seed: self.cfg.run.seed,
             verify: self.cfg.run.verify,
             verify_errors: self.n.verify_errors,
-            warmup_requests: self.cfg.host.warmup_requests.min(self.cols.len() as u64),
+            warmup_requests: self.cfg.host.warmup_requests.min(self.log.arrived()),
             stalls: self.n.stalls,
             events: self.n.events,
-            sim_time_s: metrics::warnings::last_completion_ns(&self.cols) as f64 / 1e9,
+            sim_time_s: self.log.tally().shape.last_completion_ns as f64 / 1e9,
             ..Summary::default()
         };
-        metrics::latency_parts(&self.cols, &mut s);
+        metrics::latency_parts(self.log.tally(), &mut s);
         let busy = self.sched.busy_per_die();
         metrics::die_parts(self.sched.counts(), &busy, s.throughput.duration_s, &mut s);
         metrics::gc_parts(&self.ftl.stats, self.n.host_written, self.ftl.erase_spread(), &mut s);
@@ -326,14 +343,16 @@ impl Simulation {
         };
         s.write_buffer = self.wbuf.as_ref().map(|b| b.summary(self.q.now()));
         s.periods = self.scheme.periods();
-        metrics::period_latency(&self.cols, self.cfg.scheme.rrssd.period_s, &mut s.periods);
+        metrics::period_latency(self.log.tally(), &mut s.periods);
         let channels: Vec<u64> = self.sched.channels().iter().map(|c| c.busy_ns).collect();
-        let facts = metrics::warnings::RunFacts { cfg: &self.cfg, geo: &self.geo, cols: &self.cols, die_busy_ns: &busy, channel_busy_ns: &channels, end_ns: self.q.now() };
+        let facts = metrics::warnings::RunFacts { cfg: &self.cfg, geo: &self.geo, shape: &self.log.tally().shape, die_busy_ns: &busy, channel_busy_ns: &channels, end_ns: self.q.now() };
         s.warnings = metrics::warnings::collect(&s, &facts);
-        if !self.cfg.run.record_requests {
-            self.cols.clear();
+        let (requests, parquet) = self.log.into_parts();
+        if let Some(p) = parquet {
+            let json = serde_json::to_string(&s).map_err(|e| Error::Sim(format!("cannot serialise the summary: {e}")))?;
+            p.close(vec![("detour.summary".into(), json)])?;
         }
-        RunResult { summary: s, requests: self.cols, verify_failures: self.failures, collision_pairs }
+        Ok(RunResult { summary: s, requests, verify_failures: self.failures, collision_pairs })
     }
 }
 

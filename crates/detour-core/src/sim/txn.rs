@@ -9,7 +9,7 @@ use crate::types::{Lpn, Token};
 /// A host request as the host interface split it into pages.
 #[derive(Clone, Copy, Debug, Default)]
 pub struct HostIo {
-    pub req: u32,
+    pub req: u64,
     pub arrival: u64,
     pub offset: u64,
     pub size: u32,
@@ -24,8 +24,8 @@ pub struct HostIo {
 /// What a transaction is for; decides what happens when it ends.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum TxnKind {
-    /// A host request (index into the request columns).
-    Host { req: u32 },
+    /// A host request (its arrival index, see `RequestLog`).
+    Host { req: u64 },
     /// Moving the live pages out of a GC victim block.
     GcMoves { block: u32 },
     /// Erasing a block after GC.

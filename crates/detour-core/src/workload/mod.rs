@@ -27,6 +27,7 @@ pub struct Request {
 
 // Trace readers: `reader` opens a file (gzip/zstd by magic bytes), detects the
 // format and streams `Request`s; `formats/` holds one parser per format.
+pub mod ahead;
 pub mod formats;
 pub mod inspect;
 pub mod popularity;

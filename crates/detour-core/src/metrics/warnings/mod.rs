@@ -12,7 +12,8 @@
 
 mod scheme;
 
-use super::{RequestColumns, Summary};
+use super::stream::Shape;
+use super::Summary;
 use crate::config::Config;
 use crate::device::Geometry;
 use serde::Serialize;
@@ -28,8 +29,8 @@ pub struct Warning {
 pub struct RunFacts<'a> {
     pub cfg: &'a Config,
     pub geo: &'a Geometry,
-    /// Every request's row, warm-up included, in arrival order.
-    pub cols: &'a RequestColumns,
+    /// The trace's shape over every request, warm-up included.
+    pub shape: &'a Shape,
     pub die_busy_ns: &'a [u64],
     pub channel_busy_ns: &'a [u64],
     /// Time of the run's last event (background work included), ns.
@@ -38,7 +39,7 @@ pub struct RunFacts<'a> {
 
 /// Saturation is a steady-state notion: below this many requests a short
 /// run's busy share and queue say nothing about the arrival rate.
-const MIN_REQUESTS_FOR_SATURATION: usize = 256;
+const MIN_REQUESTS_FOR_SATURATION: u64 = 256;
 /// Busy share of the run at which a die or channel counts as saturated.
 const SATURATED_SHARE: f64 = 0.95;
 /// Growth of the queue over the last half of the run (requests outstanding
@@ -46,13 +47,6 @@ const SATURATED_SHARE: f64 = 0.95;
 /// to matter; it must also be a quarter of the queue at the middle, so that
 /// a long steady queue's wobble is not taken for growth.
 const MIN_GROWING_QUEUE: u64 = 32;
-
-/// When the last request completed, ns (0 without requests): the end of
-/// what was measured. Background work after it (GC, a scheme's periodic
-/// tick, such as RR-SSD's day-long period) is not part of it.
-pub fn last_completion_ns(cols: &RequestColumns) -> u64 {
-    cols.arrival_ns.iter().zip(&cols.latency_ns).map(|(a, l)| a + l).max().unwrap_or(0)
-}
 
 /// Every warning the run deserves, in a fixed order.
 pub fn collect(s: &Summary, f: &RunFacts) -> Vec<Warning> {
@@ -78,7 +72,7 @@ fn nothing_measured(s: &Summary, f: &RunFacts) -> Option<String> {
     if s.requests > 0 {
         return None;
     }
-    let n = f.cols.len();
+    let n = f.shape.rows;
     Some(if n == 0 {
         "the workload had no requests (an empty trace, or every line filtered out or ignored): nothing was measured, \
          and every number in this summary is 0"
@@ -95,12 +89,12 @@ fn nothing_measured(s: &Summary, f: &RunFacts) -> Option<String> {
 /// A queue still growing over the last half of the run, and dies or
 /// channels busy for nearly the whole run.
 fn saturated(f: &RunFacts) -> Vec<String> {
-    let n = f.cols.len();
+    let n = f.shape.rows;
     if n < MIN_REQUESTS_FOR_SATURATION {
         return Vec::new();
     }
     let mut out = Vec::new();
-    let at = |i: usize| outstanding_at(f.cols, f.cols.arrival_ns[i]);
+    let at = |i: u64| f.shape.outstanding.at(i);
     let (half, three_q, last) = (at(n / 2), at(n * 3 / 4), at(n - 1));
     if half < three_q && three_q < last && last - half >= MIN_GROWING_QUEUE.max(half / 4) {
         out.push(format!(
@@ -109,7 +103,7 @@ fn saturated(f: &RunFacts) -> Vec<String> {
              serves them, so latencies grow with the trace's length rather than reaching a steady state"
         ));
     }
-    let first = f.cols.arrival_ns.first().copied().unwrap_or(0);
+    let first = f.shape.first_arrival_ns.unwrap_or(0);
     let span = f.end_ns.saturating_sub(first);
     let channels = busy_names(f.channel_busy_ns, span, |c| format!("channel {c}"));
     let dies = busy_names(f.die_busy_ns, span, |d| {
@@ -126,12 +120,6 @@ fn saturated(f: &RunFacts) -> Vec<String> {
         }
     }
     out
-}
-
-/// Requests that had arrived by `t` and not yet completed (those that
-/// arrive at `t` included, as the queue a request arriving then joins).
-fn outstanding_at(cols: &RequestColumns, t: u64) -> u64 {
-    cols.arrival_ns.iter().zip(&cols.latency_ns).filter(|&(&a, &l)| a <= t && a + l > t).count() as u64
 }
 
 /// Names (with busy share) of the resources busy for most of `span`, the

@@ -47,7 +47,7 @@ fn reason(s: &Summary, f: &RunFacts) -> Option<String> {
         "ca-ssd" => Some("no written page repeated a value already stored".into()),
         "rr-ssd" | "pblru" => {
             let period_ns = r.period_s * 1e9;
-            let arrivals = f.cols.arrival_ns.last().copied().unwrap_or(0) - f.cols.arrival_ns.first().copied().unwrap_or(0);
+            let arrivals = f.shape.last_arrival_ns - f.shape.first_arrival_ns.unwrap_or(0);
             if s.scheme == "rr-ssd" && r.placement != "online" && period_ns > arrivals as f64 {
                 return Some(format!(
                     "scheme.rrssd.period_s = {} s is longer than the workload's {:.3} s of arrivals, so no period \
