@@ -18,9 +18,7 @@ import shutil
 import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable, Iterable, Mapping, Optional, Union
-
-import numpy as np
+from typing import TYPE_CHECKING, Any, Callable, Iterable, Mapping, Optional, Union
 
 from . import _detour, _toml
 from .schema import Summary
@@ -32,14 +30,19 @@ ProgressArg = Union[bool, Callable[[int, int], Any], None]
 #: Per-request columns as the core produces them, in order.
 COLUMNS = tuple(_detour.COLUMNS)
 
-#: NumPy dtypes of the `requests=` input columns (see `run`).
+if TYPE_CHECKING:
+    import numpy as np
+
+#: NumPy dtypes of the `requests=` input columns (see `run`). NumPy itself
+#: is imported where it is used: `detour run` writing Parquet from the core
+#: never needs it, and it is a third of the command's memory.
 REQUEST_DTYPES = {
-    "time_ns": np.uint64,
-    "offset": np.uint64,
-    "size": np.uint32,
-    "is_write": np.bool_,
-    "content": np.uint64,
-    "volume": np.uint32,
+    "time_ns": "uint64",
+    "offset": "uint64",
+    "size": "uint32",
+    "is_write": "bool",
+    "content": "uint64",
+    "volume": "uint32",
 }
 
 
@@ -180,6 +183,8 @@ class Result:
 
     def queue_ns(self) -> np.ndarray:
         """Queueing time per request: latency - delay - bus - array (>= 0)."""
+        import numpy as np
+
         c = self.columns
         parts = c["bus_ns"].astype(np.int64) + c["array_ns"] + c["delay_ns"]
         return np.maximum(c["latency_ns"].astype(np.int64) - parts, 0).astype(np.uint64)
@@ -203,6 +208,8 @@ class Result:
         """The collision pairs as a `pyarrow.Table` (lpn_a, lpn_b, count),
         most repeated first; empty when collision accounting was off."""
         import pyarrow as pa
+
+        import numpy as np
 
         names = ("lpn_a", "lpn_b", "count")
         return pa.table({n: self.collision_pairs.get(n, np.zeros(0, np.uint32)) for n in names})
@@ -229,17 +236,19 @@ class Result:
         collision accounting was on. Each file is written to a temporary
         name in the same directory and renamed, so a reader never sees a
         half-written file. Returns the directory."""
-        import pyarrow.parquet as pq
-
         out = Path(out_dir)
         out.mkdir(parents=True, exist_ok=True)
         dest = out / "requests.parquet"
         if self.requests_path is None:
+            import pyarrow.parquet as pq
+
             _atomic_write(dest, lambda p: pq.write_table(self.to_arrow(), p, compression="zstd"))
         elif not dest.exists() or not dest.samefile(self.requests_path):
             _atomic_write(dest, lambda p: shutil.copyfile(self.requests_path, p))
         _atomic_write(out / "config.toml", lambda p: Path(p).write_text(self.config_toml))
         if "collisions" in self.summary:
+            import pyarrow.parquet as pq
+
             table = self.collision_pairs_table()
             _atomic_write(out / "collision_pairs.parquet", lambda p: pq.write_table(table, p, compression="zstd"))
         text = json.dumps(self.summary, indent=2, allow_nan=False) + "\n"
@@ -289,6 +298,8 @@ def _spec_dict(profile: PathLike, overrides: Overrides) -> dict:
 
 def _requests_arrays(requests: Any) -> dict:
     """Accept a mapping of array-likes (or a pandas DataFrame / pyarrow Table)."""
+    import numpy as np
+
     if hasattr(requests, "to_pydict") and not isinstance(requests, Mapping):  # pyarrow.Table
         requests = {name: requests.column(name).to_numpy() for name in requests.column_names}
     elif hasattr(requests, "columns") and hasattr(requests, "to_numpy"):  # pandas.DataFrame
@@ -299,8 +310,8 @@ def _requests_arrays(requests: Any) -> dict:
         if dtype is None:
             raise ValueError(f"requests has an unknown column {name!r}; expected {', '.join(REQUEST_DTYPES)}")
         arr = np.asarray(values)
-        if arr.dtype != dtype:
-            if dtype is not np.bool_ and arr.size and (np.issubdtype(arr.dtype, np.number) and (arr < 0).any()):
+        if arr.dtype != np.dtype(dtype):
+            if dtype != "bool" and arr.size and (np.issubdtype(arr.dtype, np.number) and (arr < 0).any()):
                 raise ValueError(f"requests[{name!r}] has negative values")
             arr = arr.astype(dtype)
         out[name] = np.ascontiguousarray(arr)

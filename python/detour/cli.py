@@ -21,7 +21,7 @@ from typing import Optional, Sequence
 from . import __version__, report
 from ._detour import DetourError
 from .cli_papers import OBSERVABLES, cmd_calibrate, cmd_reproduce
-from .errors import CliError, describe
+from .errors import CliError, ReproduceError, describe
 
 EXIT_FAILED = 1  # the command was well formed but could not be carried out
 EXIT_USAGE = 2  # argparse's own status for a bad command line
@@ -522,8 +522,6 @@ def _error(msg: str, status: int) -> int:
 
 
 def main(argv: Optional[Sequence[str]] = None) -> int:
-    from .reproduce.base import ReproduceError
-
     args = build_parser().parse_args(argv)  # exits EXIT_USAGE on a bad command line
     # A bundle is a layer under the user's own --set keys.
     if getattr(args, "compat", None) and hasattr(args, "overrides"):

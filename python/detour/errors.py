@@ -31,3 +31,7 @@ def describe(e: OSError) -> str:
     what = _WHAT.get(e.errno) or (e.strerror or str(e)).lower()
     where = f"{e.filename} -> {e.filename2}" if e.filename2 else str(e.filename)
     return f"{where}: {what}"
+
+
+class ReproduceError(RuntimeError):
+    """A reproduction could not run: a sweep failed or a run is missing."""

@@ -12,9 +12,10 @@ from __future__ import annotations
 
 import os
 from collections.abc import Mapping
-from typing import Dict, Iterator, Optional, Sequence
+from typing import TYPE_CHECKING, Dict, Iterator, Optional, Sequence
 
-import numpy as np
+if TYPE_CHECKING:
+    import numpy as np
 
 #: The percentiles a summary reports, by their summary names.
 PERCENTILES = {"p50": 50.0, "p90": 90.0, "p95": 95.0, "p97": 97.0, "p98": 98.0, "p99": 99.0, "p995": 99.5, "p999": 99.9}
@@ -55,10 +56,12 @@ class LazyColumns(Mapping):
 
 def nearest_rank(sorted_values: np.ndarray, p: float) -> float:
     """The nearest-rank percentile: the ceil(p/100 * n)-th smallest value."""
+    import math
+
     n = len(sorted_values)
     if n == 0:
         return 0.0
-    k = min(max(int(np.ceil(p / 100.0 * n)), 1), n)
+    k = min(max(math.ceil(p / 100.0 * n), 1), n)
     return float(sorted_values[k - 1])
 
 
@@ -66,6 +69,7 @@ def exact_latency(path: "os.PathLike[str]", kind: str = "all") -> Dict[str, floa
     """Exact latency statistics (µs) of the measured requests in a
     requests.parquet: `kind` is "read", "write" or "all"; keys as in the
     summary's `latency_us` (count, mean, min, p50 ... p999, max)."""
+    import numpy as np
     import pyarrow.parquet as pq
 
     if kind not in ("read", "write", "all"):

@@ -10,9 +10,14 @@ use pyo3::types::PyDict;
 pub const COLUMNS: &[&str] =
     &["arrival_ns", "latency_ns", "offset", "size", "is_write", "bus_ns", "array_ns", "delay_ns", "warmup"];
 
-/// Hand each column's buffer to NumPy (no copy).
-pub fn columns<'py>(py: Python<'py>, c: RequestColumns) -> PyResult<Bound<'py, PyDict>> {
+/// Hand each column's buffer to NumPy (no copy). No rows kept (streamed
+/// to a file, or not recorded): an empty dict, so that NumPy is not even
+/// imported.
+pub fn columns<'py>(py: Python<'py>, c: RequestColumns, kept: bool) -> PyResult<Bound<'py, PyDict>> {
     let d = PyDict::new(py);
+    if !kept {
+        return Ok(d);
+    }
     d.set_item("arrival_ns", PyArray1::from_vec(py, c.arrival_ns))?;
     d.set_item("latency_ns", PyArray1::from_vec(py, c.latency_ns))?;
     d.set_item("offset", PyArray1::from_vec(py, c.offset))?;
@@ -28,6 +33,9 @@ pub fn columns<'py>(py: Python<'py>, c: RequestColumns) -> PyResult<Bound<'py, P
 /// Collision pairs as three NumPy arrays (empty unless `metrics.collisions`).
 pub fn pairs<'py>(py: Python<'py>, p: &[PairCount]) -> PyResult<Bound<'py, PyDict>> {
     let d = PyDict::new(py);
+    if p.is_empty() {
+        return Ok(d);
+    }
     d.set_item("lpn_a", PyArray1::from_vec(py, p.iter().map(|x| x.lpn_a).collect()))?;
     d.set_item("lpn_b", PyArray1::from_vec(py, p.iter().map(|x| x.lpn_b).collect()))?;
     d.set_item("count", PyArray1::from_vec(py, p.iter().map(|x| x.count).collect()))?;

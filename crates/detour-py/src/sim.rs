@@ -106,6 +106,7 @@ pub fn run<'py>(
     };
     let mut prog = PyProgress { callback: progress, error: None };
     let in_memory = matches!(source, Source::Requests(_));
+    let kept = requests_parquet.is_none() && cfg.run.record_requests;
     let outcome = py.allow_threads(|| {
         let mut src = source.open()?;
         let sim = Simulation::new(cfg)?;
@@ -133,7 +134,7 @@ pub fn run<'py>(
     };
     Ok((
         metrics::summary_json(&result.summary)?,
-        metrics::columns(py, result.requests)?,
+        metrics::columns(py, result.requests, kept)?,
         metrics::to_json(&result.verify_failures)?,
         metrics::to_json(&info)?,
         metrics::pairs(py, &result.collision_pairs)?,

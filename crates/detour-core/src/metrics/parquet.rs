@@ -3,8 +3,8 @@
 //! Rows arrive in batches of [`ROW_GROUP`]; each batch becomes one row
 //! group. Encoding and compressing a row group takes about as long as
 //! simulating it, so a second thread does it while the simulation goes on
-//! (the machine's second core); a bounded channel keeps at most two batches
-//! in flight, so memory stays flat. The file is written under a temporary
+//! (the machine's second core); a rendezvous channel keeps one batch
+//! filling and one being written, so memory stays flat. The file is written under a temporary
 //! name and renamed when it is complete: a reader never sees half a file,
 //! and a failed run leaves none.
 
@@ -25,7 +25,7 @@ use std::sync::Arc;
 use std::thread::JoinHandle;
 
 /// Rows per row group.
-pub const ROW_GROUP: usize = 1 << 17;
+pub const ROW_GROUP: usize = 1 << 15;
 
 /// The columns, as docs/results.md lists them; unsigned integers keep their
 /// sign in the logical type, so pyarrow and polars read u64/u32.
@@ -114,7 +114,7 @@ impl ParquetSink {
         let schema = Arc::new(parse_message_type(SCHEMA).map_err(|e| pq_err(path, e))?);
         let writer = SerializedFileWriter::new(BufWriter::with_capacity(1 << 20, file), schema, Arc::new(properties()))
             .map_err(|e| pq_err(path, e))?;
-        let (tx, rx) = sync_channel::<Msg>(1);
+        let (tx, rx) = sync_channel::<Msg>(0);
         let (dest, tmp_w) = (path.to_path_buf(), tmp.clone());
         let worker = std::thread::Builder::new()
             .name("detour-parquet".into())
