@@ -34,25 +34,30 @@ from detour.reproduce.collisions import VOLUMES
 KNOBS = {
     "mean_occ": ("rate_per_s", True, 1.0, (1e3, 5e6)),
     "mean_repetition": ("footprint_pages", True, -1.0, (64, 4_194_304)),
-    "top5pct_pair_share": ("zipf_theta", False, 0.5, (0.0, 3.0)),
-    "reads_rsd": ("die_skew", False, 0.15, (0.0, 4.0)),
+    "top5pct_pair_share": ("pair_theta", False, 0.3, (0.0, 4.0)),
+    "reads_rsd": ("zipf_theta", False, 0.2, (0.0, 3.0)),
 }
 COMPAT = "mqsim"
 
 
+def pair_count(pages: int) -> int:
+    """As table.rs's `volume`: every other page in a pair, 16..65536."""
+    return max(16, min(65536, pages // 4))
+
+
 def start(name: str) -> dict:
     """The profile's knobs as table.rs has them now."""
-    from detour.calibrate import _spec_dict
+    from detour.api import _spec_dict
 
     s = _spec_dict(name, {})
     return {"rate_per_s": float(s["arrival"]["rate_per_s"]), "footprint_pages": s["footprint_bytes"] // 16384,
-            "zipf_theta": float(s["zipf_theta"]), "die_skew": float(s["pairs"].get("die_skew", 0.0))}
+            "zipf_theta": float(s["zipf_theta"]), "pair_theta": float(s["pairs"]["theta"])}
 
 
 def measure(name: str, k: dict) -> dict:
     o = {"arrival.rate_per_s": k["rate_per_s"], "footprint_bytes": int(k["footprint_pages"]) * 16384,
-         "pairs.count": max(16, min(4096, int(k["footprint_pages"]) // 8)), "zipf_theta": k["zipf_theta"],
-         "pairs.theta": k["zipf_theta"], "pairs.die_skew": k["die_skew"]}
+         "pairs.count": pair_count(int(k["footprint_pages"])), "zipf_theta": k["zipf_theta"],
+         "pairs.theta": k["pair_theta"]}
     r = run("collisions", profile=name, profile_overrides=o, overrides={"metrics.collisions": True}, compat=COMPAT)
     return r.summary["collisions"]
 
@@ -109,7 +114,7 @@ def main(argv=None) -> int:
     print("\nVOLUMES knobs:")
     for n, goal, k, got in out:
         print(f"{n}: rate_per_s: {k['rate_per_s']:.1f}, footprint_pages: {int(k['footprint_pages'])}, "
-              f"zipf_theta: {k['zipf_theta']:.4f}, die_skew: {k['die_skew']:.4f}")
+              f"pair_theta: {k['pair_theta']:.4f}, zipf_theta: {k['zipf_theta']:.4f}")
     return 0
 
 

@@ -39,9 +39,13 @@ impl PairModel {
         let mut used = HashSet::new();
         let mut pairs = Vec::with_capacity(p.count as usize);
         let mut tries = 0u64;
+        let mut balance = p.balanced.then(|| Balance::new(stride, p.count, p.theta));
         while pairs.len() < p.count as usize {
             let span = stride * rng.random_range(1..=max_m);
-            let a = residue.place(pages - span, rng);
+            let a = match balance.as_mut() {
+                Some(b) => b.place(pairs.len(), pages - span, rng),
+                None => residue.place(pages - span, rng),
+            };
             tries += 1;
             let fresh = !used.contains(&a) && !used.contains(&(a + span));
             if fresh || tries > 64 * p.count as u64 {
@@ -103,6 +107,42 @@ impl Residues {
         let r = order[(z.sample(rng) as usize).clamp(1, order.len()) - 1];
         // limit > stride (validated), so at least one block fits below it.
         let blocks = (limit - r).div_ceil(self.stride).max(1);
+        (rng.random_range(0..blocks) * self.stride + r).min(limit - 1)
+    }
+}
+
+/// `balanced` placement: pairs in popularity order, each on the residue
+/// (die) with the least expected pair reads so far (longest-processing-time
+/// first), so hot pairs do not pile reads on a few dies: real volumes
+/// repeat a few pairs thousands of times with reads spread evenly over dies
+/// (the paper's Fig. 4 and Table 3), which random placement of a Zipf head
+/// cannot give.
+struct Balance {
+    stride: u64,
+    weights: Vec<f64>,
+    load: Vec<f64>,
+    /// The residue of the pair being placed (a retry keeps it).
+    current: Option<(usize, u64)>,
+}
+
+impl Balance {
+    fn new(stride: u64, count: u32, theta: f64) -> Self {
+        let weights = (1..=count as usize).map(|i| (i as f64).powf(-theta)).collect();
+        Balance { stride, weights, load: vec![0.0; stride as usize], current: None }
+    }
+
+    /// A start page below `limit` for the pair of rank `i` (0 = hottest).
+    fn place(&mut self, i: usize, limit: u64, rng: &mut ChaCha8Rng) -> u64 {
+        let r = match self.current {
+            Some((j, r)) if j == i => r,
+            _ => {
+                let r = (0..self.load.len()).min_by(|&x, &y| self.load[x].total_cmp(&self.load[y])).unwrap_or(0);
+                self.load[r] += self.weights[i];
+                self.current = Some((i, r as u64));
+                r as u64
+            }
+        };
+        let blocks = (limit.saturating_sub(r)).div_ceil(self.stride).max(1);
         (rng.random_range(0..blocks) * self.stride + r).min(limit - 1)
     }
 }

@@ -250,6 +250,15 @@ pub struct PairSpec {
     /// over dies that the paper's Table 3 measures (its RSD).
     #[serde(skip_serializing_if = "is_zero")]
     pub die_skew: f64,
+    /// Place pairs, hottest first, each on the residue with the fewest
+    /// expected pair reads so far [false]: hot pairs spread evenly over
+    /// dies (overrides `die_skew`).
+    #[serde(skip_serializing_if = "is_false")]
+    pub balanced: bool,
+}
+
+fn is_false(b: &bool) -> bool {
+    !*b
 }
 
 fn is_zero(x: &f64) -> bool {
@@ -266,6 +275,7 @@ impl Default for PairSpec {
             gap_us: 50.0,
             theta: 1.0,
             die_skew: 0.0,
+            balanced: false,
         }
     }
 }

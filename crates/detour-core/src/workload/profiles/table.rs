@@ -191,10 +191,11 @@ pub struct VolumeRow {
     pub rate_per_s: f64,
     /// Pages of 16 KiB the volume reads and writes -> mean repetition.
     pub footprint_pages: u64,
-    /// Zipf exponent of page popularity -> top-5% share.
+    /// Zipf exponent of pair popularity -> top-5% share.
+    pub pair_theta: f64,
+    /// Zipf exponent of page popularity -> RSD (hot pages pile reads on
+    /// their dies).
     pub zipf_theta: f64,
-    /// Zipf exponent of the planted pairs over dies -> RSD.
-    pub die_skew: f64,
 }
 
 /// Bursts last 20 ms and idle gaps 80 ms on average (assumed: the paper
@@ -208,20 +209,20 @@ pub const VOLUME_REQUESTS: u64 = 200_000;
 
 #[rustfmt::skip]
 pub const VOLUMES: [VolumeRow; 8] = [
-    VolumeRow { name: "msr-hm1", read_ratio: 0.9534, occ: 14.2, repetition: 37.89, top5: 0.80, rsd: 0.168, rate_per_s: 100_000.0, footprint_pages: 4096, zipf_theta: 0.8, die_skew: 0.5 },
-    VolumeRow { name: "msr-proj3", read_ratio: 0.9482, occ: 19.8, repetition: 24.69, top5: 0.31, rsd: 0.121, rate_per_s: 120_000.0, footprint_pages: 4096, zipf_theta: 0.3, die_skew: 0.4 },
-    VolumeRow { name: "msr-usr1", read_ratio: 0.9148, occ: 5.1, repetition: 12.47, top5: 0.80, rsd: 0.086, rate_per_s: 40_000.0, footprint_pages: 8192, zipf_theta: 0.9, die_skew: 0.3 },
-    VolumeRow { name: "msr-web2", read_ratio: 0.9925, occ: 3.7, repetition: 9.20, top5: 0.80, rsd: 0.047, rate_per_s: 30_000.0, footprint_pages: 8192, zipf_theta: 0.9, die_skew: 0.2 },
-    VolumeRow { name: "msr-proj4", read_ratio: 0.9852, occ: 12.5, repetition: 4.56, top5: 0.79, rsd: 0.021, rate_per_s: 90_000.0, footprint_pages: 65536, zipf_theta: 0.7, die_skew: 0.0 },
-    VolumeRow { name: "msr-src2-1", read_ratio: 0.9786, occ: 4.8, repetition: 1.73, top5: 0.45, rsd: 0.016, rate_per_s: 40_000.0, footprint_pages: 262144, zipf_theta: 0.5, die_skew: 0.0 },
-    VolumeRow { name: "msr-src1-1", read_ratio: 0.9526, occ: 2.4, repetition: 1.51, top5: 0.37, rsd: 0.023, rate_per_s: 20_000.0, footprint_pages: 262144, zipf_theta: 0.5, die_skew: 0.0 },
-    VolumeRow { name: "msr-mds1", read_ratio: 0.9288, occ: 4.0, repetition: 1.54, top5: 0.38, rsd: 0.018, rate_per_s: 35_000.0, footprint_pages: 262144, zipf_theta: 0.5, die_skew: 0.0 },
+    VolumeRow { name: "msr-hm1", read_ratio: 0.9534, occ: 14.2, repetition: 37.89, top5: 0.80, rsd: 0.168, rate_per_s: 100_000.0, footprint_pages: 4096, pair_theta: 1.3, zipf_theta: 0.5 },
+    VolumeRow { name: "msr-proj3", read_ratio: 0.9482, occ: 19.8, repetition: 24.69, top5: 0.31, rsd: 0.121, rate_per_s: 120_000.0, footprint_pages: 4096, pair_theta: 1.0, zipf_theta: 0.3 },
+    VolumeRow { name: "msr-usr1", read_ratio: 0.9148, occ: 5.1, repetition: 12.47, top5: 0.80, rsd: 0.086, rate_per_s: 40_000.0, footprint_pages: 8192, pair_theta: 1.0, zipf_theta: 0.9 },
+    VolumeRow { name: "msr-web2", read_ratio: 0.9925, occ: 3.7, repetition: 9.20, top5: 0.80, rsd: 0.047, rate_per_s: 30_000.0, footprint_pages: 8192, pair_theta: 1.0, zipf_theta: 0.9 },
+    VolumeRow { name: "msr-proj4", read_ratio: 0.9852, occ: 12.5, repetition: 4.56, top5: 0.79, rsd: 0.021, rate_per_s: 90_000.0, footprint_pages: 65536, pair_theta: 1.0, zipf_theta: 0.7 },
+    VolumeRow { name: "msr-src2-1", read_ratio: 0.9786, occ: 4.8, repetition: 1.73, top5: 0.45, rsd: 0.016, rate_per_s: 40_000.0, footprint_pages: 262144, pair_theta: 1.0, zipf_theta: 0.5 },
+    VolumeRow { name: "msr-src1-1", read_ratio: 0.9526, occ: 2.4, repetition: 1.51, top5: 0.37, rsd: 0.023, rate_per_s: 20_000.0, footprint_pages: 262144, pair_theta: 1.0, zipf_theta: 0.5 },
+    VolumeRow { name: "msr-mds1", read_ratio: 0.9288, occ: 4.0, repetition: 1.54, top5: 0.38, rsd: 0.018, rate_per_s: 35_000.0, footprint_pages: 262144, pair_theta: 1.0, zipf_theta: 0.5 },
 ];
 
 /// A traced MSR volume of the collision paper: bursts and idle gaps, 16 KiB
 /// reads and writes (the device's page; most MSR requests are 4-64 KiB),
 /// some sequential, and planted same-die pairs carrying a quarter of the
-/// reads (assumed) placed over dies by `die_skew`.
+/// reads (assumed).
 pub(crate) fn volume(name: &str) -> Option<SyntheticSpec> {
     let v = VOLUMES.iter().find(|v| v.name == name)?;
     let page = 16 * KIB;
@@ -240,13 +241,15 @@ pub(crate) fn volume(name: &str) -> Option<SyntheticSpec> {
         zipf_theta: v.zipf_theta,
         sequential: 0.1,
         pairs: Some(PairSpec {
-            count: (v.footprint_pages / 8).clamp(16, 4096) as u32,
+            // Every other page in a pair (scripts/calibrate_volumes.py's pair_count).
+            count: (v.footprint_pages / 4).clamp(16, 65536) as u32,
             stride: 16,
             page_bytes: Some(page),
             read_share: 0.25,
             gap_us: 50.0,
-            theta: v.zipf_theta,
-            die_skew: v.die_skew,
+            theta: v.pair_theta,
+            die_skew: 0.0,
+            balanced: true,
         }),
         ..SyntheticSpec::default()
     })
@@ -276,6 +279,7 @@ pub(crate) fn msr(name: &str) -> Option<SyntheticSpec> {
                 gap_us: 50.0,
                 theta: 1.2,
                 die_skew: 0.0,
+                balanced: false,
             }),
             ..SyntheticSpec::default()
         }),
