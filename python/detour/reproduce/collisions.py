@@ -36,17 +36,18 @@ PAPER_TABLE2 = {"RR8": (7.8, 83.7, 86.0, 100.0, 1.00), "msr-web2": (3.7, 65.6, 3
 #: The traced MSR volumes of Tables 2 and 3, as the baseline observables the
 #: profiles msr-<volume> are calibrated to (scripts/calibrate_volumes.py):
 #: mean OCC and mean repetition (Table 2), the share of pair occurrences from
-#: the top 5% of pairs (Fig. 4: 80% for HM1, USR1, WEB2; the others are
-#: assumed, docs/schemes/collisions.md) and the RSD of reads per die (Table 3).
+#: the most repeated pairs, as (fraction of pairs, share) where the paper
+#: gives one (Sec. II-C: the top 5% give 80% for HM1, USR1, WEB2; 50,000 of
+#: PROJ3's 170,431 give 62%), and the RSD of reads per die (Table 3).
 VOLUMES = {
-    "msr-hm1": {"mean_occ": 14.2, "mean_repetition": 37.89, "top5pct_pair_share": 0.80, "reads_rsd": 0.168},
-    "msr-proj3": {"mean_occ": 19.8, "mean_repetition": 24.69, "top5pct_pair_share": 0.31, "reads_rsd": 0.121},
-    "msr-usr1": {"mean_occ": 5.1, "mean_repetition": 12.47, "top5pct_pair_share": 0.80, "reads_rsd": 0.086},
-    "msr-web2": {"mean_occ": 3.7, "mean_repetition": 9.20, "top5pct_pair_share": 0.80, "reads_rsd": 0.047},
-    "msr-proj4": {"mean_occ": 12.5, "mean_repetition": 4.56, "top5pct_pair_share": 0.79, "reads_rsd": 0.021},
-    "msr-src2-1": {"mean_occ": 4.8, "mean_repetition": 1.73, "top5pct_pair_share": 0.45, "reads_rsd": 0.016},
-    "msr-src1-1": {"mean_occ": 2.4, "mean_repetition": 1.51, "top5pct_pair_share": 0.37, "reads_rsd": 0.023},
-    "msr-mds1": {"mean_occ": 4.0, "mean_repetition": 1.54, "top5pct_pair_share": 0.38, "reads_rsd": 0.018},
+    "msr-hm1": {"mean_occ": 14.2, "mean_repetition": 37.89, "top_share": (0.05, 0.80), "reads_rsd": 0.168},
+    "msr-proj3": {"mean_occ": 19.8, "mean_repetition": 24.69, "top_share": (50000 / 170431, 0.62), "reads_rsd": 0.121},
+    "msr-usr1": {"mean_occ": 5.1, "mean_repetition": 12.47, "top_share": (0.05, 0.80), "reads_rsd": 0.086},
+    "msr-web2": {"mean_occ": 3.7, "mean_repetition": 9.20, "top_share": (0.05, 0.80), "reads_rsd": 0.047},
+    "msr-proj4": {"mean_occ": 12.5, "mean_repetition": 4.56, "top_share": None, "reads_rsd": 0.021},
+    "msr-src2-1": {"mean_occ": 4.8, "mean_repetition": 1.73, "top_share": None, "reads_rsd": 0.016},
+    "msr-src1-1": {"mean_occ": 2.4, "mean_repetition": 1.51, "top_share": None, "reads_rsd": 0.023},
+    "msr-mds1": {"mean_occ": 4.0, "mean_repetition": 1.54, "top_share": None, "reads_rsd": 0.018},
 }
 #: The volumes of Fig. 7 (the four with the largest mean repetition): the
 #: quick run's set.

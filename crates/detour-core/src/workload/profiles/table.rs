@@ -173,56 +173,67 @@ pub(crate) fn rr(name: &str) -> Option<SyntheticSpec> {
 
 /// One traced MSR volume of the collision paper's Tables 2 and 3: what the
 /// paper measured on the original FTL (the targets), and the generator's
-/// knobs calibrated to reach them (scripts/calibrate_volumes.py; the table
-/// of knob, target and reached value is in docs/schemes/collisions.md).
+/// knobs calibrated to reach them on the `collisions` device under MQSim's
+/// rules (scripts/calibrate_volumes.py; the table of knob, target and
+/// reached value is in docs/schemes/collisions.md, "Calibration").
 pub struct VolumeRow {
     pub name: &'static str,
     /// Read proportion, Table 2.
     pub read_ratio: f64,
-    /// Targets: average OCC, mean repetition of pairs (Table 2), share of
-    /// pair occurrences from the top 5% of pairs (Fig. 4; `assumed` where
-    /// the paper gives none), RSD of reads per die (Table 3).
+    /// Targets: average OCC, mean repetition of pairs (Table 2), the share
+    /// of pair occurrences from the most repeated pairs as (fraction of
+    /// pairs, share) where the paper gives one (Sec. II-C), RSD of reads
+    /// per die (Table 3).
     pub occ: f64,
     pub repetition: f64,
-    pub top5: f64,
+    pub top_share: Option<(f64, f64)>,
     pub rsd: f64,
-    // Calibrated knobs, one per target in the same order:
+    // The knobs (scripts/calibrate_volumes.py says which is calibrated to
+    // which target per volume; the others are its fixed settings):
     /// Arrival rate while a burst is on (req/s) -> OCC.
     pub rate_per_s: f64,
-    /// Pages of 16 KiB the volume reads and writes -> mean repetition.
+    /// Pages of 16 KiB the volume reads and writes -> mean repetition of
+    /// the hot volumes (fewer pages, the same pairs collide again); 4 GiB
+    /// for the cold ones.
     pub footprint_pages: u64,
-    /// Zipf exponent of pair popularity -> top-5% share.
+    /// Planted pairs -> top-5% share (fewer pairs, each repeated more);
+    /// 4096 for the cold volumes.
+    pub pair_count: u32,
+    /// Share of reads in planted pairs -> mean repetition of the cold
+    /// volumes, PROJ3's top-29% share; 0.9 for the others (their
+    /// collisions are mostly patterned ones, Sec. II-C).
+    pub pair_share: f64,
+    /// Zipf exponent of pair popularity -> RSD (hotter pairs pile reads on
+    /// their die even when placed evenly).
     pub pair_theta: f64,
-    /// Zipf exponent of page popularity -> RSD (hot pages pile reads on
-    /// their dies).
-    pub zipf_theta: f64,
 }
 
 /// Bursts last 20 ms and idle gaps 80 ms on average (assumed: the paper
 /// gives no arrival times; MSR volumes are idle most of the time and busy
-/// in bursts of a few to a few hundred ms).
+/// in bursts).
 const VOLUME_ON_S: f64 = 0.02;
 const VOLUME_OFF_S: f64 = 0.08;
 /// Requests per volume: the length the knobs are calibrated at (mean
 /// repetition grows with length).
 pub const VOLUME_REQUESTS: u64 = 200_000;
+const TOP5_80: Option<(f64, f64)> = Some((0.05, 0.80));
 
 #[rustfmt::skip]
 pub const VOLUMES: [VolumeRow; 8] = [
-    VolumeRow { name: "msr-hm1", read_ratio: 0.9534, occ: 14.2, repetition: 37.89, top5: 0.80, rsd: 0.168, rate_per_s: 100_000.0, footprint_pages: 4096, pair_theta: 1.3, zipf_theta: 0.5 },
-    VolumeRow { name: "msr-proj3", read_ratio: 0.9482, occ: 19.8, repetition: 24.69, top5: 0.31, rsd: 0.121, rate_per_s: 120_000.0, footprint_pages: 4096, pair_theta: 1.0, zipf_theta: 0.3 },
-    VolumeRow { name: "msr-usr1", read_ratio: 0.9148, occ: 5.1, repetition: 12.47, top5: 0.80, rsd: 0.086, rate_per_s: 40_000.0, footprint_pages: 8192, pair_theta: 1.0, zipf_theta: 0.9 },
-    VolumeRow { name: "msr-web2", read_ratio: 0.9925, occ: 3.7, repetition: 9.20, top5: 0.80, rsd: 0.047, rate_per_s: 30_000.0, footprint_pages: 8192, pair_theta: 1.0, zipf_theta: 0.9 },
-    VolumeRow { name: "msr-proj4", read_ratio: 0.9852, occ: 12.5, repetition: 4.56, top5: 0.79, rsd: 0.021, rate_per_s: 90_000.0, footprint_pages: 65536, pair_theta: 1.0, zipf_theta: 0.7 },
-    VolumeRow { name: "msr-src2-1", read_ratio: 0.9786, occ: 4.8, repetition: 1.73, top5: 0.45, rsd: 0.016, rate_per_s: 40_000.0, footprint_pages: 262144, pair_theta: 1.0, zipf_theta: 0.5 },
-    VolumeRow { name: "msr-src1-1", read_ratio: 0.9526, occ: 2.4, repetition: 1.51, top5: 0.37, rsd: 0.023, rate_per_s: 20_000.0, footprint_pages: 262144, pair_theta: 1.0, zipf_theta: 0.5 },
-    VolumeRow { name: "msr-mds1", read_ratio: 0.9288, occ: 4.0, repetition: 1.54, top5: 0.38, rsd: 0.018, rate_per_s: 35_000.0, footprint_pages: 262144, pair_theta: 1.0, zipf_theta: 0.5 },
+    VolumeRow { name: "msr-hm1", read_ratio: 0.9534, occ: 14.2, repetition: 37.89, top_share: TOP5_80, rsd: 0.168, rate_per_s: 41_150.1, footprint_pages: 624, pair_count: 63, pair_share: 0.9, pair_theta: 0.6836 },
+    VolumeRow { name: "msr-proj3", read_ratio: 0.9482, occ: 19.8, repetition: 24.69, top_share: Some((50_000.0 / 170_431.0, 0.62)), rsd: 0.121, rate_per_s: 43_472.2, footprint_pages: 576, pair_count: 288, pair_share: 0.360758, pair_theta: 1.04132 },
+    VolumeRow { name: "msr-usr1", read_ratio: 0.9148, occ: 5.1, repetition: 12.47, top_share: TOP5_80, rsd: 0.086, rate_per_s: 13_539.9, footprint_pages: 736, pair_count: 368, pair_share: 0.9, pair_theta: 0.8028 },
+    VolumeRow { name: "msr-web2", read_ratio: 0.9925, occ: 3.7, repetition: 9.20, top_share: TOP5_80, rsd: 0.047, rate_per_s: 16_846.2, footprint_pages: 1120, pair_count: 560, pair_share: 0.9, pair_theta: 0.7990 },
+    VolumeRow { name: "msr-proj4", read_ratio: 0.9852, occ: 12.5, repetition: 4.56, top_share: None, rsd: 0.021, rate_per_s: 52_500.1, footprint_pages: 3600, pair_count: 640, pair_share: 0.9, pair_theta: 0.78051 },
+    VolumeRow { name: "msr-src2-1", read_ratio: 0.9786, occ: 4.8, repetition: 1.73, top_share: None, rsd: 0.016, rate_per_s: 17_902.0, footprint_pages: 262_144, pair_count: 4096, pair_share: 0.36286, pair_theta: 0.900034 },
+    VolumeRow { name: "msr-src1-1", read_ratio: 0.9526, occ: 2.4, repetition: 1.51, top_share: None, rsd: 0.023, rate_per_s: 4_056.42, footprint_pages: 262_144, pair_count: 4096, pair_share: 0.0666475, pair_theta: 1.13023 },
+    VolumeRow { name: "msr-mds1", read_ratio: 0.9288, occ: 4.0, repetition: 1.54, top_share: None, rsd: 0.018, rate_per_s: 9_490.68, footprint_pages: 262_144, pair_count: 4096, pair_share: 0.178972, pair_theta: 0.95544 },
 ];
 
 /// A traced MSR volume of the collision paper: bursts and idle gaps, 16 KiB
 /// reads and writes (the device's page; most MSR requests are 4-64 KiB),
-/// some sequential, and planted same-die pairs carrying a quarter of the
-/// reads (assumed).
+/// some sequential, uniform page popularity, and planted same-die pairs
+/// carrying most reads, placed so hot pairs spread over dies (`balanced`).
 pub(crate) fn volume(name: &str) -> Option<SyntheticSpec> {
     let v = VOLUMES.iter().find(|v| v.name == name)?;
     let page = 16 * KIB;
@@ -238,14 +249,12 @@ pub(crate) fn volume(name: &str) -> Option<SyntheticSpec> {
         size: SizeDist::Weighted(vec![(16384, 70.0), (32768, 15.0), (65536, 15.0)]),
         alignment: page,
         footprint_bytes: v.footprint_pages * page,
-        zipf_theta: v.zipf_theta,
         sequential: 0.1,
         pairs: Some(PairSpec {
-            // Every other page in a pair (scripts/calibrate_volumes.py's pair_count).
-            count: (v.footprint_pages / 4).clamp(16, 65536) as u32,
+            count: v.pair_count,
             stride: 16,
             page_bytes: Some(page),
-            read_share: 0.25,
+            read_share: v.pair_share,
             gap_us: 50.0,
             theta: v.pair_theta,
             die_skew: 0.0,
