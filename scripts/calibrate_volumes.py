@@ -145,13 +145,32 @@ def calibrate(name: str, iters: int, say=print, start_at=None) -> tuple:
     return goal, p, best
 
 
+def check(names) -> int:
+    """The built profiles' observables against their targets (no overrides)."""
+    print("| volume | knob | value | target | reached |\n|---|---|---|---|---|")
+    for n in names:
+        r = run("collisions", profile=n, overrides={"metrics.collisions": True}, compat=COMPAT)
+        c = dict(r.summary["collisions"])
+        top = VOLUMES[n].get("top_share")
+        if top:
+            c["top_share"] = top_share(r.collision_pairs["count"], top[0])
+        k, g = start(n), goals(n)
+        for o, knob in plan(n).items():
+            name = f"top {top[0]:.1%} share" if o == "top_share" else o
+            print(f"| {n} | {knob} | {k[knob]:.6g} | {name} {g[o]:g} | {c[o]:.4g} ({c[o] / g[o] - 1:+.1%}) |")
+    return 0
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("volumes", nargs="*")
     ap.add_argument("--iters", type=int, default=16)
     ap.add_argument("--start", default="", help="knob=value,... to start from instead of table.rs")
+    ap.add_argument("--check", action="store_true", help="only measure the profiles as built: target and reached")
     a = ap.parse_args(argv)
     names = a.volumes or list(VOLUMES)
+    if a.check:
+        return check(names)
     at = {kv.split("=")[0]: float(kv.split("=")[1]) for kv in a.start.split(",") if kv}
     out = []
     for n in names:

@@ -165,9 +165,9 @@ def rc3(by: Dict, desc: str) -> Section:
                 ["workload", "reads RSD", "paper"], rows)
     vols = [r for r in rows if r[0] in VOLUMES]
     s.measured({f"reads RSD ({r[0]})": r[2] for r in vols}, {f"reads RSD ({r[0]})": r[1] for r in vols},
-               why="The RSD is a calibrated input (pairs.die_skew), so this row checks the calibration, not the "
+               why="The RSD is a calibrated input (pairs.theta), so this row checks the calibration, not the "
                    "scheme. " + NO_MSR)
-    s.notes.append("Calibrated: each volume's pairs.die_skew was set so its RSD is the paper's (docs/schemes/"
+    s.notes.append("Calibrated: each volume's pairs.theta was set so its RSD is the paper's (docs/schemes/"
                    "collisions.md, Calibration); a match here says the calibration held at this run's length and rules.")
     return s
 
@@ -191,7 +191,7 @@ def rc4(by: Dict, desc: str) -> Section:
     named = ("msr-hm1", "msr-usr1", "msr-web2")
     top = {r[0]: r[2] for r in rows if r[0] in named}
     s.measured({f"top 5% of pairs' share % ({n})": 80.0 for n in top}, {f"top 5% of pairs' share % ({n})": v for n, v in top.items()},
-               why="The share is a calibrated input (zipf_theta) for these volumes. " + NO_MSR)
+               why="The share is a calibrated input (pairs.count) for these volumes. " + NO_MSR)
     return s
 
 
