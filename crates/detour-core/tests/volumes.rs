@@ -1,6 +1,7 @@
 //! The collision paper's traced MSR volumes (msr-hm1, ...): each profile,
 //! generated at its own length and run on the original FTL of the paper's
-//! device under MQSim's rules (where the paper measured Tables 2 and 3),
+//! device under MQSim's rules with Table 4's P/E suspension (where the
+//! paper measured Tables 2 and 3),
 //! hits the table's mean OCC, mean pair repetition, top-5% pair share and
 //! RSD of reads per die within 10%. The knobs were calibrated to exactly
 //! these baseline figures (scripts/calibrate_volumes.py), so a failure
@@ -17,7 +18,8 @@ use detour_core::workload::profiles::{profile, VolumeRow, VOLUMES};
 fn baseline(v: &VolumeRow) -> (CollisionSummary, Option<f64>) {
     let cfg = ConfigBuilder::from_preset("collisions")
         .unwrap()
-        .set_all(["compat=mqsim", "metrics.collisions=true"])
+        // Table 4's P/E suspension, which the stock mqsim bundle turns off.
+        .set_all(["compat=mqsim", "scheduler.suspension=true", "metrics.collisions=true"])
         .unwrap()
         .build()
         .unwrap();
