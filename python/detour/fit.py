@@ -29,7 +29,8 @@ PROFILE_DEVICES = {
     **{p: ("hotr",) for p in ("fin2", "hm", "hpc46", "hpc28")},
     **{p: ("cr5m-ssd1", "cr5m-ssd2", "cr5m-ssd3") for p in ("financial1", "radius9", "atto", "build", "exchange")},
     **{p: ("rr-ssd",) for p in ("webvm", "homes", "mail", "hadoop", "trans", "desktop")},
-    **{p: ("collisions",) for p in ("msr-patterned", "msr-random")},
+    **{p: ("collisions",) for p in ("msr-patterned", "msr-random", "msr-hm1", "msr-proj3", "msr-usr1", "msr-web2",
+                                    "msr-proj4", "msr-src2-1", "msr-src1-1", "msr-mds1")},
     "bench-like": ("bench-matched",),
 }
 

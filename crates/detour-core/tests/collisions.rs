@@ -311,3 +311,29 @@ fn bad_collision_keys_name_the_key() {
         assert!(e.contains(key), "{kv:?}: {e}");
     }
 }
+
+/// The cost term's read rate over a recent window (`scheme.collisions.rate
+/// = "recent"`): on a bursty volume the lifetime average counts the idle
+/// gaps, so replicas look cheaper than during the burst they are made in;
+/// over the last 10 ms r is the burst's rate and the scheme replicates less.
+/// Both stay verify-clean; an unknown mode is refused naming the key.
+#[test]
+fn recent_read_rate_prices_replicas_at_the_bursts_rate() {
+    let reqs = profile_reqs("msr-hm1", 60_000, &[]);
+    let run = |o: &[&str]| sim::run_requests(paper(&[&["run.verify=true", "scheme.name=collisions"], o].concat()), &reqs).unwrap();
+    let life = run(&[]);
+    let recent = run(&["scheme.collisions.rate=recent"]);
+    let (nl, nr) = (counter(&life, "collisions.replications_decided"), counter(&recent, "collisions.replications_decided"));
+    eprintln!("replications decided: lifetime {nl}, recent {nr}");
+    assert_eq!(life.summary.verify_errors + recent.summary.verify_errors, 0);
+    assert!(nl > 0.0 && nr < nl, "lifetime {nl}, recent {nr}");
+    // A window longer than the run is the lifetime rate over the run so far.
+    let long = run(&["scheme.collisions.rate=recent", "scheme.collisions.rate_window_ms=1e9"]);
+    assert_eq!(counter(&long, "collisions.replications_decided"), nl);
+    let e = ConfigBuilder::from_preset("collisions").unwrap().set("scheme.collisions.rate", "weekly").map(|b| b.build());
+    let msg = match e {
+        Err(e) | Ok(Err(e)) => e.to_string(),
+        Ok(Ok(_)) => panic!("an unknown rate mode was accepted"),
+    };
+    assert!(msg.contains("scheme.collisions.rate"), "{msg}");
+}

@@ -19,39 +19,71 @@ INTRO = ("Device: the `collisions` preset (Table 4: 1 TB TLC, 8 channels x 2 die
          "outstanding commands are at least 2 above the minimum; the expected ratio computed analytically for "
          "uniformly random dies) are in docs/schemes/collisions.md. The scheme is `collisions` over the "
          "conventional FTL, compared with the conventional FTL on the same requests.")
-PROFILES = ["msr-patterned", "msr-random"]
-SOURCE = "the paper's Sec. II (planted same-die pairs) and its RR8 baseline"
+SOURCE = ("the paper's Tables 2-3 (one profile per traced MSR volume, its generator calibrated to the volume's OCC, "
+          "mean pair repetition, top-5% pair share and die RSD on the original FTL) and its RR8 baseline")
 L_R = [1, 2, 5, 10, 100]
-#: l_M as a share of the physical pages: down to about 7 pages of the 1 TB
-#: device, since so few pages are replicated that larger limits never bind.
-L_M = [0.0000001, 0.00001, 0.002, 0.02]
-#: The paper's Table 2 rows (mean OCC, expected %, measured %, mean repetition).
-PAPER_TABLE2 = {"RR8": (7.8, 83.7, 86.0, 1.00), "HM1": (14.2, 66.2, 61.3, 37.89), "PROJ3": (19.8, 55.1, 60.6, 24.69),
-                "USR1": (5.1, 69.3, 53.5, 12.47), "WEB2": (3.7, 65.6, 32.0, 9.20)}
+#: l_M as a share of the physical pages (67,108,864): 0.001% is 671 pages.
+L_M = [0.0000001, 0.00001, 0.0005, 0.002, 0.02]
+#: The window of `scheme.collisions.rate = "recent"` (the cost term's read
+#: rate over the last 10 ms instead of the whole run; shown beside rc-6).
+WINDOW_MS = 10.0
+#: The paper's Table 2 rows (mean OCC, expected %, measured %, imbalanced %, mean repetition).
+PAPER_TABLE2 = {"RR8": (7.8, 83.7, 86.0, 100.0, 1.00), "msr-web2": (3.7, 65.6, 32.0, 99.9, 9.20),
+                "msr-proj4": (12.5, 69.5, 62.2, 98.8, 4.56), "msr-src2-1": (4.8, 67.7, 42.5, 91.1, 1.73),
+                "msr-src1-1": (2.4, 42.5, 22.8, 99.3, 1.51), "msr-hm1": (14.2, 66.2, 61.3, 99.9, 37.89),
+                "msr-proj3": (19.8, 55.1, 60.6, 100.0, 24.69), "msr-mds1": (4.0, 79.5, 61.0, 99.2, 1.54),
+                "msr-usr1": (5.1, 69.3, 53.5, 97.1, 12.47)}
+#: The traced MSR volumes of Tables 2 and 3, as the baseline observables the
+#: profiles msr-<volume> are calibrated to (scripts/calibrate_volumes.py):
+#: mean OCC and mean repetition (Table 2), the share of pair occurrences from
+#: the most repeated pairs, as (fraction of pairs, share) where the paper
+#: gives one (Sec. II-C: the top 5% give 80% for HM1, USR1, WEB2; 50,000 of
+#: PROJ3's 170,431 give 62%), and the RSD of reads per die (Table 3).
+VOLUMES = {
+    "msr-hm1": {"mean_occ": 14.2, "mean_repetition": 37.89, "top_share": (0.05, 0.80), "reads_rsd": 0.168},
+    "msr-proj3": {"mean_occ": 19.8, "mean_repetition": 24.69, "top_share": (50000 / 170431, 0.62), "reads_rsd": 0.121},
+    "msr-usr1": {"mean_occ": 5.1, "mean_repetition": 12.47, "top_share": (0.05, 0.80), "reads_rsd": 0.086},
+    "msr-web2": {"mean_occ": 3.7, "mean_repetition": 9.20, "top_share": (0.05, 0.80), "reads_rsd": 0.047},
+    "msr-proj4": {"mean_occ": 12.5, "mean_repetition": 4.56, "top_share": None, "reads_rsd": 0.021},
+    "msr-src2-1": {"mean_occ": 4.8, "mean_repetition": 1.73, "top_share": None, "reads_rsd": 0.016},
+    "msr-src1-1": {"mean_occ": 2.4, "mean_repetition": 1.51, "top_share": None, "reads_rsd": 0.023},
+    "msr-mds1": {"mean_occ": 4.0, "mean_repetition": 1.54, "top_share": None, "reads_rsd": 0.018},
+}
+#: The volumes of Fig. 7 (the four with the largest mean repetition): the
+#: quick run's set.
+QUICK = ["msr-hm1", "msr-proj3", "msr-usr1", "msr-web2"]
+#: Table 5's change in imbalanced collisions for the volumes we model.
+PAPER_TABLE5 = {"msr-hm1": -30.7, "msr-web2": -26.2, "msr-usr1": -12.6, "msr-proj3": -6.9, "msr-proj4": -3.8,
+                "msr-src1-1": -2.5, "msr-src2-1": -0.5, "msr-mds1": 0.4}
 #: The paper's experiment ids (each gets a verdict).
 ROWS = [f"rc-{i}" for i in range(1, 9)]
-#: Why per-trace numbers of the paper cannot be compared here.
-NO_MSR = "The paper's per-trace numbers are for MSR Cambridge volumes, which cannot be shipped; run with --trace to compare."
+#: Why per-trace numbers of the paper are compared with calibrated profiles.
+NO_MSR = ("The MSR Cambridge traces cannot be shipped: each volume is a profile whose generator was calibrated to the "
+          "volume's Table 2/3 figures on the original FTL (docs/schemes/collisions.md); run with --trace to compare "
+          "on the real ones.")
 
 
-def _workloads(ctx: Context, n: int) -> List[dict]:
-    """The profiles (planted pairs with 2,000 and 200 pairs, random reads),
-    or the user's traces."""
+def _workloads(ctx: Context) -> List[dict]:
+    """The volume profiles at their own (calibrated) length, or the user's
+    traces."""
     if ctx.traces:
-        return ctx.workloads([], n)
-    return [{"profile": "msr-patterned", "label": "msr-patterned", "set": {"requests": n}},
-            {"profile": "msr-patterned", "label": "msr-patterned-200", "set": {"requests": n, "pairs.count": 200}},
-            {"profile": "msr-random", "label": "msr-random", "set": {"requests": n}}]
+        return ctx.workloads([], None)
+    return [{"profile": v, "label": v} for v in (QUICK if ctx.quick else VOLUMES)]
 
 
 def experiments(ctx: Context) -> List[Section]:
-    n = 50000 if ctx.quick else 500000
-    w = _workloads(ctx, n)
-    desc = ctx.describe(PROFILES, SOURCE)
-    on = {"metrics.collisions": True}
+    w = _workloads(ctx)
+    desc = ctx.describe(QUICK if ctx.quick else list(VOLUMES), SOURCE)
+    # Table 4 lists a 50 us P/E suspension: the paper's MQSim suspended
+    # programs and erases for reads, which stock MQSim (the `mqsim` bundle)
+    # never does; the preset's suspension is put back after the bundle.
+    on = {"metrics.collisions": True, "scheduler.suspension": True}
     base = ctx.sweep("collisions-base", w, ["collisions"], ["conventional", "collisions"], fixed=on)
+    recent = ctx.sweep("collisions-recent", w, ["collisions"], ["collisions"],
+                       fixed={**on, "scheme.collisions.rate": "recent", "scheme.collisions.rate_window_ms": WINDOW_MS})
     # RR8: random 4 KiB reads all arriving at once, admitted eight at a time.
-    rr8_w = [{"profile": "msr-random", "label": "RR8", "set": {"requests": n // 5, "arrival.rate_per_s": 1e9}}]
+    n8 = 10000 if ctx.quick else 40000
+    rr8_w = [{"profile": "msr-random", "label": "RR8", "set": {"requests": n8, "arrival.rate_per_s": 1e9}}]
     rr8 = ctx.sweep("collisions-rr8", rr8_w, ["collisions"], ["conventional"], fixed={**on, "host.queue_depth": 8})
     sens_w = w[:1]
     lr = ctx.sweep("collisions-lr", sens_w, ["collisions"], ["collisions"], fixed={**on, "scheme.collisions.l_m": 0.02},
@@ -60,6 +92,8 @@ def experiments(ctx: Context) -> List[Section]:
                    grid={"scheme.collisions.l_m": L_M})
     names = list(dict.fromkeys(r.workload for r in base))
     by = {nm: {s: base.one(workload=nm, scheme=s) for s in ("conventional", "collisions")} for nm in names}
+    for nm in names:
+        by[nm]["recent"] = recent.one(workload=nm)
     rr = rr8.one(workload="RR8")
     return [rc1(by, rr, desc), rc2(by, rr, desc), rc3(by, desc), rc4(by, desc),
             rc5(by, lr, lm, names[0], desc), rc6(by, desc), rc7(by, desc), rc8(by, desc)]
@@ -67,6 +101,11 @@ def experiments(ctx: Context) -> List[Section]:
 
 def _c(run) -> Dict:
     return run.summary.get("collisions") or {}
+
+
+def _vol(by: Dict) -> List[str]:
+    """The workloads that are calibrated volume profiles."""
+    return [nm for nm in by if nm in VOLUMES]
 
 
 def rc1(by: Dict, rr8, desc: str) -> Section:
@@ -84,17 +123,25 @@ def rc1(by: Dict, rr8, desc: str) -> Section:
                  "mean repetition"], rows)
     r8 = rows[-1]
     nan = float("nan")
-    for k, (occ, exp, meas, rep) in PAPER_TABLE2.items():
-        rows.append([f"paper {k}", nan, occ, nan, nan, exp, meas, nan, nan, rep])
+    for k, (occ, exp, meas, imb, rep) in PAPER_TABLE2.items():
+        if k == "RR8" or k in by:
+            rows.append([f"paper {k}", nan, occ, nan, nan, exp, meas, imb, nan, rep])
+    vols = _vol(by)
+    imb = {nm: _c(by[nm]["conventional"])["imbalanced_share"] * 100 for nm in vols}
     s.notes.append(f"RR8 (msr-random at queue depth 8): per read {r8[4]:.1f}% measured vs {r8[3]:.1f}% expected; as a "
                    f"share of time with some die holding two reads {r8[6]:.1f}% vs {r8[5]:.1f}% (paper 86.0% vs 83.7%). "
                    "The paper's RR8 figures match the time-share reading; a per-read ratio cannot exceed "
                    "1 - (15/16)^7 = 36% at 8 outstanding reads on 16 dies (docs/schemes/collisions.md). The paper's "
                    "rows put its expected and measured ratios in the time-share columns for that reason.")
-    s.measured({"RR8 measured time share %": 86.0, "RR8 expected time share %": 83.7, "RR8 mean repetition": 1.0},
-               {"RR8 measured time share %": r8[6], "RR8 expected time share %": r8[5], "RR8 mean repetition": r8[9]},
-               why="The paper's RR8 figures are read as shares of time with some die holding two reads "
-                   "(docs/schemes/collisions.md). " + NO_MSR)
+    s.notes.append("Mean OCC and mean repetition of the volumes are calibrated inputs (the generator's knobs were set "
+                   "to reach them), not results; the collision ratios and imbalanced shares are not calibrated.")
+    paper = {"RR8 measured time share %": 86.0, "RR8 expected time share %": 83.7, "RR8 mean repetition": 1.0}
+    ours = {"RR8 measured time share %": r8[6], "RR8 expected time share %": r8[5], "RR8 mean repetition": r8[9]}
+    if imb:
+        paper["imbalanced share % (mean over volumes)"] = sum(PAPER_TABLE2[v][3] for v in imb) / len(imb)
+        ours["imbalanced share % (mean over volumes)"] = sum(imb.values()) / len(imb)
+    s.measured(paper, ours, why="The paper's RR8 figures are read as shares of time with some die holding two reads "
+                                "(docs/schemes/collisions.md). " + NO_MSR)
     return s
 
 
@@ -103,20 +150,28 @@ def rc2(by: Dict, rr8, desc: str) -> Section:
     rows.append(["RR8", _c(rr8)["measured_to_expected"]])
     s = Section("rc-2", "Measured / expected collisions (Fig. 3)", "all but PROJ3 below 1.0", desc,
                 ["workload", "measured / expected"], rows)
-    below = sum(1 for r in rows[:-1] if r[1] < 1.0)
-    s.measured(holds=(below, len(rows) - 1),
-               why="The planted pairs are there to collide more than random placement would; " + NO_MSR)
-    s.notes.append("The planted-pair profile collides more than random placement would (ratio above 1), which is what "
-                   "the pairs are for; the paper's MSR traces mostly collided less than random, because their reads "
-                   "spread over dies better than random ones. Random reads sit at about 1.")
+    vols = [r for r in rows if r[0] in VOLUMES]
+    # The claim per volume: below 1.0, except PROJ3 above it.
+    ok = sum(1 for r in vols if (r[1] < 1.0) == (r[0] != "msr-proj3"))
+    s.measured(holds=(ok, len(vols)),
+               why="Not calibrated: the ratio follows from how the profile's reads spread over dies. " + NO_MSR)
+    s.notes.append("Per read, against the analytic expectation for the same outstanding reads on random dies. "
+                   "RR8 (random reads) should sit at about 1.")
     return s
 
 
 def rc3(by: Dict, desc: str) -> Section:
-    rows = [[nm, _c(d["conventional"])["reads_rsd"]] for nm, d in by.items()]
+    rows = [[nm, _c(d["conventional"])["reads_rsd"], VOLUMES.get(nm, {}).get("reads_rsd", float("nan"))]
+            for nm, d in by.items()]
     s = Section("rc-3", "Relative standard deviation of reads per die (Table 3)",
-                "HM1 0.168, PROJ3 0.121, USR1 0.086, WEB2 0.047 ... SRC2-1 0.016", desc, ["workload", "reads RSD"], rows)
-    s.measured({"reads RSD (HM1)": 0.168}, {}, why=NO_MSR + " Our workloads' RSDs are in the table.")
+                "HM1 0.168, PROJ3 0.121, USR1 0.086, WEB2 0.047 ... SRC2-1 0.016", desc,
+                ["workload", "reads RSD", "paper"], rows)
+    vols = [r for r in rows if r[0] in VOLUMES]
+    s.measured({f"reads RSD ({r[0]})": r[2] for r in vols}, {f"reads RSD ({r[0]})": r[1] for r in vols},
+               why="The RSD is a calibrated input (pairs.theta), so this row checks the calibration, not the "
+                   "scheme. " + NO_MSR)
+    s.notes.append("Calibrated: each volume's pairs.theta was set so its RSD is the paper's (docs/schemes/"
+                   "collisions.md, Calibration); a match here says the calibration held at this run's length and rules.")
     return s
 
 
@@ -131,20 +186,26 @@ def rc4(by: Dict, desc: str) -> Section:
             ax.plot(np.arange(1, len(counts) + 1) / len(counts) * 100, np.cumsum(counts) / counts.sum() * 100, label=nm)
     labels(ax, "rc-4: how few pairs make most collisions", "collision pairs, most repeated first (%)",
            "collisions covered (%)")
-    ax.legend(title="workload")
+    ax.legend(title="workload", fontsize=7)
     s = Section("rc-4", "Repetition of collision pairs, sorted (Fig. 4)",
                 "5% of pairs give 80% of collisions for HM1, USR1, WEB2", desc,
                 ["workload", "imbalanced pairs", "share of pair occurrences from the top 5% of pairs %"], rows)
     s.figures.append(("rc-4", fig))
-    # Only the patterned workloads make the paper's claim: random reads have no repeating pairs to speak of.
-    top = {r[0]: r[2] for r in rows if r[0] != "msr-random"}
+    named = ("msr-hm1", "msr-usr1", "msr-web2")
+    top = {r[0]: r[2] for r in rows if r[0] in named}
     s.measured({f"top 5% of pairs' share % ({n})": 80.0 for n in top}, {f"top 5% of pairs' share % ({n})": v for n, v in top.items()},
-               why="The planted-pair profile sets how pairs repeat; " + NO_MSR)
+               why="The share is a calibrated input (pairs.count) for these volumes. " + NO_MSR)
     return s
 
 
 def _read_change(run, base) -> float:
     return change(run.lat("read"), base.lat("read"))
+
+
+def _levels_off(gains: List[float], at: int) -> bool:
+    """The gain past index `at` adds at most a point, or a fifth of the gain
+    at `at` (the paper: 'trivial' / 'did not significantly' increase)."""
+    return max(gains[at:]) - gains[at] <= max(1.0, 0.2 * abs(gains[at]))
 
 
 def rc5(by: Dict, lr: Runs, lm: Runs, name: str, desc: str) -> Section:
@@ -157,34 +218,40 @@ def rc5(by: Dict, lr: Runs, lm: Runs, name: str, desc: str) -> Section:
                 "gain saturates past l_R = 5 and l_M = 0.2%; up to -14.6% read latency (HM1)", desc,
                 ["l_R", "l_M", "mean read change %", "replications"], rows)
     lr_gain = [-r[2] for r in rows[:len(L_R)]]
-    saturates = lr_gain[-1] <= lr_gain[2] + 0.5
+    lm_gain = [-r[2] for r in rows[len(L_R):]]
+    flat = [_levels_off(lr_gain, L_R.index(5)), _levels_off(lm_gain, L_M.index(0.002))]
     s.measured({"best read change %": -14.6}, {"best read change %": min(r[2] for r in rows)},
-               holds=(int(saturates), 1),
-               why="The qualitative part: the gain saturates near l_R = 5. Pairs repeat less in the profile than in HM1.")
-    s.notes.append(f"Best gain {max(lr_gain):.1f}% (paper up to 14.6% on HM1). "
-                   + ("It keeps growing past l_R = 5 here: with many planted pairs, five entries per die churn before "
-                      "slow pairs build slack." if not saturates else "It saturates near l_R = 5, as in the paper."))
+               holds=(sum(flat), 2),
+               why="The qualitative part: the gain levels off past l_R = 5 (l_M = 2%) and past l_M = 0.2% (l_R = 5): "
+                   "at most a point, or a fifth of the gain there, more at any larger limit.")
+    s.notes.append(f"Gain at l_R = 1, 5, 100: {lr_gain[0]:.1f}%, {lr_gain[2]:.1f}%, {lr_gain[-1]:.1f}% "
+                   f"({'levels off' if flat[0] else 'keeps growing'} past 5); at l_M = 0.00001%, 0.2%, 2%: "
+                   f"{lm_gain[0]:.1f}%, {lm_gain[3]:.1f}%, {lm_gain[-1]:.1f}% "
+                   f"({'levels off' if flat[1] else 'keeps growing'} past 0.2%). Paper (HM1): up to 14.6%.")
     return s
 
 
 def rc6(by: Dict, desc: str) -> Section:
     rows = []
     for nm, d in by.items():
-        b, c = d["conventional"], d["collisions"]
+        b, c, w = d["conventional"], d["collisions"], d["recent"]
         rows.append([nm, b.lat("read"), c.lat("read") / b.lat("read"), b.lat("read", "p99"),
-                     c.lat("read", "p99") / b.lat("read", "p99")])
+                     c.lat("read", "p99") / b.lat("read", "p99"), w.lat("read") / b.lat("read"),
+                     w.lat("read", "p99") / b.lat("read", "p99"), c.counter("collisions.replications", 0.0),
+                     w.counter("collisions.replications", 0.0)])
     s = Section("rc-6", "Mean and p99 read latency normalised to the original FTL",
                 "PRXY0 -37% mean; 12 traces > 10%; p99 up to -53%, 15 traces >= 20%; 2 traces ~+1%", desc,
                 ["workload", "original read mean us", "scheme / original (mean)", "original read p99 us",
-                 "scheme / original (p99)"], rows)
+                 "scheme / original (p99)", f"rate over {WINDOW_MS:g} ms: mean", f"rate over {WINDOW_MS:g} ms: p99",
+                 "replications", f"replications ({WINDOW_MS:g} ms)"], rows)
     s.measured({"best mean read change %": -37.0, "best p99 read change %": -53.0},
                {"best mean read change %": min((r[2] - 1) * 100 for r in rows),
                 "best p99 read change %": min((r[4] - 1) * 100 for r in rows)},
                holds=(sum(1 for r in rows if r[2] <= 1.01), len(rows)),
-               why="The qualitative part: no workload more than 1% slower. Pairs repeat thousands of times in the "
-                   "MSR traces, far fewer in the profiles.")
-    s.notes.append("Gains are smaller than the paper's on MSR traces, where pairs repeat thousands of times; on "
-                   "random reads the scheme should change nothing (its overhead bound).")
+               why="The qualitative part: no workload more than 1% slower. The paper's best (PRXY0, -37%) is a volume "
+                   "outside the eight of Tables 2-3 modelled here.")
+    s.notes.append("The scheme's cost term r x tPROG^2 / 2 takes r over the whole run (the default, judged) or over "
+                   f"the last {WINDOW_MS:g} ms (`scheme.collisions.rate = \"recent\"`, shown, not judged).")
     return s
 
 
@@ -193,12 +260,16 @@ def rc7(by: Dict, desc: str) -> Section:
     for nm, d in by.items():
         b, c = _c(d["conventional"]), _c(d["collisions"])
         rows.append([nm, int(b["imbalanced"]), int(c["imbalanced"]), change(c["imbalanced"], b["imbalanced"]),
-                     int(d["collisions"].counter("collisions.replications", 0.0))])
+                     PAPER_TABLE5.get(nm, float("nan")), int(d["collisions"].counter("collisions.replications", 0.0))])
     s = Section("rc-7", "Imbalanced collisions before / after, and replications (Table 5)",
                 "PRXY0 1,621,471 -> 887,017 (-45.3%) with 24,602 replications; USR0 +4.2%", desc,
-                ["workload", "original", "with the scheme", "change %", "replications"], rows)
-    s.measured({"best imbalanced collisions change %": -45.3}, {"best imbalanced collisions change %": min(r[3] for r in rows)},
-               why="Pairs repeat less in the profiles than in PRXY0, so fewer are worth a replica. " + NO_MSR)
+                ["workload", "original", "with the scheme", "change %", "paper change %", "replications"], rows)
+    # Judged on the volumes Table 5 gives a change of at least 10% for;
+    # below that the paper's own changes are within noise of 0.
+    big = [r for r in rows if abs(r[4]) >= 10]
+    s.measured({f"imbalanced collisions change % ({r[0]})": r[4] for r in big},
+               {f"imbalanced collisions change % ({r[0]})": r[3] for r in big},
+               why="Judged on the modelled volumes whose Table 5 change is at least 10% (HM1, WEB2, USR1). " + NO_MSR)
     return s
 
 

@@ -187,11 +187,23 @@ pub struct CollisionsConfig {
     /// l_M: replicated pages at most, as a share of the physical pages.
     /// Default 0.002 (the paper's 0.2% of capacity).
     pub l_m: f64,
+    /// Over what time the cost term's read rate r is measured: "lifetime"
+    /// (reads since the start / elapsed time; default) or "recent" (the
+    /// last `rate_window_ms`). docs/schemes/collisions.md.
+    pub rate: crate::schemes::RateWindow,
+    /// Length of the `recent` window in ms. Default 10; 0.001..=1e9.
+    pub rate_window_ms: f64,
 }
 
 impl Default for CollisionsConfig {
     fn default() -> Self {
-        CollisionsConfig { base: "conventional".into(), l_r: 5, l_m: 0.002 }
+        CollisionsConfig {
+            base: "conventional".into(),
+            l_r: 5,
+            l_m: 0.002,
+            rate: Default::default(),
+            rate_window_ms: 10.0,
+        }
     }
 }
 

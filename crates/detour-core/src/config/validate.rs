@@ -44,6 +44,7 @@ impl Config {
         ensure_config!(base != crate::schemes::SchemeKind::Collisions, "scheme.collisions.base", "the collision layer cannot wrap itself");
         in_range_u("scheme.collisions.l_r", c.l_r as u64, 0, 1 << 16)?;
         in_range_f("scheme.collisions.l_m", c.l_m, 0.0, 0.5)?;
+        in_range_f("scheme.collisions.rate_window_ms", c.rate_window_ms, 1e-3, 1e9)?;
         let r = &self.scheme.rrssd;
         in_range_f("scheme.rrssd.hash_us", r.hash_us, 0.0, 1e6)?;
         in_range_f("scheme.rrssd.period_s", r.period_s, 1e-3, 1e9)?;

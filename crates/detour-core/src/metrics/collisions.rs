@@ -153,7 +153,9 @@ impl CollisionTracker {
     }
 
     /// A host read (`op`, of `lpn`) joined `die`'s queue; `dies` is the
-    /// scheduler's state with the read already counted.
+    /// scheduler's state with the read already counted: one per service
+    /// unit, so with `scheduler.unit = "chip"` (MQSim's rules) a die's OCC
+    /// is its chip's.
     pub fn on_read_enqueued(&mut self, now: Time, die: u32, op: u32, lpn: Lpn, dies: &[DieState]) {
         self.advance(now);
         let d = die as usize;
@@ -170,7 +172,8 @@ impl CollisionTracker {
         self.read_occ_sum += others + 1;
         self.expect(others, n_dies);
         let queued = self.out[d].len();
-        let imbalanced = queued > 0 && dies[d].occ >= min.saturating_add(2);
+        let per_unit = (n_dies / dies.len().max(1)).max(1);
+        let imbalanced = queued > 0 && dies[d / per_unit].occ >= min.saturating_add(2);
         self.collisions += (queued > 0) as u64;
         if imbalanced {
             self.imbalanced += 1;
@@ -278,6 +281,17 @@ mod tests {
 
     fn dies(occ: &[u32]) -> Vec<DieState> {
         occ.iter().map(|&o| DieState { occ: o, ..DieState::default() }).collect()
+    }
+
+    /// With the chip as the service unit (MQSim's rules) the scheduler
+    /// keeps one state per chip: a read on die 3 of 4 dies in 2 chips
+    /// reads chip 1's OCC (it indexed die 3 into the 2 states and panicked).
+    #[test]
+    fn chip_units_give_a_die_its_chips_occ() {
+        let mut t = CollisionTracker::new(4, 1);
+        t.on_read_enqueued(0, 3, 0, 10, &dies(&[0, 1]));
+        t.on_read_enqueued(1, 3, 1, 11, &dies(&[0, 2]));
+        assert_eq!((t.collisions, t.imbalanced), (1, 1));
     }
 
     /// Fig. 2b: A and B queued on die 0 while die 2 and 3 are idle; C joins

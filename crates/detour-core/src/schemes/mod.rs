@@ -19,7 +19,7 @@ mod plan;
 mod raid;
 pub mod requirements;
 
-pub use collisions::Collisions;
+pub use collisions::{Collisions, RateWindow};
 pub use common::Ctx;
 pub use conventional::Conventional;
 pub use dedup::{Dedup, Mode as DedupMode};

@@ -26,7 +26,10 @@
 //! Sec. III, equations (1)-(4). docs/schemes/collisions.md.
 
 mod pairs;
+mod rate;
 mod replicas;
+
+pub use rate::RateWindow;
 
 use super::{Ctx, OpDone, Plan, Scheme, SchemeKind, Stall};
 use crate::config::Config;
@@ -37,6 +40,7 @@ use crate::scheduler::Class;
 use crate::scheduler::flags;
 use crate::types::{Lpn, Ppn, Time, Token, NO_PAGE};
 use pairs::PairList;
+use rate::RateMeter;
 use replicas::ReplicaMap;
 use std::ops::Range;
 
@@ -72,8 +76,10 @@ pub struct Collisions {
     lists: Vec<PairList>,
     /// Host reads this scheme planned that have not finished, per die.
     queued: Vec<Vec<Lpn>>,
-    /// Host flash reads planned per die (for the read rate r).
+    /// Host flash reads planned per die (the lifetime read rate r, and
+    /// the tie-break between equally slack destinations).
     die_reads: Vec<u64>,
+    rate: RateMeter,
     pending: Vec<Pending>,
     map: ReplicaMap,
     /// l_M in pages.
@@ -98,6 +104,7 @@ impl Collisions {
             lists: (0..dies).map(|_| PairList::new(c.l_r)).collect(),
             queued: (0..dies).map(|_| Vec::with_capacity(8)).collect(),
             die_reads: vec![0; dies],
+            rate: RateMeter::new(c.rate, c.rate_window_ms, dies),
             pending: Vec::new(),
             map: ReplicaMap::default(),
             max_replicas: (c.l_m * geo.total_pages() as f64) as usize,
@@ -143,6 +150,7 @@ impl Collisions {
         self.observe(lpn, die, ctx);
         self.queued[die as usize].push(lpn);
         self.die_reads[die as usize] += 1;
+        self.rate.record(die as usize, ctx.now);
     }
 
     /// A read of `lpn` is about to join `die`'s queue: record its imbalanced
@@ -185,8 +193,7 @@ impl Collisions {
         let (a, b) = (e.a, e.b);
         // Equations (2)-(4): benefit t_READ d against r t_PROG^2 / 2.
         let benefit = self.t_read_s * slack as f64;
-        let elapsed = (ctx.now as f64 * 1e-9).max(1e-3);
-        let rate = self.die_reads[dest as usize] as f64 / elapsed;
+        let rate = self.rate.rate(dest as usize, ctx.now, self.die_reads[dest as usize]);
         let cost = rate * self.t_prog_s * self.t_prog_s * 0.5;
         if benefit <= cost || ctx.load.failed(dest) {
             return None;

@@ -16,6 +16,9 @@ pub(crate) struct Arrivals {
     scale: f64,
     t: f64,
     n: u64,
+    /// `onoff`: whether the current period is on, and when it ends (ns).
+    on: bool,
+    period_end: f64,
 }
 
 impl Arrivals {
@@ -25,6 +28,8 @@ impl Arrivals {
             scale,
             t: 0.0,
             n: 0,
+            on: true,
+            period_end: f64::NAN,
         }
     }
 
@@ -51,8 +56,40 @@ impl Arrivals {
             } => {
                 self.t = self.bursty(rng, rate_per_s, on_s, off_s, off_rate_per_s);
             }
+            Arrival::Onoff {
+                rate_per_s,
+                mean_on_s,
+                mean_off_s,
+                off_rate_per_s,
+            } => {
+                let rates = (rate_per_s, off_rate_per_s);
+                self.t = self.onoff(rng, rates, mean_on_s, mean_off_s);
+            }
         }
         self.t
+    }
+
+    /// Like `bursty`, with period lengths drawn as they are crossed; they
+    /// come from the same stream as the gaps, so a seed fixes both.
+    fn onoff(&mut self, rng: &mut ChaCha8Rng, (on_rate, off_rate): (f64, f64), mean_on: f64, mean_off: f64) -> f64 {
+        if self.period_end.is_nan() {
+            self.period_end = exp_len(rng, mean_on);
+        }
+        let mut t = self.t;
+        loop {
+            let rate = if self.on { on_rate } else { off_rate };
+            if rate > 0.0 {
+                let gap = exp_gap(rng, rate * self.scale);
+                if t + gap < self.period_end {
+                    return t + gap;
+                }
+            }
+            t = self.period_end;
+            self.on = !self.on;
+            let mean = if self.on { mean_on } else { mean_off };
+            // An off period of mean 0 has length 0; nudge so time advances.
+            self.period_end = t + exp_len(rng, mean).max(1.0);
+        }
     }
 
     /// Piecewise-constant-rate Poisson: an exponential gap that crosses a
@@ -85,6 +122,11 @@ impl Arrivals {
             t = if end > t { end } else { t + 1.0 };
         }
     }
+}
+
+fn exp_len(rng: &mut ChaCha8Rng, mean_s: f64) -> f64 {
+    let e: f64 = Exp1.sample(rng);
+    e * mean_s * NS_PER_S
 }
 
 fn exp_gap(rng: &mut ChaCha8Rng, rate_per_s: f64) -> f64 {
@@ -130,5 +172,24 @@ mod tests {
             t.iter().all(|&x| (x % 4e8) < 1e8),
             "arrival inside an off period"
         );
+    }
+
+    #[test]
+    fn onoff_mean_rate_and_idle_gaps() {
+        let kind = Arrival::Onoff {
+            rate_per_s: 10_000.0,
+            mean_on_s: 0.05,
+            mean_off_s: 0.15,
+            off_rate_per_s: 0.0,
+        };
+        let t = times(kind, 200_000);
+        let rate = t.len() as f64 / (t[t.len() - 1] / NS_PER_S);
+        assert!((rate / 2500.0 - 1.0).abs() < 0.05, "mean rate {rate}");
+        // Idle gaps of random length: gaps far above the 0.1 ms in-burst
+        // mean, and not all the same length (fixed periods would be).
+        let gaps: Vec<f64> = t.windows(2).map(|w| w[1] - w[0]).filter(|&g| g > 5e6).collect();
+        assert!(gaps.len() > 50, "{} idle gaps", gaps.len());
+        let (lo, hi) = gaps.iter().fold((f64::MAX, 0.0f64), |(a, b), &g| (a.min(g), b.max(g)));
+        assert!(hi > 5.0 * lo, "idle gaps {lo}..{hi} ns");
     }
 }

@@ -106,6 +106,26 @@ impl SyntheticSpec {
                 );
                 Ok(())
             }
+            Arrival::Onoff {
+                rate_per_s,
+                mean_on_s,
+                mean_off_s,
+                off_rate_per_s,
+            } => {
+                positive("arrival.rate_per_s", rate_per_s, MAX_RATE)?;
+                positive("arrival.mean_on_s", mean_on_s, 1e9)?;
+                ensure_config!(
+                    (0.0..=1e9).contains(&mean_off_s),
+                    "arrival.mean_off_s",
+                    "must be in 0..=1e9, got {mean_off_s}"
+                );
+                ensure_config!(
+                    (0.0..=MAX_RATE).contains(&off_rate_per_s),
+                    "arrival.off_rate_per_s",
+                    "must be in 0..=1e9, got {off_rate_per_s}"
+                );
+                Ok(())
+            }
         }
     }
 
@@ -263,6 +283,7 @@ impl SyntheticSpec {
         unit("pairs.read_share", p.read_share)?;
         positive("pairs.gap_us", p.gap_us, 1e9)?;
         theta("pairs.theta", p.theta)?;
+        theta("pairs.die_skew", p.die_skew)?;
         Ok(())
     }
 }

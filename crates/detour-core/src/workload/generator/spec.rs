@@ -24,7 +24,7 @@ pub struct SyntheticSpec {
     /// trace time [0 = no time limit], 0..=1e9.
     pub duration_s: f64,
     /// Arrival process [poisson at 1000 req/s]. TOML: `[arrival]` with
-    /// `process = "poisson" | "constant" | "bursty"`.
+    /// `process = "poisson" | "constant" | "bursty" | "onoff"`.
     pub arrival: Arrival,
     /// Probability that a request is a read [0.7], 0..=1. The papers' "read
     /// access probability" of synthetic HPC workloads is this number.
@@ -95,6 +95,18 @@ pub enum Arrival {
         rate_per_s: f64,
         on_s: f64,
         off_s: f64,
+        #[serde(default)]
+        off_rate_per_s: f64,
+    },
+    /// Bursts and idle gaps of random length, as real volumes have them (an
+    /// interrupted Poisson process): on periods last Exp(`mean_on_s`), off
+    /// periods Exp(`mean_off_s`), on first, starting at 0; Poisson at
+    /// `rate_per_s` when on and `off_rate_per_s` [0] when off. Mean rate =
+    /// (rate*mean_on + off_rate*mean_off) / (mean_on + mean_off).
+    Onoff {
+        rate_per_s: f64,
+        mean_on_s: f64,
+        mean_off_s: f64,
         #[serde(default)]
         off_rate_per_s: f64,
     },
@@ -233,6 +245,24 @@ pub struct PairSpec {
     pub gap_us: f64,
     /// Zipf exponent of pair popularity [1]: a few pairs repeat most, 0..=10.
     pub theta: f64,
+    /// Zipf exponent over the `stride` residues (the dies of a static
+    /// mapping) that pairs sit on [0 = uniform], 0..=10: the bias of reads
+    /// over dies that the paper's Table 3 measures (its RSD).
+    #[serde(skip_serializing_if = "is_zero")]
+    pub die_skew: f64,
+    /// Place pairs, hottest first, each on the residue with the fewest
+    /// expected pair reads so far [false]: hot pairs spread evenly over
+    /// dies (overrides `die_skew`).
+    #[serde(skip_serializing_if = "is_false")]
+    pub balanced: bool,
+}
+
+fn is_false(b: &bool) -> bool {
+    !*b
+}
+
+fn is_zero(x: &f64) -> bool {
+    *x == 0.0
 }
 
 impl Default for PairSpec {
@@ -244,6 +274,8 @@ impl Default for PairSpec {
             read_share: 0.2,
             gap_us: 50.0,
             theta: 1.0,
+            die_skew: 0.0,
+            balanced: false,
         }
     }
 }
