@@ -131,6 +131,8 @@ class Result:
     - `collision_pairs`: with `metrics.collisions = true`, NumPy arrays
       `lpn_a`, `lpn_b`, `count`: every read-collision pair and how often it
       was recorded, most repeated first (docs/schemes/collisions.md).
+    - `timeseries`: with `probes.interval_us` > 0, the sampled per-die and
+      per-chip queue lengths and busy states (`timeseries_table()`).
     """
 
     summary: Summary
@@ -138,6 +140,7 @@ class Result:
     verify_failures: list = field(default_factory=list)
     config_toml: str = ""
     collision_pairs: dict = field(default_factory=dict)
+    timeseries: dict = field(default_factory=dict)
 
     def __post_init__(self):
         if not isinstance(self.summary, Summary):
@@ -192,6 +195,29 @@ class Result:
         names = ("lpn_a", "lpn_b", "count")
         return pa.table({n: self.collision_pairs.get(n, np.zeros(0, np.uint32)) for n in names})
 
+    def timeseries_table(self):
+        """The `[probes]` samples as a `pyarrow.Table`, one row per sample
+        and die: `t_ns`, `die`, `chip`, `queue` and `busy` (the die's
+        outstanding commands, and 1 when it is working), `chip_queue` and
+        `chip_busy` (its chip's, repeated on each of the chip's dies: with
+        `scheduler.unit = "chip"` a die's own figures are its chip's). None
+        when the probe was off."""
+        import pyarrow as pa
+
+        ts = self.timeseries
+        if not ts:
+            return None
+        dies, chips = int(ts["dies"]), int(ts["chips"])
+        n = len(ts["t_ns"])
+        per_chip = dies // max(chips, 1)
+        die = np.tile(np.arange(dies, dtype=np.uint32), n)
+        chip = die // per_chip
+        row_chip = np.repeat(np.arange(n, dtype=np.int64) * chips, dies) + chip
+        return pa.table({
+            "t_ns": np.repeat(np.asarray(ts["t_ns"], dtype=np.uint64), dies), "die": die, "chip": chip,
+            "queue": ts["die_queue"], "busy": ts["die_busy"],
+            "chip_queue": np.asarray(ts["chip_queue"])[row_chip], "chip_busy": np.asarray(ts["chip_busy"])[row_chip]})
+
     def to_pandas(self):
         """The per-request columns as a `pandas.DataFrame` (needs pandas)."""
         try:
@@ -210,8 +236,9 @@ class Result:
 
     def write(self, out_dir: PathLike) -> Path:
         """Write `summary.json`, `requests.parquet` and `config.toml` into
-        `out_dir` (created if needed), and `collision_pairs.parquet` when
-        collision accounting was on. Each file is written to a temporary
+        `out_dir` (created if needed), `collision_pairs.parquet` when
+        collision accounting was on and `timeseries.parquet` when the probe
+        was. Each file is written to a temporary
         name in the same directory and renamed, so a reader never sees a
         half-written file. Returns the directory."""
         import pyarrow.parquet as pq
@@ -220,6 +247,9 @@ class Result:
         out.mkdir(parents=True, exist_ok=True)
         _atomic_write(out / "requests.parquet", lambda p: pq.write_table(self.to_arrow(), p, compression="zstd"))
         _atomic_write(out / "config.toml", lambda p: Path(p).write_text(self.config_toml))
+        ts = self.timeseries_table()
+        if ts is not None:
+            _atomic_write(out / "timeseries.parquet", lambda p: pq.write_table(ts, p, compression="zstd"))
         if "collisions" in self.summary:
             table = self.collision_pairs_table()
             _atomic_write(out / "collision_pairs.parquet", lambda p: pq.write_table(table, p, compression="zstd"))
@@ -401,7 +431,9 @@ def result_from(cfg: str, out) -> "Result":
     """A `Result` from what `_detour.run` returned for the config `cfg`: the
     summary gains the verify failures, the resolved config, the workload's
     description and the version."""
-    summary_json, columns, failures_json, workload_json, pairs = out
+    summary_json, columns, failures_json, workload_json, pairs = out[:5]
+    # The probe's series came later than the other parts.
+    timeseries = dict(out[5]) if len(out) > 5 else {}
     failures = json.loads(failures_json)
     summary = json.loads(summary_json)
     summary["verify_failures"] = failures
@@ -410,5 +442,6 @@ def result_from(cfg: str, out) -> "Result":
     summary["workload"].setdefault("scaled_from_bytes", None)
     summary["detour_version"] = _detour.__version__
     return Result(
-        summary=summary, columns=dict(columns), verify_failures=failures, config_toml=cfg, collision_pairs=dict(pairs)
+        summary=summary, columns=dict(columns), verify_failures=failures, config_toml=cfg, collision_pairs=dict(pairs),
+        timeseries=timeseries,
     )

@@ -60,7 +60,7 @@ impl Progress for PyProgress {
 /// few thousand requests and at the end.
 ///
 /// Returns `(summary_json, columns, verify_failures_json, workload_json,
-/// collision_pairs)`.
+/// collision_pairs, timeseries)`.
 #[pyfunction]
 #[pyo3(signature = (
     config, *, trace=None, format=None, skip_malformed=false, volume=None, clamp_backwards_time=false,
@@ -81,7 +81,7 @@ pub fn run<'py>(
     profile_overrides: Vec<String>,
     requests: Option<Bound<'py, PyDict>>,
     progress: Option<Py<PyAny>>,
-) -> PyResult<(String, Bound<'py, PyDict>, String, String, Bound<'py, PyDict>)> {
+) -> PyResult<(String, Bound<'py, PyDict>, String, String, Bound<'py, PyDict>, Bound<'py, PyDict>)> {
     let cfg = config::parse(config)?;
     let synthetic = profile.is_some() || profile_toml.is_some();
     let source = match (trace, synthetic, requests) {
@@ -118,5 +118,6 @@ pub fn run<'py>(
         metrics::to_json(&result.verify_failures)?,
         metrics::to_json(&info)?,
         metrics::pairs(py, &result.collision_pairs)?,
+        metrics::timeseries(py, result.timeseries)?,
     ))
 }

@@ -35,6 +35,7 @@ pub struct Config {
     pub scheme: SchemeConfig,
     pub run: RunConfig,
     pub metrics: MetricsConfig,
+    pub probes: ProbesConfig,
 }
 
 #[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
@@ -474,6 +475,16 @@ pub struct MetricsConfig {
     /// Read-collision accounting: the summary's `collisions` section and the
     /// collision pairs (docs/schemes/collisions.md). Default false.
     pub collisions: bool,
+}
+
+/// `[probes]`: samplers of the device's state over time (metrics/probe.rs).
+#[derive(Clone, Debug, Default, Serialize, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields, default)]
+pub struct ProbesConfig {
+    /// Sample every die's and chip's queue length and busy state every this
+    /// many µs of simulated time (the result's `timeseries`). Default 0 =
+    /// off; else 1 to 1e9.
+    pub interval_us: f64,
 }
 
 impl Default for RunConfig {

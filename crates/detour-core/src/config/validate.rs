@@ -52,6 +52,8 @@ impl Config {
         one_of("scheme.rrssd.replication_io", &r.replication_io, &["mirror", "simulated"])?;
         in_range_u("scheme.rrssd.counter_bits", r.counter_bits as u64, 0, 16)?;
         in_range_u("scheme.rrssd.pblru_min_blocked", r.pblru_min_blocked as u64, 1, 1 << 20)?;
+        let p = self.probes.interval_us;
+        ensure_config!(p == 0.0 || (1.0..=1e9).contains(&p), "probes.interval_us", "{p} is out of range; valid: 0 (off) or 1..=1e9");
         Ok(())
     }
 

@@ -20,7 +20,7 @@ use crate::device::{Geometry, Timing};
 use crate::engine::{Event, EventQueue};
 use crate::error::{Error, Result};
 use crate::ftl::{Chunked, Ftl};
-use crate::metrics::{self, CollisionTracker, PairCount, RequestColumns, Summary};
+use crate::metrics::{self, CollisionTracker, PairCount, Probe, ProbeSeries, RequestColumns, Summary};
 use crate::scheduler::Scheduler;
 use crate::schemes::{Plan, Scheme, SchemeKind};
 use crate::types::{Lpn, Time, Token};
@@ -66,6 +66,8 @@ pub struct RunResult {
     pub verify_failures: Vec<VerifyFailure>,
     /// Collision pairs, most repeated first (empty unless `metrics.collisions`).
     pub collision_pairs: Vec<PairCount>,
+    /// The load sampler's series (None unless `probes.interval_us` > 0).
+    pub timeseries: Option<ProbeSeries>,
 }
 
 #[derive(Default)]
@@ -128,6 +130,8 @@ pub struct Simulation {
     failures: Vec<VerifyFailure>,
     /// Read-collision accounting (`metrics.collisions`).
     coll: Option<Box<CollisionTracker>>,
+    /// The queue-length sampler (`[probes]`; inert when off).
+    probe: Probe,
     /// The DRAM write buffer (`[write_buffer]`), if any.
     wbuf: Option<Box<flush::BufferRun>>,
     link: Option<link::HostLink>,
@@ -159,9 +163,11 @@ impl Simulation {
         let timing = Timing::from_config(&cfg);
         let verify = cfg.run.verify;
         let completions = scheme.wants_completions();
+        let sched = Scheduler::new(&geo, &timing, &cfg.scheduler, cfg.host.write_ack);
+        let sched_unit_dies = sched.unit_dies();
         Ok(Simulation {
             q: EventQueue::new(),
-            sched: Scheduler::new(&geo, &timing, &cfg.scheduler, cfg.host.write_ack),
+            sched,
             ftl: Ftl::new(&cfg, &geo, verify)?,
             completions,
             solo: !verify && !cfg.metrics.collisions && !completions,
@@ -187,6 +193,7 @@ impl Simulation {
             n: Counters::default(),
             failures: Vec::new(),
             coll: cfg.metrics.collisions.then(|| Box::new(CollisionTracker::new(geo.dies(), cfg.run.seed))),
+            probe: Probe::new(cfg.probes.interval_us, geo.dies(), geo.dies_per_chip, sched_unit_dies),
             wbuf: flush::BufferRun::new(&cfg.write_buffer, cfg.device.page_size, geo.logical_pages),
             link: link::HostLink::new(cfg.host.link_gbps),
             source: "<workload>".into(),
@@ -220,6 +227,7 @@ impl Simulation {
         self.schedule_first_tick()?;
         while let Some((now, ev)) = self.q.pop() {
             self.n.events += 1;
+            self.probe.before_event(now, self.sched.dies());
             match ev {
                 Event::Arrival => {
                     self.arrive()?;
@@ -306,12 +314,15 @@ impl Simulation {
         s.periods = self.scheme.periods();
         metrics::period_latency(&self.cols, self.cfg.scheme.rrssd.period_s, &mut s.periods);
         let channels: Vec<u64> = self.sched.channels().iter().map(|c| c.busy_ns).collect();
+        let probe = std::mem::replace(&mut self.probe, Probe::new(0.0, 0, 1, 1)).finish();
+        s.probe = probe.as_ref().map(|(_, p)| p.clone());
+        let timeseries = probe.map(|(t, _)| t);
         let facts = metrics::warnings::RunFacts { cfg: &self.cfg, geo: &self.geo, cols: &self.cols, die_busy_ns: &busy, channel_busy_ns: &channels, end_ns: self.q.now() };
         s.warnings = metrics::warnings::collect(&s, &facts);
         if !self.cfg.run.record_requests {
             self.cols.clear();
         }
-        RunResult { summary: s, requests: self.cols, verify_failures: self.failures, collision_pairs }
+        RunResult { summary: s, requests: self.cols, verify_failures: self.failures, collision_pairs, timeseries }
     }
 }
 
