@@ -233,7 +233,8 @@ def rr2(cv: Dict, desc: str, day: float) -> Section:
                 desc, ["workload", "peak", "mean of max", "mean of min", "mean", "max / min (min >= 1)",
                        "samples with an idle chip beside one with >= 2 %"], rows)
     s.figures.append(("rr-2", fig))
-    ours = {r[0]: r[5] for r in rows}
+    # 0 = no sample had every chip busy: the ratio is undefined, not zero.
+    ours = {r[0]: (r[5] if r[5] else NAN) for r in rows}
     s.measured({"max / min chip queue (webvm)": 32.0}, {"max / min chip queue (webvm)": ours["webvm"]} if "webvm" in ours else {},
                why=f"Sampled every {PROBE_US:g} us of simulated time ({PROBE_US / SCALE / 1e3:g} ms of trace time) over the "
                    "whole run by the probe (`probes.interval_us`); the ratio counts samples whose shortest queue is >= 1.")
