@@ -82,7 +82,7 @@ pub fn run<'py>(
     requests: Option<Bound<'py, PyDict>>,
     progress: Option<Py<PyAny>>,
 ) -> PyResult<(String, Bound<'py, PyDict>, String, String, Bound<'py, PyDict>, Bound<'py, PyDict>)> {
-    let cfg = config::parse(config)?;
+    let mut cfg = config::parse(config)?;
     let synthetic = profile.is_some() || profile_toml.is_some();
     let source = match (trace, synthetic, requests) {
         (Some(path), false, None) => {
@@ -97,6 +97,17 @@ pub fn run<'py>(
         (None, false, Some(d)) => Source::Requests(requests_from_dict(&d)?),
         _ => return Err(PyValueError::new_err("give exactly one workload: trace, profile (or profile_toml) or requests")),
     };
+    // An auto RR-SSD period (scheme.rrssd.period_s = 0) follows the
+    // workload's span where it is known before the run; a trace's is not
+    // (it streams), so a trace gets a day and, if shorter, the scheme_idle
+    // warning saying why nothing was replicated.
+    let span = match &source {
+        Source::Profile { spec, .. } => spec.span_s(),
+        Source::Requests(v) => detour_core::sim::span_s(v),
+        Source::Trace { .. } => None,
+    };
+    let scale = cfg.host.time_scale;
+    cfg.scheme.rrssd.resolve_period(span, scale);
     let mut prog = PyProgress { callback: progress, error: None };
     let outcome = py.allow_threads(|| {
         let mut src = source.open()?;

@@ -140,14 +140,20 @@ pub struct Simulation {
 
 impl Simulation {
     /// Build a device, FTL, scheduler and scheme from a validated config.
-    pub fn new(cfg: Config) -> Result<Simulation> {
+    pub fn new(mut cfg: Config) -> Result<Simulation> {
+        // An auto period not resolved from the workload's span (callers
+        // that know it use `RrssdConfig::resolve_period` first) is a day.
+        let scale = cfg.host.time_scale;
+        cfg.scheme.rrssd.resolve_period(None, scale);
         let scheme = SchemeKind::parse(&cfg.scheme.name)?.build(&cfg)?;
         Self::with_scheme(cfg, scheme)
     }
 
     /// Build with a scheme object that is not (yet) one of [`SchemeKind`]:
     /// for trying a scheme out of tree, and for tests that break one on purpose.
-    pub fn with_scheme(cfg: Config, scheme: Box<dyn Scheme>) -> Result<Simulation> {
+    pub fn with_scheme(mut cfg: Config, scheme: Box<dyn Scheme>) -> Result<Simulation> {
+        let scale = cfg.host.time_scale;
+        cfg.scheme.rrssd.resolve_period(None, scale);
         cfg.validate()?;
         let mut geo = Geometry::from_config(&cfg.device)?;
         if let Some(n) = scheme.logical_pages(&geo) {
@@ -350,7 +356,15 @@ pub fn run(cfg: Config, workload: impl IntoIterator<Item = Result<Request>>) -> 
     Simulation::new(cfg)?.run(&mut it, "<workload>", &mut NoProgress)
 }
 
-/// Run a config over in-memory requests.
-pub fn run_requests(cfg: Config, requests: &[Request]) -> Result<RunResult> {
+/// Run a config over in-memory requests (an auto RR-SSD period from their span).
+pub fn run_requests(mut cfg: Config, requests: &[Request]) -> Result<RunResult> {
+    let scale = cfg.host.time_scale;
+    cfg.scheme.rrssd.resolve_period(span_s(requests), scale);
     run(cfg, requests.iter().map(|r| Ok(*r)))
+}
+
+/// Seconds from the first arrival to the last (trace time), if any.
+pub fn span_s(requests: &[Request]) -> Option<f64> {
+    let (first, last) = (requests.first()?.time_ns, requests.last()?.time_ns);
+    Some(last.saturating_sub(first) as f64 / 1e9)
 }
