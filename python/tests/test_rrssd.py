@@ -60,7 +60,8 @@ def test_an_unset_period_is_a_seventh_of_a_short_profile():
     s = detour.run("small", profile="mail", profile_overrides=PROFILE, scheme="rr-ssd", overrides=over).summary
     c = s["scheme_counters"]
     assert 0 < c["dedup.period_s"] < 86_400 * 0.05 / 7
-    assert c["rrssd.copies_made"] > 0 and 7 <= len(s["periods"]) <= 8
+    # Seven periods, and partial ones at the ends (requests complete after the last arrival).
+    assert c["rrssd.copies_made"] > 0 and 7 <= len(s["periods"]) <= 9
     assert not any(w["kind"] == "scheme_idle" and "period_s" in w["message"] for w in s["warnings"])
     # A period that is set stays.
     s = detour.run("small", profile="mail", profile_overrides=PROFILE, scheme="rr-ssd", overrides=DAY).summary

@@ -102,7 +102,7 @@ pub fn run<'py>(
     // (it streams), so a trace gets a day and, if shorter, the scheme_idle
     // warning saying why nothing was replicated.
     let span = match &source {
-        Source::Profile { spec, .. } => spec.span_s(),
+        Source::Profile { spec, .. } => detour_core::workload::generator::span_s(spec).map_err(to_py)?,
         Source::Requests(v) => detour_core::sim::span_s(v),
         Source::Trace { .. } => None,
     };

@@ -248,32 +248,7 @@ impl Default for PairSpec {
     }
 }
 
-impl Arrival {
-    /// Mean arrival rate, requests per second.
-    pub fn mean_rate(&self) -> f64 {
-        match *self {
-            Arrival::Poisson { rate_per_s } | Arrival::Constant { rate_per_s } => rate_per_s,
-            Arrival::Bursty { rate_per_s, on_s, off_s, off_rate_per_s } => {
-                (rate_per_s * on_s + off_rate_per_s * off_s) / (on_s + off_s).max(f64::MIN_POSITIVE)
-            }
-        }
-    }
-}
-
 impl SyntheticSpec {
-    /// Expected span of the arrivals, s of trace time: `duration_s`, or
-    /// `requests` at the mean rate, whichever limit comes first (None
-    /// when neither bounds it).
-    pub fn span_s(&self) -> Option<f64> {
-        let rate = self.arrival.mean_rate();
-        let by_count = (self.requests > 0 && rate > 0.0).then(|| self.requests as f64 / rate);
-        let by_time = (self.duration_s > 0.0).then_some(self.duration_s);
-        match (by_count, by_time) {
-            (Some(a), Some(b)) => Some(a.min(b)),
-            (a, b) => a.or(b),
-        }
-    }
-
     /// Footprint in `alignment` units.
     pub fn footprint_pages(&self) -> u64 {
         self.footprint_bytes / self.alignment.max(1)
