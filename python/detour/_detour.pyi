@@ -5,7 +5,7 @@ NumPy arrays out. Use the friendlier wrappers in `detour` (`detour.run`,
 `detour.config`, ...) unless you need the raw calls.
 """
 
-from typing import Callable, Dict, List, Mapping, Optional, Sequence, Tuple
+from typing import Any, Callable, Dict, List, Mapping, Optional, Sequence, Tuple
 
 import numpy as np
 import numpy.typing as npt
@@ -85,7 +85,7 @@ def run(
     requests: Optional[Mapping[str, npt.NDArray[np.generic]]] = None,
     progress: Optional[Callable[[int, int], object]] = None,
     requests_parquet: Optional[str] = None,
-) -> Tuple[str, Dict[str, npt.NDArray[np.generic]], str, str, Dict[str, npt.NDArray[np.generic]]]:
+) -> Tuple[str, Dict[str, npt.NDArray[np.generic]], str, str, Dict[str, npt.NDArray[np.generic]], Dict[str, Any]]:
     """Run one simulation with the GIL released.
 
     `config`: a complete TOML document (from `config`). Workload: exactly one
@@ -107,7 +107,11 @@ def run(
     delay_ns; bool is_write, warmup), one row per request in arrival order;
     collision_pairs maps `lpn_a`, `lpn_b`, `count` to uint32 arrays, one row
     per collision pair, most repeated first (empty unless
-    `metrics.collisions = true`).
+    `metrics.collisions = true`); timeseries (empty unless
+    `probes.interval_us` > 0) holds ints `interval_ns`, `dies`, `chips` and
+    arrays `t_ns` (uint64, one per sample), `die_queue` (uint32) and
+    `die_busy` (uint8) flattened sample-major (entry s * dies + d), and
+    `chip_queue` (uint32) and `chip_busy` (uint8, busy dies) likewise.
     """
 
 def inspect_trace(

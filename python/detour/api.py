@@ -137,6 +137,8 @@ class Result:
     - `collision_pairs`: with `metrics.collisions = true`, NumPy arrays
       `lpn_a`, `lpn_b`, `count`: every read-collision pair and how often it
       was recorded, most repeated first (docs/schemes/collisions.md).
+    - `timeseries`: with `probes.interval_us` > 0, the sampled per-die and
+      per-chip queue lengths and busy states (`timeseries_table()`).
     """
 
     summary: Summary
@@ -145,6 +147,7 @@ class Result:
     config_toml: str = ""
     collision_pairs: dict = field(default_factory=dict)
     requests_path: Optional[Path] = None
+    timeseries: dict = field(default_factory=dict)
 
     def __post_init__(self):
         if not isinstance(self.summary, Summary):
@@ -214,6 +217,30 @@ class Result:
         names = ("lpn_a", "lpn_b", "count")
         return pa.table({n: self.collision_pairs.get(n, np.zeros(0, np.uint32)) for n in names})
 
+    def timeseries_table(self):
+        """The `[probes]` samples as a `pyarrow.Table`, one row per sample
+        and die: `t_ns`, `die`, `chip`, `queue` and `busy` (the die's
+        outstanding commands, and 1 when it is working), `chip_queue` and
+        `chip_busy` (its chip's, repeated on each of the chip's dies: with
+        `scheduler.unit = "chip"` a die's own figures are its chip's). None
+        when the probe was off."""
+        ts = self.timeseries
+        if not ts:
+            return None
+        import numpy as np
+        import pyarrow as pa
+
+        dies, chips = int(ts["dies"]), int(ts["chips"])
+        n = len(ts["t_ns"])
+        per_chip = dies // max(chips, 1)
+        die = np.tile(np.arange(dies, dtype=np.uint32), n)
+        chip = die // per_chip
+        row_chip = np.repeat(np.arange(n, dtype=np.int64) * chips, dies) + chip
+        return pa.table({
+            "t_ns": np.repeat(np.asarray(ts["t_ns"], dtype=np.uint64), dies), "die": die, "chip": chip,
+            "queue": ts["die_queue"], "busy": ts["die_busy"],
+            "chip_queue": np.asarray(ts["chip_queue"])[row_chip], "chip_busy": np.asarray(ts["chip_busy"])[row_chip]})
+
     def to_pandas(self):
         """The per-request columns as a `pandas.DataFrame` (needs pandas)."""
         try:
@@ -232,8 +259,9 @@ class Result:
 
     def write(self, out_dir: PathLike) -> Path:
         """Write `summary.json`, `requests.parquet` and `config.toml` into
-        `out_dir` (created if needed), and `collision_pairs.parquet` when
-        collision accounting was on. Each file is written to a temporary
+        `out_dir` (created if needed), `collision_pairs.parquet` when
+        collision accounting was on and `timeseries.parquet` when the probe
+        was. Each file is written to a temporary
         name in the same directory and renamed, so a reader never sees a
         half-written file. Returns the directory."""
         out = Path(out_dir)
@@ -246,6 +274,11 @@ class Result:
         elif not dest.exists() or not dest.samefile(self.requests_path):
             _atomic_write(dest, lambda p: shutil.copyfile(self.requests_path, p))
         _atomic_write(out / "config.toml", lambda p: Path(p).write_text(self.config_toml))
+        ts = self.timeseries_table()
+        if ts is not None:
+            import pyarrow.parquet as pq
+
+            _atomic_write(out / "timeseries.parquet", lambda p: pq.write_table(ts, p, compression="zstd"))
         if "collisions" in self.summary:
             import pyarrow.parquet as pq
 
@@ -438,7 +471,7 @@ def result_from(cfg: str, out, requests_path: Optional[PathLike] = None) -> "Res
     """A `Result` from what `_detour.run` returned for the config `cfg`: the
     summary gains the verify failures, the resolved config, the workload's
     description and the version."""
-    summary_json, columns, failures_json, workload_json, pairs = out
+    summary_json, columns, failures_json, workload_json, pairs, timeseries = out
     failures = json.loads(failures_json)
     summary = json.loads(summary_json)
     summary["verify_failures"] = failures
@@ -449,4 +482,5 @@ def result_from(cfg: str, out, requests_path: Optional[PathLike] = None) -> "Res
     return Result(
         summary=summary, columns=dict(columns), verify_failures=failures, config_toml=cfg, collision_pairs=dict(pairs),
         requests_path=Path(requests_path) if requests_path is not None else None,
+        timeseries=dict(timeseries),
     )

@@ -167,8 +167,12 @@ def knob_set(base: Dict[str, Any], knob: str, x: float) -> Dict[str, Any]:
         on = BURST_PERIOD_S / b
         s = {"arrival.process": "bursty", "arrival.rate_per_s": _mean_rate(base) * b, "arrival.on_s": on,
              "arrival.off_s": BURST_PERIOD_S - on, "arrival.off_rate_per_s": 0.0}
-        if b == 1.0:
+        if b == 1.0 and base["process"] != "bursty":
             s = {"arrival.process": "poisson", "arrival.rate_per_s": _mean_rate(base)}
+        elif b == 1.0:
+            # An override cannot remove a bursty profile's on/off keys, so
+            # "no bursts" is on all but a millionth of each period.
+            s.update({"arrival.on_s": BURST_PERIOD_S * (1 - 1e-6), "arrival.off_s": BURST_PERIOD_S * 1e-6})
         x = 1.0  # the mean rate, hence the request count, is unchanged
     else:
         raise ValueError(f"unknown knob {knob!r}; known: {', '.join(KNOBS)}")
@@ -228,7 +232,9 @@ def calibrate(profile: str, obs: Observable, knob: str = "rate", *, compat: Opti
 
     geometric = knob != "skew"
     mid = (lambda a, b: math.sqrt(a * b)) if geometric else (lambda a, b: (a + b) / 2)
-    x0 = {"rate": 1.0, "burst": 1.0, "skew": base["zipf_theta"]}[knob]
+    # A bursty profile's burst search starts from its own peak-to-mean ratio.
+    own_burst = base["rate_per_s"] / _mean_rate(base) if base["process"] == "bursty" and _mean_rate(base) > 0 else 1.0
+    x0 = {"rate": 1.0, "burst": own_burst, "skew": base["zipf_theta"]}[knob]
     step = (lambda x: x * 2) if geometric else (lambda x: x + 0.25)
     back = (lambda x: x / 2) if geometric else (lambda x: x - 0.25)
 

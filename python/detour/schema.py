@@ -156,6 +156,15 @@ SECTIONS = (
         F('reads_per_die', 'list[int]', 'host reads per die (die ids as in `dies`)'),
         F('reads_rsd', 'float', "relative standard deviation of `reads_per_die` (the paper's Table 3)"),
     )),
+    # `probe`
+    Section('probe', kinds=(), fields=(
+        F('interval_us', 'float', 'time between samples, µs of simulated time (`probes.interval_us`)'),
+        F('samples', 'int', 'samples taken: one per interval from time 0 to the last event'),
+        F(('chip_queue_max_mean', 'chip_queue_min_mean', 'chip_queue_mean'), 'float', "mean over samples of the longest, the shortest and the mean chip queue (a chip's queue: outstanding commands, queued and running, over its dies)"),
+        F('chip_queue_peak', 'int', 'the longest chip queue seen'),
+        F('chip_max_over_min', 'float', 'the largest ratio longest / shortest chip queue over the samples whose shortest queue is at least 1 (0 if none is)'),
+        F('imbalanced_share', 'float', 'share of samples in which some chip had nothing outstanding while another had 2 or more'),
+    )),
     # `workload`
     Section('workload', kinds=(), fields=(
         F('source', 'str', "the trace file's path as given; `profile:NAME` for a synthetic profile (`profile:custom` for a spec file without `profile`); `<requests>` for arrays given from Python"),
@@ -180,11 +189,11 @@ EXTRA = (
     F("periods", "list | None", "per-period records of the schemes that work in periods; None for the others"),
     F("config", "dict", "the resolved configuration, the tree of config.toml"),
 )
-OPTIONAL = ("write_buffer", "collisions", "periods")
+OPTIONAL = ("write_buffer", "collisions", "periods", "probe")
 _TYPE_WORDS = {"str": "string", "list[int]": "list of int", "dict": "object", "str | None": "string or null", "int | None": "int or null"}
 _CLASS_NAMES = {"": "Summary", "latency_us": "Latency", "breakdown_us": "Breakdown", "throughput": "Throughput",
                 "pages": "Pages", "dies": "Dies", "write_buffer": "WriteBuffer", "gc": "Gc",
-                "collisions": "Collisions", "workload": "Workload"}
+                "collisions": "Collisions", "probe": "Probe", "workload": "Workload"}
 
 
 def section(key: str) -> Section:

@@ -156,7 +156,7 @@ def test_reproduce_all_quick_writes_every_papers_report(tmp_path):
     links = index.read_text()
     expected = {"hotr": [f"hr-{i}" for i in range(1, 8)] + ["calibration", "hr-load"],
                 "cr5m": [f"cr-{i}" for i in range(1, 8)] + ["cr-f", "calibration", "cr-load"],
-                "collisions": [f"rc-{i}" for i in range(1, 9)], "rr-ssd": [f"rr-{i}" for i in range(1, 13)]}
+                "collisions": [f"rc-{i}" for i in range(1, 9)], "rr-ssd": [f"rr-{i}" for i in range(1, 13)] + ["calibration"]}
     assert set(expected) == set(PAPERS)
     for paper, ids in expected.items():
         assert f"{paper}/report.html" in links

@@ -51,3 +51,30 @@ def test_value_popularity_of_a_profile(cli):
     assert json.loads(out.stdout)["distinct_values"] > 0
     out = cli("traces", "popularity", "--profile", "mail", "--profile-set", "requests=3000", "--day-s", "60")
     assert out.returncode == 0 and "serve 80% of the reads" in out.stdout, out.stderr
+
+
+def test_an_unset_period_is_a_seventh_of_a_short_profile():
+    # 6000 requests at mail's mean rate span about 3 s: no day would end, so
+    # the auto period is span / 7 (scaled like the arrivals), and copies are made.
+    over = {k: v for k, v in DAY.items() if k != "scheme.rrssd.period_s"}
+    s = detour.run("small", profile="mail", profile_overrides=PROFILE, scheme="rr-ssd", overrides=over).summary
+    c = s["scheme_counters"]
+    assert 0 < c["dedup.period_s"] < 86_400 * 0.05 / 7
+    # Seven periods, and partial ones at the ends (requests complete after the last arrival).
+    assert c["rrssd.copies_made"] > 0 and 7 <= len(s["periods"]) <= 9
+    assert not any(w["kind"] == "scheme_idle" and "period_s" in w["message"] for w in s["warnings"])
+    # A period that is set stays.
+    s = detour.run("small", profile="mail", profile_overrides=PROFILE, scheme="rr-ssd", overrides=DAY).summary
+    assert s["scheme_counters"]["dedup.period_s"] == pytest.approx(0.004)
+
+
+def test_rr4_analysis_follows_the_reading_of_table_iii():
+    from detour.reproduce import rrssd
+
+    # mail: the repeat-share reading makes 20% of reads first reads, the
+    # other 80%; the analysis sees the profile the runs use.
+    args = dict(day_s=60.0, points=10)
+    repeat = detour.value_popularity(profile="mail", overrides=PROFILE + ["content.read_unique=0.2"], **args)
+    new = detour.value_popularity(profile="mail", overrides=PROFILE + ["content.read_unique=0.8"], **args)
+    assert repeat["top80_read_values"] < new["top80_read_values"]
+    assert rrssd.reading_set("mail") == {"content.read_unique": 0.2}

@@ -54,12 +54,35 @@ fn warmup_covering_the_whole_trace_measured_nothing() {
 #[test]
 fn rr_ssd_with_a_period_longer_than_the_trace_says_so_and_ends_with_the_trace() {
     let reqs = write_then_read(200, 5_000_000); // 2 s of arrivals
-    let s = run(&["scheme.name=rr-ssd"], &reqs);
+    // A streamed workload (a trace) has no known span: the auto period is a day.
+    let s = sim::run(small(&["scheme.name=rr-ssd"]), reqs.iter().map(|r| Ok(*r))).unwrap().summary;
+    assert!(message(&s, "scheme_idle").contains("period_s = 86400"), "{:?}", s.warnings);
+    let s = run(&["scheme.name=rr-ssd", "scheme.rrssd.period_s=86400"], &reqs);
     let m = message(&s, "scheme_idle");
     assert!(m.contains("dedup.replica_reads") && m.contains("period_s = 86400"), "{m}");
     // It used to be the first tick, a day later.
     let last = reqs.last().unwrap().time_ns as f64 / 1e9;
     assert!(s.sim_time_s >= last && s.sim_time_s < last + 0.1, "{}", s.sim_time_s);
+}
+
+#[test]
+fn rr_ssd_on_a_short_request_table_gets_a_seventh_of_its_span_as_period() {
+    // 2 s of arrivals, period not set: 2 / 7 s, so replicas are made and read.
+    let reqs = write_then_read(200, 5_000_000);
+    let span = (reqs.last().unwrap().time_ns - reqs[0].time_ns) as f64 / 1e9;
+    let s = run(&["scheme.name=rr-ssd"], &reqs);
+    // Periods end while requests arrive, so replicas are made (whether a
+    // read then prefers one depends on the load, idle here).
+    assert!(counter(&s, "rrssd.periods") >= 6.0, "{}", counter(&s, "rrssd.periods"));
+    assert!(counter(&s, "rrssd.copies_made") > 0.0);
+    assert!(!message(&s, "scheme_idle").contains("period_s"), "{:?}", s.warnings);
+    let period = counter(&s, "dedup.period_s");
+    assert!((period - span / 7.0).abs() < 1e-6, "{period} vs {span} / 7");
+    // Scaled arrivals scale the period with them; a set period stays.
+    let s = run(&["scheme.name=rr-ssd", "host.time_scale=0.5"], &reqs);
+    assert!((counter(&s, "dedup.period_s") - span / 14.0).abs() < 1e-6);
+    let s = run(&["scheme.name=rr-ssd", "scheme.rrssd.period_s=0.5"], &reqs);
+    assert_eq!(counter(&s, "dedup.period_s"), 0.5);
 }
 
 #[test]

@@ -1,6 +1,6 @@
 //! Results: the summary as JSON, per-request columns as NumPy arrays.
 
-use detour_core::metrics::{PairCount, RequestColumns, Summary};
+use detour_core::metrics::{PairCount, ProbeSeries, RequestColumns, Summary};
 use numpy::PyArray1;
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
@@ -39,6 +39,22 @@ pub fn pairs<'py>(py: Python<'py>, p: &[PairCount]) -> PyResult<Bound<'py, PyDic
     d.set_item("lpn_a", PyArray1::from_vec(py, p.iter().map(|x| x.lpn_a).collect()))?;
     d.set_item("lpn_b", PyArray1::from_vec(py, p.iter().map(|x| x.lpn_b).collect()))?;
     d.set_item("count", PyArray1::from_vec(py, p.iter().map(|x| x.count).collect()))?;
+    Ok(d)
+}
+
+/// The `[probes]` series as NumPy arrays, flattened sample-major, plus
+/// `dies`, `chips`, `interval_ns` (an empty dict when the probe was off).
+pub fn timeseries<'py>(py: Python<'py>, t: Option<ProbeSeries>) -> PyResult<Bound<'py, PyDict>> {
+    let d = PyDict::new(py);
+    let Some(t) = t else { return Ok(d) };
+    d.set_item("interval_ns", t.interval_ns)?;
+    d.set_item("dies", t.dies)?;
+    d.set_item("chips", t.chips)?;
+    d.set_item("t_ns", PyArray1::from_vec(py, t.t_ns))?;
+    d.set_item("die_queue", PyArray1::from_vec(py, t.die_queue))?;
+    d.set_item("die_busy", PyArray1::from_vec(py, t.die_busy))?;
+    d.set_item("chip_queue", PyArray1::from_vec(py, t.chip_queue))?;
+    d.set_item("chip_busy", PyArray1::from_vec(py, t.chip_busy))?;
     Ok(d)
 }
 

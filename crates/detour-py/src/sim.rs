@@ -65,7 +65,7 @@ impl Progress for PyProgress {
 /// (and `columns` is empty); a trace or profile is read on a second thread.
 ///
 /// Returns `(summary_json, columns, verify_failures_json, workload_json,
-/// collision_pairs)`.
+/// collision_pairs, timeseries)`.
 #[pyfunction]
 #[pyo3(signature = (
     config, *, trace=None, format=None, skip_malformed=false, volume=None, clamp_backwards_time=false,
@@ -88,8 +88,8 @@ pub fn run<'py>(
     requests: Option<Bound<'py, PyDict>>,
     progress: Option<Py<PyAny>>,
     requests_parquet: Option<PathBuf>,
-) -> PyResult<(String, Bound<'py, PyDict>, String, String, Bound<'py, PyDict>)> {
-    let cfg = config::parse(config)?;
+) -> PyResult<(String, Bound<'py, PyDict>, String, String, Bound<'py, PyDict>, Bound<'py, PyDict>)> {
+    let mut cfg = config::parse(config)?;
     let synthetic = profile.is_some() || profile_toml.is_some();
     let source = match (trace, synthetic, requests) {
         (Some(path), false, None) => {
@@ -104,6 +104,21 @@ pub fn run<'py>(
         (None, false, Some(d)) => Source::Requests(requests_from_dict(&d)?),
         _ => return Err(PyValueError::new_err("give exactly one workload: trace, profile (or profile_toml) or requests")),
     };
+    // An auto RR-SSD period (scheme.rrssd.period_s = 0) follows the
+    // workload's span where it is known before the run; a trace's is not
+    // (it streams), so a trace gets a day and, if shorter, the scheme_idle
+    // warning saying why nothing was replicated.
+    // Finding a profile's span means generating it once more: only when the
+    // scheme works in periods and the period is automatic.
+    let periods = matches!(cfg.scheme.name.as_str(), "ca-ssd" | "rr-ssd" | "oracle" | "pblru");
+    let span = match &source {
+        _ if !periods || cfg.scheme.rrssd.period_s > 0.0 => None,
+        Source::Profile { spec, .. } => detour_core::workload::generator::span_s(spec).map_err(to_py)?,
+        Source::Requests(v) => detour_core::sim::span_s(v),
+        Source::Trace { .. } => None,
+    };
+    let scale = cfg.host.time_scale;
+    cfg.scheme.rrssd.resolve_period(span, scale);
     let mut prog = PyProgress { callback: progress, error: None };
     let in_memory = matches!(source, Source::Requests(_));
     let kept = requests_parquet.is_none() && cfg.run.record_requests;
@@ -138,5 +153,6 @@ pub fn run<'py>(
         metrics::to_json(&result.verify_failures)?,
         metrics::to_json(&info)?,
         metrics::pairs(py, &result.collision_pairs)?,
+        metrics::timeseries(py, result.timeseries)?,
     ))
 }

@@ -65,6 +65,11 @@ def execute(task: dict) -> dict:
             buf = io.BytesIO()
             pq.write_table(pairs, buf, compression="zstd")
             files["collision_pairs.parquet"] = buf.getvalue()
+        ts = r.timeseries_table()
+        if ts is not None:  # only with probes.interval_us
+            buf = io.BytesIO()
+            pq.write_table(ts, buf, compression="zstd")
+            files["timeseries.parquet"] = buf.getvalue()
         files["summary.json"] = (json.dumps(r.summary, indent=2, allow_nan=False) + "\n").encode()
         status = "ok"
     except KeyboardInterrupt:

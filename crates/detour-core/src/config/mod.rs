@@ -35,6 +35,7 @@ pub struct Config {
     pub scheme: SchemeConfig,
     pub run: RunConfig,
     pub metrics: MetricsConfig,
+    pub probes: ProbesConfig,
 }
 
 #[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
@@ -135,6 +136,18 @@ pub struct PreconditionConfig {
     /// so blocks end with a mix of live and stale pages, as on an aged
     /// device, and GC has pages to move from its first run.
     pub to_gc_threshold: bool,
+    /// Wear before measurement: random overwrites of the valid pages, as a
+    /// multiple of the physical pages, with greedy GC collecting (in no
+    /// simulated time) whenever a plane reaches its threshold. Erase counts
+    /// then differ between blocks and chips as on a used device; `invalid`
+    /// and `to_gc_threshold` cannot do that (their stale pages must fit
+    /// above the threshold). 0 = none.
+    pub wear: f64,
+    /// After the other steps, collect every plane (no simulated time)
+    /// until it holds this many free blocks above its GC trigger, or has
+    /// nothing left to reclaim: an aged device whose idle-time GC has
+    /// caught up. 0 = leave the planes as the other steps left them.
+    pub headroom_blocks: u32,
 }
 
 #[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
@@ -215,8 +228,12 @@ pub struct RrssdConfig {
     /// Hashing latency per written page on the request path, µs. Default 12
     /// (the paper's Table II).
     pub hash_us: f64,
-    /// Length of one profiling/replication period, s of trace time. Default
-    /// 86,400 (one day); the synthetic FIU profiles scale a day to 60 s.
+    /// Length of one profiling/replication period, s of simulated time.
+    /// Default 0 = auto (`resolve_period`): one day of trace time, or, when
+    /// the workload's span is known before the run (profiles, request
+    /// tables) and shorter than a day, a seventh of it, so a trace of
+    /// minutes still gets the paper's week of daily periods instead of a
+    /// period that never ends. The synthetic FIU profiles scale a day to 60 s.
     pub period_s: f64,
     /// Replication space beyond what deduplication saved, in percent of the
     /// workload's unique-LPN footprint (the paper's alpha). Default 0: only
@@ -242,11 +259,30 @@ pub struct RrssdConfig {
     pub synthetic_content: bool,
 }
 
+/// The paper's period: one day (of trace time).
+pub const DAY_S: f64 = 86_400.0;
+
+impl RrssdConfig {
+    /// Set an auto period (`period_s = 0`) from the workload's span in s of
+    /// trace time, if known: a day, or span / 7 for a span under a day;
+    /// scaled by `time_scale` into simulated time like the arrivals. True if
+    /// it took the short-workload branch. A set period is left alone.
+    pub fn resolve_period(&mut self, span_s: Option<f64>, time_scale: f64) -> bool {
+        if self.period_s > 0.0 {
+            return false;
+        }
+        let short = span_s.filter(|&s| s > 0.0 && s < DAY_S);
+        // Not below the shortest period a config may set (1 ms).
+        self.period_s = (short.map_or(DAY_S, |s| s / 7.0) * time_scale).max(1e-3);
+        short.is_some()
+    }
+}
+
 impl Default for RrssdConfig {
     fn default() -> Self {
         RrssdConfig {
             hash_us: 12.0,
-            period_s: 86_400.0,
+            period_s: 0.0,
             alpha_pct: 0.0,
             placement: "popularity".into(),
             replication_io: "mirror".into(),
@@ -454,7 +490,7 @@ impl Default for FtlConfig {
 
 impl Default for PreconditionConfig {
     fn default() -> Self {
-        PreconditionConfig { valid: 0.0, invalid: 0.0, to_gc_threshold: false }
+        PreconditionConfig { valid: 0.0, invalid: 0.0, to_gc_threshold: false, wear: 0.0, headroom_blocks: 0 }
     }
 }
 
@@ -486,6 +522,16 @@ pub struct MetricsConfig {
     /// Read-collision accounting: the summary's `collisions` section and the
     /// collision pairs (docs/schemes/collisions.md). Default false.
     pub collisions: bool,
+}
+
+/// `[probes]`: samplers of the device's state over time (metrics/probe.rs).
+#[derive(Clone, Debug, Default, Serialize, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields, default)]
+pub struct ProbesConfig {
+    /// Sample every die's and chip's queue length and busy state every this
+    /// many µs of simulated time (the result's `timeseries`). Default 0 =
+    /// off; else 1 to 1e9.
+    pub interval_us: f64,
 }
 
 impl Default for RunConfig {

@@ -105,6 +105,7 @@ fn base(device: DeviceConfig) -> Config {
         scheme: SchemeConfig::default(),
         run: RunConfig::default(),
         metrics: MetricsConfig::default(),
+        probes: Default::default(),
     }
 }
 

@@ -47,12 +47,17 @@ impl Config {
         in_range_f("scheme.collisions.rate_window_ms", c.rate_window_ms, 1e-3, 1e9)?;
         let r = &self.scheme.rrssd;
         in_range_f("scheme.rrssd.hash_us", r.hash_us, 0.0, 1e6)?;
-        in_range_f("scheme.rrssd.period_s", r.period_s, 1e-3, 1e9)?;
+        // 0 = auto (resolved before the run from the workload's span).
+        if r.period_s != 0.0 {
+            in_range_f("scheme.rrssd.period_s", r.period_s, 1e-3, 1e9)?;
+        }
         in_range_f("scheme.rrssd.alpha_pct", r.alpha_pct, 0.0, 1000.0)?;
         one_of("scheme.rrssd.placement", &r.placement, &["popularity", "random", "static", "online"])?;
         one_of("scheme.rrssd.replication_io", &r.replication_io, &["mirror", "simulated"])?;
         in_range_u("scheme.rrssd.counter_bits", r.counter_bits as u64, 0, 16)?;
         in_range_u("scheme.rrssd.pblru_min_blocked", r.pblru_min_blocked as u64, 1, 1 << 20)?;
+        let p = self.probes.interval_us;
+        ensure_config!(p == 0.0 || (1.0..=1e9).contains(&p), "probes.interval_us", "{p} is out of range; valid: 0 (off) or 1..=1e9");
         Ok(())
     }
 
@@ -91,6 +96,7 @@ impl Config {
         in_range_u("ftl.buffer_read_ns", f.buffer_read_ns, 0, 1_000_000_000)?;
         in_range_f("ftl.precondition.valid", f.precondition.valid, 0.0, 1.0)?;
         in_range_f("ftl.precondition.invalid", f.precondition.invalid, 0.0, 0.95)?;
+        in_range_f("ftl.precondition.wear", f.precondition.wear, 0.0, 100.0)?;
 
         let h = &self.host;
         in_range_f("host.time_scale", h.time_scale, 1e-9, 1e9)?;
@@ -140,6 +146,18 @@ impl Config {
             d.blocks_per_plane
         );
         let p = &f.precondition;
+        ensure_config!(
+            p.headroom_blocks as u64 + gc_blocks.max(crate::ftl::GC_RESERVE as u64 + 1) + 2 < d.blocks_per_plane as u64,
+            "ftl.precondition.headroom_blocks",
+            "{} blocks above the GC trigger leave no blocks for data with {} blocks per plane",
+            p.headroom_blocks,
+            d.blocks_per_plane
+        );
+        ensure_config!(
+            p.wear == 0.0 || p.valid > 0.0,
+            "ftl.precondition.wear",
+            "needs ftl.precondition.valid > 0 (wear overwrites valid pages)"
+        );
         let used = p.valid * geo.logical_pages as f64 + p.invalid * geo.total_pages() as f64;
         let room = geo.total_pages() as f64 * (1.0 - f.gc_threshold) - 3.0 * (geo.planes() as f64) * d.pages_per_block as f64;
         ensure_config!(

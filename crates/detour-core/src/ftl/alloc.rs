@@ -111,6 +111,19 @@ impl Ftl {
         Some(ppn)
     }
 
+    /// Would `alloc` succeed without bringing the plane to its GC trigger:
+    /// the stream's open block has room, or opening one still leaves a
+    /// free block above the trigger for the host's next block. Optional
+    /// copies (replicas) use this so they never put GC on the host's path.
+    pub fn can_alloc_above_gc(&self, plane: u32, stream: Stream) -> bool {
+        let p = &self.planes[plane as usize];
+        let block = p.write_points[stream as usize];
+        if block != NO_PAGE && self.blocks[block as usize].next < self.geo.pages_per_block {
+            return true;
+        }
+        p.free.len() as u32 > self.gc_free_blocks + 1
+    }
+
     /// Would `alloc` succeed on this plane for this stream?
     pub fn can_alloc(&self, plane: u32, stream: Stream) -> bool {
         let p = &self.planes[plane as usize];

@@ -8,6 +8,7 @@ mod columns;
 pub mod histogram;
 pub mod parquet;
 pub mod percentile;
+pub mod probe;
 pub mod stream;
 pub mod warnings;
 
@@ -15,6 +16,7 @@ pub use collisions::{CollisionSummary, CollisionTracker, PairCount};
 pub use buffer::WriteBufferSummary;
 pub use columns::RequestColumns;
 pub use percentile::{nearest_rank, rsd, LatencyStats};
+pub use probe::{Probe, ProbeSeries, ProbeSummary};
 pub use stream::{RequestLog, RequestSink, Tally};
 
 use crate::ftl::FtlStats;
@@ -125,6 +127,9 @@ pub struct Summary {
     /// The DRAM write buffer's activity (absent without one).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub write_buffer: Option<WriteBufferSummary>,
+    /// The load sampler's digest (`probes.interval_us` > 0; absent otherwise).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub probe: Option<ProbeSummary>,
     /// Events processed, and simulated time at the end, s.
     pub events: u64,
     pub sim_time_s: f64,

@@ -123,6 +123,11 @@ impl Scheduler {
         LoadView::new(&self.geo, &self.dies.0, self.unit_dies)
     }
 
+    /// Dies per service unit (1, or the dies of a chip with `unit = "chip"`).
+    pub fn unit_dies(&self) -> u32 {
+        self.unit_dies
+    }
+
     /// Every service unit's state (die, or chip with `unit = "chip"`), in order.
     pub fn dies(&self) -> &[DieState] {
         &self.dies.0

@@ -30,6 +30,12 @@ impl Simulation {
             Ok(())
         };
         self.fill(valid, &mut report)?;
+        // Wear first: GC runs as needed, so its overwrites may exceed the
+        // free space; the steps below then start from a used device.
+        let wear = (p.wear * self.geo.total_pages() as f64) as u64;
+        if wear > 0 {
+            self.overwrite(valid, wear, None, &mut report)?;
+        }
         let floor = self.geo.planes() as u64 * (self.gc_free_blocks() as u64 + 1);
         let ppb = self.geo.pages_per_block as u64;
         let overwrites = if p.to_gc_threshold {
@@ -44,6 +50,9 @@ impl Simulation {
         // Filling to the GC threshold ends at the floor of free blocks.
         let floor = p.to_gc_threshold.then_some(floor);
         self.overwrite(valid, overwrites, floor, &mut report)?;
+        if p.headroom_blocks > 0 {
+            self.instant_gc_to(self.gc_free_blocks() + p.headroom_blocks);
+        }
         // A plane a scheme writes more than others can end below its GC
         // threshold.
         self.ftl.relist_gc_wanted();
@@ -145,9 +154,22 @@ impl Simulation {
     /// until each is above it or has no block to reclaim; the scheme hears
     /// every move. True if any block was reclaimed.
     fn instant_gc(&mut self) -> bool {
+        self.instant_gc_to(0)
+    }
+
+    /// `instant_gc`, but with `free > 0` every plane is collected until it
+    /// holds `free` free blocks (idle-time GC catching up), threshold or not.
+    fn instant_gc_to(&mut self, free: u32) -> bool {
         let mut any = false;
+        // Densely live victims gain little each; a bound on rounds keeps
+        // a plane that cannot reach `free` from churning its blocks.
+        let max_rounds = 4 * self.geo.blocks_per_plane;
         for plane in 0..self.geo.planes() {
-            while self.ftl.needs_gc(plane) {
+            let mut rounds = 0;
+            while self.ftl.needs_gc(plane)
+                || (free > 0 && rounds < max_rounds && self.ftl.free_blocks(plane) < free && !self.ftl.gc_active(plane))
+            {
+                rounds += 1;
                 let Some(victim) = self.ftl.start_gc(plane) else { break };
                 let mut pages = std::mem::take(&mut self.scratch);
                 self.ftl.live_pages_of(victim, &mut pages);

@@ -21,7 +21,7 @@ use crate::device::{Geometry, Timing};
 use crate::engine::{Event, EventQueue};
 use crate::error::{Error, Result};
 use crate::ftl::{Chunked, Ftl};
-use crate::metrics::{self, CollisionTracker, PairCount, RequestColumns, RequestLog, RequestSink, Summary};
+use crate::metrics::{self, CollisionTracker, PairCount, Probe, ProbeSeries, RequestColumns, RequestLog, RequestSink, Summary};
 use crate::scheduler::Scheduler;
 use crate::schemes::{Plan, Scheme, SchemeKind};
 use crate::types::{Lpn, Time, Token};
@@ -67,6 +67,8 @@ pub struct RunResult {
     pub verify_failures: Vec<VerifyFailure>,
     /// Collision pairs, most repeated first (empty unless `metrics.collisions`).
     pub collision_pairs: Vec<PairCount>,
+    /// The load sampler's series (None unless `probes.interval_us` > 0).
+    pub timeseries: Option<ProbeSeries>,
 }
 
 #[derive(Default)]
@@ -126,6 +128,8 @@ pub struct Simulation {
     failures: Vec<VerifyFailure>,
     /// Read-collision accounting (`metrics.collisions`).
     coll: Option<Box<CollisionTracker>>,
+    /// The queue-length sampler (`[probes]`; inert when off).
+    probe: Probe,
     /// The DRAM write buffer (`[write_buffer]`), if any.
     wbuf: Option<Box<flush::BufferRun>>,
     link: Option<link::HostLink>,
@@ -134,14 +138,20 @@ pub struct Simulation {
 
 impl Simulation {
     /// Build a device, FTL, scheduler and scheme from a validated config.
-    pub fn new(cfg: Config) -> Result<Simulation> {
+    pub fn new(mut cfg: Config) -> Result<Simulation> {
+        // An auto period not resolved from the workload's span (callers
+        // that know it use `RrssdConfig::resolve_period` first) is a day.
+        let scale = cfg.host.time_scale;
+        cfg.scheme.rrssd.resolve_period(None, scale);
         let scheme = SchemeKind::parse(&cfg.scheme.name)?.build(&cfg)?;
         Self::with_scheme(cfg, scheme)
     }
 
     /// Build with a scheme object that is not (yet) one of [`SchemeKind`]:
     /// for trying a scheme out of tree, and for tests that break one on purpose.
-    pub fn with_scheme(cfg: Config, scheme: Box<dyn Scheme>) -> Result<Simulation> {
+    pub fn with_scheme(mut cfg: Config, scheme: Box<dyn Scheme>) -> Result<Simulation> {
+        let scale = cfg.host.time_scale;
+        cfg.scheme.rrssd.resolve_period(None, scale);
         cfg.validate()?;
         let mut geo = Geometry::from_config(&cfg.device)?;
         if let Some(n) = scheme.logical_pages(&geo) {
@@ -157,9 +167,11 @@ impl Simulation {
         let timing = Timing::from_config(&cfg);
         let verify = cfg.run.verify;
         let completions = scheme.wants_completions();
+        let sched = Scheduler::new(&geo, &timing, &cfg.scheduler, cfg.host.write_ack);
+        let sched_unit_dies = sched.unit_dies();
         Ok(Simulation {
             q: EventQueue::new(),
-            sched: Scheduler::new(&geo, &timing, &cfg.scheduler, cfg.host.write_ack),
+            sched,
             ftl: Ftl::new(&cfg, &geo, verify)?,
             completions,
             solo: !verify && !cfg.metrics.collisions && !completions,
@@ -186,6 +198,7 @@ impl Simulation {
             n: Counters::default(),
             failures: Vec::new(),
             coll: cfg.metrics.collisions.then(|| Box::new(CollisionTracker::new(geo.dies(), cfg.run.seed))),
+            probe: Probe::new(cfg.probes.interval_us, geo.dies(), geo.dies_per_chip, sched_unit_dies),
             wbuf: flush::BufferRun::new(&cfg.write_buffer, cfg.device.page_size, geo.logical_pages),
             link: link::HostLink::new(cfg.host.link_gbps),
             source: "<workload>".into(),
@@ -241,6 +254,7 @@ impl Simulation {
                 break;
             };
             self.n.events += 1;
+            self.probe.before_event(now, self.sched.dies());
             match ev {
                 Event::Arrival => {
                     self.arrive()?;
@@ -308,7 +322,7 @@ impl Simulation {
         )))
     }
 
-    fn finish(self) -> Result<RunResult> {
+    fn finish(mut self) -> Result<RunResult> {
         let mut s = Summary {
             scheme: self.scheme.name().to_string(),
             device: self.cfg.name.clone(),
@@ -345,6 +359,9 @@ impl Simulation {
         s.periods = self.scheme.periods();
         metrics::period_latency(self.log.tally(), &mut s.periods);
         let channels: Vec<u64> = self.sched.channels().iter().map(|c| c.busy_ns).collect();
+        let probe = std::mem::replace(&mut self.probe, Probe::new(0.0, 0, 1, 1)).finish();
+        s.probe = probe.as_ref().map(|(_, p)| p.clone());
+        let timeseries = probe.map(|(t, _)| t);
         let facts = metrics::warnings::RunFacts { cfg: &self.cfg, geo: &self.geo, shape: &self.log.tally().shape, die_busy_ns: &busy, channel_busy_ns: &channels, end_ns: self.q.now() };
         s.warnings = metrics::warnings::collect(&s, &facts);
         let (requests, parquet) = self.log.into_parts();
@@ -352,7 +369,7 @@ impl Simulation {
             let json = serde_json::to_string(&s).map_err(|e| Error::Sim(format!("cannot serialise the summary: {e}")))?;
             p.close(vec![("detour.summary".into(), json)])?;
         }
-        Ok(RunResult { summary: s, requests, verify_failures: self.failures, collision_pairs })
+        Ok(RunResult { summary: s, requests, verify_failures: self.failures, collision_pairs, timeseries })
     }
 }
 
@@ -380,7 +397,15 @@ pub fn run(cfg: Config, workload: impl IntoIterator<Item = Result<Request>>) -> 
     Simulation::new(cfg)?.run(&mut it, "<workload>", &mut NoProgress)
 }
 
-/// Run a config over in-memory requests.
-pub fn run_requests(cfg: Config, requests: &[Request]) -> Result<RunResult> {
+/// Run a config over in-memory requests (an auto RR-SSD period from their span).
+pub fn run_requests(mut cfg: Config, requests: &[Request]) -> Result<RunResult> {
+    let scale = cfg.host.time_scale;
+    cfg.scheme.rrssd.resolve_period(span_s(requests), scale);
     run(cfg, requests.iter().map(|r| Ok(*r)))
+}
+
+/// Seconds from the first arrival to the last (trace time), if any.
+pub fn span_s(requests: &[Request]) -> Option<f64> {
+    let (first, last) = (requests.first()?.time_ns, requests.last()?.time_ns);
+    Some(last.saturating_sub(first) as f64 / 1e9)
 }

@@ -208,12 +208,17 @@ fn least_loaded_copy(copies: &[Ppn], ctx: &Ctx, read_ns: Time) -> Option<(usize,
     copies.iter().copied().enumerate().filter(|&(_, p)| ctx.ftl.is_programmed(p)).min_by_key(|&(i, p)| (key(p), i))
 }
 
-/// The plane of `chip` with the most free blocks that can take a copy.
+/// The plane of `chip` with the most free blocks that can take a copy
+/// without reaching its GC trigger. The paper's replicas live in space its
+/// 1 TiB device has plenty of (dedup's savings, made while a mirror SSD
+/// serves the host); a copy that brought a plane to its trigger would put
+/// GC on the host's path, which the scheme never does there. A chip with
+/// no such plane is skipped (the copy counts in `copies_skipped`).
 pub(crate) fn plane_on_chip(chip: u32, ctx: &Ctx) -> Option<u32> {
     let geo = ctx.geo;
     let (dpc, ppd) = (geo.dies_per_chip, geo.planes_per_die);
     let planes = chip * dpc * ppd..(chip + 1) * dpc * ppd;
-    planes.filter(|&p| ctx.ftl.can_alloc(p, Stream::Aux)).max_by_key(|&p| (ctx.ftl.free_blocks(p), std::cmp::Reverse(p)))
+    planes.filter(|&p| ctx.ftl.can_alloc_above_gc(p, Stream::Aux)).max_by_key(|&p| (ctx.ftl.free_blocks(p), std::cmp::Reverse(p)))
 }
 
 /// Whether one more replica fits: live pages stay within the logical
@@ -337,6 +342,8 @@ impl Scheme for Dedup {
             ("dedup.reads", n.reads as f64),
             ("dedup.replica_reads", n.replica_reads as f64),
             ("dedup.replicas", t.replicas as f64),
+            // The period in force (an auto period resolves before the run).
+            ("dedup.period_s", self.period_ns as f64 / 1e9),
         ];
         if self.mode == Mode::Oracle {
             c.push(("oracle.shadow_reads", n.oracle_shadow_reads as f64));

@@ -234,6 +234,17 @@ impl Generator {
     }
 }
 
+/// Seconds from the first arrival to the last (trace time) of the workload
+/// `spec` generates, by generating it (arrivals only matter, and a bursty
+/// profile's mean rate says little about a short one's span); None if it
+/// has no request.
+pub fn span_s(spec: &SyntheticSpec) -> Result<Option<f64>> {
+    let mut it = Generator::new(spec)?;
+    let Some(first) = it.next() else { return Ok(None) };
+    let last = it.last().map_or(first.time_ns, |r| r.time_ns);
+    Ok(Some(last.saturating_sub(first.time_ns) as f64 / 1e9))
+}
+
 impl Iterator for Generator {
     type Item = Request;
 
