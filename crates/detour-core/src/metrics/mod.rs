@@ -133,6 +133,11 @@ pub struct Summary {
     /// Events processed, and simulated time at the end, s.
     pub events: u64,
     pub sim_time_s: f64,
+    /// Waiters taken off the stalled-work queues (sim/park.rs): not in
+    /// summary.json (a measure of the simulator's work, not the device's);
+    /// tests check it grows with the requests, not with requests x erases.
+    #[serde(skip)]
+    pub park_visits: u64,
     /// What makes the numbers mean less than they seem (docs/results.md).
     pub warnings: Vec<warnings::Warning>,
 }

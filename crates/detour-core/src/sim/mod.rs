@@ -332,6 +332,7 @@ impl Simulation {
             warmup_requests: self.cfg.host.warmup_requests.min(self.log.arrived()),
             stalls: self.n.stalls,
             events: self.n.events,
+            park_visits: self.lot.visits,
             sim_time_s: self.log.tally().shape.last_completion_ns as f64 / 1e9,
             ..Summary::default()
         };

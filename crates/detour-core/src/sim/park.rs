@@ -7,27 +7,34 @@
 //! made the cost grow with the square of the backlog.
 //!
 //! How: while a scheme plans, the FTL notes every (plane, stream) that
-//! refused it a page (`Ftl::refusals`). A stalled transaction waits in the
-//! queue of each of those pairs (a min-heap by the order it first waited
-//! in). A pair only gets room from an erase on its plane (free blocks grow
-//! only by erases; a write point's open block only by taking a free one),
-//! so after an erase on plane P only P's queues can hold a waiter that
-//! would now get further, and only while the pair still has room: the
-//! first waiter that stalls again on it ends that queue's turn. Waiters
-//! are taken in the order they first waited, the order the single queue
-//! this replaces retried them in, so the runs are the same, only without
-//! the attempts that would have failed. A stall whose refusals are all
-//! gone, or any stall under dynamic allocation (whose plane choice turns
-//! a rotating counter on every attempt, and follows the load), waits in
-//! the `any` queue, retried after every erase as before.
+//! refused it a page (`Ftl::refusals`). A stalled transaction keeps the
+//! groups of pairs that refused it since it last got further (its
+//! blockers); planned again, it would stop at the first group none of
+//! whose pairs has room (schemes check every target before they allocate),
+//! so it can get further only when every group has a pair with room.
+//! Waiters with the same blockers share a bucket (a min-heap by the order
+//! they first waited in), and a bucket is looked at, never its waiters,
+//! until it is open: a write needing room on two plane groups at once
+//! (mirror and data, data and parity) stays put while either is full,
+//! where moving it to the other group's queue at each erase cost a push
+//! per waiter per erase. A pair only gets room from an erase on its plane
+//! (free blocks grow only by erases; a write point's open block only by
+//! taking a free one), and room only shrinks between erases, so after an
+//! erase on plane P only buckets naming a pair of P can have opened.
+//! Waiters are taken in the order they first waited, the order the single
+//! queue this replaces retried them in, while their bucket stays open: the
+//! runs are the same, only without the attempts that would have failed. A
+//! stall whose refusals are all gone, or any stall under dynamic
+//! allocation (whose plane choice turns a rotating counter on every
+//! attempt, and follows the load), waits in the `any` queue, retried after
+//! every erase as before.
 
 use super::txn::TxnKind;
 use super::Simulation;
 use crate::error::Result;
-use crate::ftl::STREAMS;
-use std::cmp::Reverse;
 use crate::types::Lpn;
-use std::collections::{BTreeMap, BinaryHeap};
+use std::cmp::Reverse;
+use std::collections::{BTreeMap, BinaryHeap, HashMap};
 
 /// One wait of one transaction in one queue.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
@@ -45,13 +52,24 @@ pub(super) struct Waiter {
 type Queue = BinaryHeap<Reverse<Waiter>>;
 
 /// The index that names the `any` queue.
-const ANY: usize = usize::MAX;
+const ANY: u32 = u32::MAX;
+
+/// The waiters whose blockers are `sig` (each group a length, then
+/// `plane << 2 | stream` per pair, as in `ParkState::blockers`).
+struct Bucket {
+    sig: Box<[u32]>,
+    queue: Queue,
+}
 
 /// The queues of waiting transactions.
 #[derive(Default)]
 pub(super) struct ParkLot {
-    /// Per plane and stream (index plane * STREAMS + stream).
-    by_pair: Vec<Queue>,
+    buckets: Vec<Bucket>,
+    /// Bucket by blockers: a bucket lives as long as the run (there are as
+    /// many as the scheme's distinct refusal sets, not as waits).
+    index: HashMap<Box<[u32]>, u32>,
+    /// Per plane, the buckets naming one of its pairs.
+    by_plane: Vec<Vec<u32>>,
     /// Waits whose cause the refusals do not name: woken by every erase.
     any: Queue,
     /// Transactions waiting now.
@@ -61,7 +79,7 @@ pub(super) struct ParkLot {
     /// Entries of this turn that waited again (and their queue), put back
     /// when it ends: a transaction is planned at most once per turn, as
     /// the single queue's one pass did.
-    again: Vec<(usize, Waiter)>,
+    again: Vec<(u32, Waiter)>,
     /// The order of the waiter planned last in this turn: one the turn
     /// becomes able to move on only after passing it waits for the next.
     cursor: u64,
@@ -69,6 +87,12 @@ pub(super) struct ParkLot {
     /// write of it releases them too (they no longer need the page).
     by_lpn: BTreeMap<(Lpn, u64), Waiter>,
     pairs: Vec<(u32, u8)>,
+    /// The buckets of this turn still open (kept between turns for its
+    /// capacity).
+    open: Vec<u32>,
+    /// Waiters taken off a queue: planned, dropped as stale or set aside.
+    /// Bounded by the waits, not by waits times erases (tests check it).
+    pub visits: u64,
 }
 
 /// A transaction's place in the lot, kept in its `Txn`.
@@ -87,8 +111,7 @@ pub(super) struct ParkState {
 
 impl ParkLot {
     pub(super) fn new(planes: u32) -> ParkLot {
-        let n = planes as usize * STREAMS;
-        ParkLot { by_pair: (0..n).map(|_| Queue::new()).collect(), next_order: 1, next_id: 1, ..ParkLot::default() }
+        ParkLot { by_plane: vec![Vec::new(); planes as usize], next_order: 1, next_id: 1, ..ParkLot::default() }
     }
 
     pub(super) fn len(&self) -> usize {
@@ -104,6 +127,11 @@ impl ParkLot {
         }
     }
 
+    /// The entry pushed to `any` shares the wait's id with the one in its
+    /// bucket, and a wait keeps its id until it ends, so the release holds
+    /// (when waiters were moved between plane queues under new ids, a read
+    /// moved after its release lost it, and waited for room it no longer
+    /// needed).
     #[cold]
     fn release_lpn(&mut self, lpn: Lpn) {
         while let Some((_, w)) = self.by_lpn.range((lpn, 0)..=(lpn, u64::MAX)).next().map(|(k, w)| (*k, *w)) {
@@ -111,14 +139,52 @@ impl ParkLot {
             self.any.push(Reverse(w));
         }
     }
+
+    /// The bucket of waiters blocked by `sig`, made on first use.
+    fn bucket(&mut self, sig: &[u32]) -> u32 {
+        if let Some(&b) = self.index.get(sig) {
+            return b;
+        }
+        let b = self.buckets.len() as u32;
+        let key: Box<[u32]> = sig.into();
+        let mut planes: Vec<u32> = groups(sig).flatten().map(|&x| x >> 2).collect();
+        planes.sort_unstable();
+        planes.dedup();
+        for p in planes {
+            if let Some(v) = self.by_plane.get_mut(p as usize) {
+                v.push(b);
+            }
+        }
+        self.buckets.push(Bucket { sig: key.clone(), queue: Queue::new() });
+        self.index.insert(key, b);
+        b
+    }
+
+    fn queue(&mut self, q: u32) -> &mut Queue {
+        match self.buckets.get_mut(q as usize) {
+            Some(b) => &mut b.queue,
+            None => &mut self.any,
+        }
+    }
+}
+
+/// The groups of a blockers list.
+fn groups(sig: &[u32]) -> impl Iterator<Item = &[u32]> {
+    let mut rest = sig;
+    std::iter::from_fn(move || {
+        let (&n, tail) = rest.split_first()?;
+        let (g, r) = tail.split_at((n as usize).min(tail.len()));
+        rest = r;
+        Some(g)
+    })
 }
 
 impl Simulation {
     /// Transaction `t`, planned from page `start`, stalled at page `from`
-    /// (a read: placing never-written page `unplaced`): queue it on the
-    /// pairs that refused it. True when this is a new wait (its first, or
-    /// after it got further), which the `stalls` counter counts; a retry
-    /// that planned nothing goes on with the same wait.
+    /// (a read: placing never-written page `unplaced`): queue it in the
+    /// bucket of the pairs that refused it. True when this is a new wait
+    /// (its first, or after it got further), which the `stalls` counter
+    /// counts; a retry that planned nothing goes on with the same wait.
     pub(super) fn park(&mut self, t: u32, start: u32, from: u32, unplaced: Option<Lpn>) -> bool {
         let lot = &mut self.lot;
         let st = &mut self.txns.get_mut(t).park;
@@ -151,49 +217,24 @@ impl Simulation {
         if lot.pairs.is_empty() {
             // No refusal names the cause: wait for any erase.
             lot.any.push(Reverse(w));
-        } else {
-            blockers.push(lot.pairs.len() as u32);
-            blockers.extend(lot.pairs.iter().map(|&(p, s)| p << 2 | s as u32));
+            return new_wait;
         }
-        for &(p, s) in &lot.pairs {
-            lot.by_pair[p as usize * STREAMS + s as usize].push(Reverse(w));
+        let at = blockers.len();
+        blockers.push(lot.pairs.len() as u32);
+        blockers.extend(lot.pairs.iter().map(|&(p, s)| p << 2 | s as u32));
+        // A group it already had adds nothing (and would split buckets).
+        if groups(&blockers[..at]).any(|g| g == &blockers[at + 1..]) {
+            blockers.truncate(at);
         }
+        let b = lot.bucket(blockers);
+        lot.buckets[b as usize].queue.push(Reverse(w));
         new_wait
     }
 
-    /// Waiter `w`, passed over, waits on the pairs of its blockers `g`
-    /// under a new id (so its other entries go stale, and none is copied
-    /// into several queues again and again).
-    fn wait_on(&mut self, w: Waiter, g: std::ops::Range<usize>) {
-        let lot = &mut self.lot;
-        let st = &mut self.txns.get_mut(w.txn).park;
-        let w2 = Waiter { id: lot.next_id, ..w };
-        lot.next_id += 1;
-        st.id = w2.id;
-        if let Some(lpn) = st.lpn {
-            lot.by_lpn.remove(&(lpn, w.id));
-            lot.by_lpn.insert((lpn, w2.id), w2);
-        }
-        for &x in &st.blockers[g] {
-            lot.by_pair[(x >> 2) as usize * STREAMS + (x & 3) as usize].push(Reverse(w2));
-        }
-    }
-
-    /// A group of pairs that refused `t` since it last got further and
-    /// none of which has room yet: planned again now, it would stop at the
-    /// same check (schemes check every target before they allocate), so it
-    /// waits on. None when every group has a pair with room.
-    fn still_blocked(&self, t: u32) -> Option<std::ops::Range<usize>> {
-        let b = &self.txns.get(t).park.blockers;
-        let mut i = 0;
-        while i < b.len() {
-            let g = i + 1..i + 1 + b[i] as usize;
-            if !b[g.clone()].iter().any(|&x| self.ftl.can_alloc_stream(x >> 2, (x & 3) as u8)) {
-                return Some(g);
-            }
-            i = g.end;
-        }
-        None
+    /// Every group of `sig` has a pair with room: a waiter blocked by it,
+    /// planned again now, could get further.
+    fn is_open(&self, sig: &[u32]) -> bool {
+        groups(sig).all(|g| g.iter().any(|&x| self.ftl.can_alloc_stream(x >> 2, (x & 3) as u8)))
     }
 
     /// An erase on `plane` ended: plan again, in the order they first
@@ -202,18 +243,28 @@ impl Simulation {
         if self.lot.waiting == 0 {
             return Ok(());
         }
+        let mut open = std::mem::take(&mut self.lot.open);
+        open.clear();
+        if let Some(bs) = self.lot.by_plane.get(plane as usize) {
+            for &b in bs {
+                let bucket = &self.lot.buckets[b as usize];
+                if !bucket.queue.is_empty() && self.is_open(&bucket.sig) {
+                    open.push(b);
+                }
+            }
+        }
+        if open.is_empty() && self.lot.any.is_empty() {
+            self.lot.open = open;
+            return Ok(());
+        }
         let turn = self.lot.next_id;
-        let base = plane as usize * STREAMS;
         self.lot.cursor = 0;
-        while let Some((q, w)) = self.next_woken(base, turn) {
+        while let Some((q, w)) = self.next_woken(&mut open, turn) {
             self.lot.cursor = w.order;
             // From `any`: its cause unknown, or a read whose page a write
             // placed (its blockers were for placing it): plan it again.
             if q == ANY {
                 self.txns.get_mut(w.txn).park.blockers.clear();
-            } else if let Some(g) = self.still_blocked(w.txn) {
-                self.wait_on(w, g);
-                continue;
             }
             self.lot.waiting -= 1;
             self.txns.get_mut(w.txn).park.id = 0;
@@ -223,50 +274,62 @@ impl Simulation {
                 self.plan_host(w.txn, w.from, false)?;
             }
         }
-        let lot = &mut self.lot;
-        for (q, w) in lot.again.drain(..) {
-            lot.by_pair.get_mut(q).unwrap_or(&mut lot.any).push(Reverse(w));
+        self.lot.open = open;
+        let ParkLot { again, buckets, any, .. } = &mut self.lot;
+        for (q, w) in again.drain(..) {
+            buckets.get_mut(q as usize).map_or(&mut *any, |b| &mut b.queue).push(Reverse(w));
         }
         Ok(())
     }
 
-    /// The first (by order) waiter of this turn among `any` and the queues
-    /// of the plane's pairs that have room now; None when there is none.
-    fn next_woken(&mut self, base: usize, turn: u64) -> Option<(usize, Waiter)> {
-        let mut best: Option<(usize, Waiter)> = None;
-        for q in (base..base + STREAMS).chain([ANY]) {
-            if q != ANY && !self.ftl.can_alloc_stream((q / STREAMS) as u32, (q % STREAMS) as u8) {
-                continue;
+    /// The first (by order) waiter of this turn among `any` and the heads
+    /// of the buckets still open; None when there is none. Buckets that
+    /// closed (an earlier waiter took the room) or emptied leave `open`.
+    fn next_woken(&mut self, open: &mut Vec<u32>, turn: u64) -> Option<(u32, Waiter)> {
+        let mut best: Option<(u32, Waiter)> = None;
+        let mut i = 0;
+        while i < open.len() {
+            let b = open[i];
+            let head = if self.is_open(&self.lot.buckets[b as usize].sig) { self.head(b, turn) } else { None };
+            match head {
+                None => {
+                    open.swap_remove(i);
+                    continue;
+                }
+                Some(w) if best.is_none_or(|(_, x)| w.order < x.order) => best = Some((b, w)),
+                Some(_) => {}
             }
-            let Some(w) = self.head(q, turn) else { continue };
-            if best.is_none_or(|(_, b)| w.order < b.order) {
-                best = Some((q, w));
+            i += 1;
+        }
+        // On a tie (a read released to `any` is also in its bucket) the
+        // bucket wins, as the plane queues did.
+        if let Some(w) = self.head(ANY, turn) {
+            if best.is_none_or(|(_, x)| w.order < x.order) {
+                best = Some((ANY, w));
             }
         }
         let (q, w) = best?;
-        self.queue(q).pop();
+        self.lot.queue(q).pop();
+        self.lot.visits += 1;
         Some((q, w))
     }
 
     /// The live head of queue `q` (ANY: the `any` queue): stale entries are
     /// dropped, and entries that waited again in this turn set aside.
-    fn head(&mut self, q: usize, turn: u64) -> Option<Waiter> {
+    fn head(&mut self, q: u32, turn: u64) -> Option<Waiter> {
         loop {
-            let w = self.queue(q).peek()?.0;
+            let w = self.lot.queue(q).peek()?.0;
             if self.txns.get(w.txn).park.id != w.id {
-                self.queue(q).pop();
+                self.lot.queue(q).pop();
+                self.lot.visits += 1;
             } else if w.id >= turn || w.order < self.lot.cursor {
-                self.queue(q).pop();
+                self.lot.queue(q).pop();
+                self.lot.visits += 1;
                 self.lot.again.push((q, w));
             } else {
                 return Some(w);
             }
         }
-    }
-
-    fn queue(&mut self, q: usize) -> &mut Queue {
-        let lot = &mut self.lot;
-        lot.by_pair.get_mut(q).unwrap_or(&mut lot.any)
     }
 
     /// The event queue ran dry with transactions still waiting: plan each
@@ -275,7 +338,7 @@ impl Simulation {
     pub(super) fn wake_all_parked(&mut self) -> Result<()> {
         let mut all: Vec<Waiter> = Vec::new();
         let lot = &mut self.lot;
-        for q in lot.by_pair.iter_mut().chain([&mut lot.any]) {
+        for q in lot.buckets.iter_mut().map(|b| &mut b.queue).chain([&mut lot.any]) {
             all.extend(q.drain().map(|r| r.0));
         }
         all.retain(|w| self.txns.get(w.txn).park.id == w.id);
