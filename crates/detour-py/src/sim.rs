@@ -7,6 +7,7 @@ use crate::workload::{requests_from_dict, resolve_spec, trace_options, Source};
 use crate::{config, metrics};
 use detour_core::metrics::parquet::ParquetSink;
 use detour_core::metrics::RequestSink;
+use detour_core::schemes::SchemeKind;
 use detour_core::sim::{Progress, Simulation};
 use detour_core::workload::ahead::ReadAhead;
 use detour_core::ErrorKind;
@@ -110,7 +111,7 @@ pub fn run<'py>(
     // warning saying why nothing was replicated.
     // Finding a profile's span means generating it once more: only when the
     // scheme works in periods and the period is automatic.
-    let periods = matches!(cfg.scheme.name.as_str(), "ca-ssd" | "rr-ssd" | "oracle" | "pblru");
+    let periods = SchemeKind::parse(&cfg.scheme.name).is_ok_and(|k| k.works_in_periods());
     let span = match &source {
         _ if !periods || cfg.scheme.rrssd.period_s > 0.0 => None,
         Source::Profile { spec, .. } => detour_core::workload::generator::span_s(spec).map_err(to_py)?,

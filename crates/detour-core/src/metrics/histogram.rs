@@ -8,7 +8,7 @@
 //! min and max are exact. The exact percentiles remain in requests.parquet
 //! (docs/results.md).
 
-use super::percentile::{rank, LatencyStats, PCTS};
+use super::percentile::{log_bin, rank, LatencyStats, PCTS};
 
 const SUB_BITS: u32 = 10;
 /// The largest bin is that of u64::MAX: (63 - 10) * 1024 + 2047.
@@ -18,11 +18,9 @@ const BINS: usize = (64 - SUB_BITS as usize + 1) << SUB_BITS;
 /// width over its lowest value, 2^s / 2 / (1024 * 2^s).
 pub const RELATIVE_ERROR: f64 = 1.0 / 2048.0;
 
-/// The bin of `v`, ascending with `v`.
 #[inline(always)]
 fn bin(v: u64) -> usize {
-    let shift = (63 - (v | 1).leading_zeros()).saturating_sub(SUB_BITS);
-    ((shift as usize) << SUB_BITS) + (v >> shift) as usize
+    log_bin::<SUB_BITS>(v)
 }
 
 /// The middle value of bin `b` (of the integers it holds).

@@ -52,8 +52,16 @@ const BINS: usize = (64 - SUB_BITS as usize + 1) << SUB_BITS;
 /// and each later power of two is split into 128 bins.
 #[inline(always)]
 pub(crate) fn bin(v: u64) -> usize {
-    let shift = (63 - (v | 1).leading_zeros()).saturating_sub(SUB_BITS);
-    ((shift as usize) << SUB_BITS) + (v >> shift) as usize
+    log_bin::<SUB_BITS>(v)
+}
+
+/// The bin of `v` in a log-linear histogram with 2^SUB bins per power of
+/// two (and one per value below 2^(SUB+1)), ascending with `v`; shared
+/// with the run summary's histogram (`histogram`).
+#[inline(always)]
+pub(crate) fn log_bin<const SUB: u32>(v: u64) -> usize {
+    let shift = (63 - (v | 1).leading_zeros()).saturating_sub(SUB);
+    ((shift as usize) << SUB) + (v >> shift) as usize
 }
 
 /// Exact statistics of one sample, fed in two passes: every value to

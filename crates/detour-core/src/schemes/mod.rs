@@ -203,6 +203,11 @@ impl SchemeKind {
         }
     }
 
+    /// The deduplicating schemes work in periods (`scheme.rrssd.period_s`).
+    pub fn works_in_periods(self) -> bool {
+        matches!(self, SchemeKind::CaSsd | SchemeKind::RrSsd | SchemeKind::Oracle | SchemeKind::Pblru)
+    }
+
     pub fn build(self, cfg: &Config) -> Result<Box<dyn Scheme>> {
         let geo = || Geometry::from_config(&cfg.device);
         let dynamic = cfg.ftl.allocation == "dynamic";

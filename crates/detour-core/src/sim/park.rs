@@ -266,13 +266,7 @@ impl Simulation {
             if q == ANY {
                 self.txns.get_mut(w.txn).park.blockers.clear();
             }
-            self.lot.waiting -= 1;
-            self.txns.get_mut(w.txn).park.id = 0;
-            if let TxnKind::Flush { .. } = self.txns.get(w.txn).kind {
-                self.plan_flush(w.txn, w.from)?;
-            } else {
-                self.plan_host(w.txn, w.from, false)?;
-            }
+            self.resume(w)?;
         }
         self.lot.open = open;
         let ParkLot { again, buckets, any, .. } = &mut self.lot;
@@ -332,6 +326,18 @@ impl Simulation {
         }
     }
 
+    /// Take `w` out of the lot and plan its transaction again from where
+    /// it stopped.
+    fn resume(&mut self, w: Waiter) -> Result<()> {
+        self.lot.waiting -= 1;
+        self.txns.get_mut(w.txn).park.id = 0;
+        if let TxnKind::Flush { .. } = self.txns.get(w.txn).kind {
+            self.plan_flush(w.txn, w.from)
+        } else {
+            self.plan_host(w.txn, w.from, false)
+        }
+    }
+
     /// The event queue ran dry with transactions still waiting: plan each
     /// once more, in order (a safety net for a stall whose cause its
     /// refusals did not name; normally they stay stuck and the run reports them).
@@ -345,13 +351,7 @@ impl Simulation {
         all.sort_unstable();
         all.dedup_by_key(|w| w.id);
         for w in all {
-            self.lot.waiting -= 1;
-            self.txns.get_mut(w.txn).park.id = 0;
-            if let TxnKind::Flush { .. } = self.txns.get(w.txn).kind {
-                self.plan_flush(w.txn, w.from)?;
-            } else {
-                self.plan_host(w.txn, w.from, false)?;
-            }
+            self.resume(w)?;
         }
         Ok(())
     }
