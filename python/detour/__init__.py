@@ -23,6 +23,8 @@ The command line is `detour` (`detour --help`); results are documented in
 docs/results.md.
 """
 
+from typing import TYPE_CHECKING
+
 from ._detour import (
     ConfigError,
     DetourError,
@@ -32,11 +34,42 @@ from ._detour import (
     TraceError,
     __version__,
 )
-from .schema import Summary
-from .api import COLUMNS, Result, compat_settings, compats, config, presets, run, schemes
-from .importers import import_mqsim, import_ssdsim
-from .requests_file import exact_latency
-from .traces import convert_trace, formats, generate, inspect_trace, profile_spec, profiles, value_popularity
+
+# The rest is imported on first use (PEP 562), so a command such as
+# `detour run` loads only the modules it needs: less start-up time and
+# memory.
+_LAZY = {
+    "Summary": "schema",
+    **dict.fromkeys(["COLUMNS", "Result", "compat_settings", "compats", "config", "presets", "run", "schemes"], "api"),
+    **dict.fromkeys(["import_mqsim", "import_ssdsim"], "importers"),
+    "exact_latency": "requests_file",
+    **dict.fromkeys(
+        ["convert_trace", "formats", "generate", "inspect_trace", "profile_spec", "profiles", "value_popularity"], "traces"
+    ),
+}
+
+if TYPE_CHECKING:
+    from .api import COLUMNS, Result, compat_settings, compats, config, presets, run, schemes
+    from .importers import import_mqsim, import_ssdsim
+    from .requests_file import exact_latency
+    from .schema import Summary
+    from .traces import convert_trace, formats, generate, inspect_trace, profile_spec, profiles, value_popularity
+
+
+def __getattr__(name: str):
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module 'detour' has no attribute {name!r}")
+    import importlib
+
+    value = getattr(importlib.import_module(f".{module}", __name__), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__():
+    return sorted(set(globals()) | set(_LAZY))
+
 
 __all__ = [
     "COLUMNS",

@@ -15,6 +15,7 @@ from __future__ import annotations
 import json
 import os
 import shutil
+import sys
 import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -411,7 +412,8 @@ def run(
     sink = os.fspath(requests_parquet) if requests_parquet is not None else None
     bar = None
     callback = progress if callable(progress) else None
-    if progress is True:
+    # The bar is drawn only on a terminal (Ctrl-C is honoured either way).
+    if progress is True and sys.stderr.isatty():
         from .progress import ProgressBar
 
         total = None

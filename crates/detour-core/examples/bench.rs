@@ -15,11 +15,18 @@
 //! `profile:NAME` replays a named synthetic profile from the generator
 //! instead of a trace file (`scripts/pgo-bench.sh` trains on those).
 //!
+//! `--sink=parquet:PATH` writes the rows to a Parquet file as `detour run`
+//! does (the trace then read ahead on a second thread, as there), and
+//! `--sink=discard` keeps none; by default they are kept in memory.
+//!
 //! Requests/s counts the whole run: parsing the trace, preconditioning (if
 //! asked for) and simulation. Peak memory is the process's peak resident set.
 
 use detour_core::config::ConfigBuilder;
+use detour_core::metrics::parquet::ParquetSink;
+use detour_core::metrics::stream::RequestSink;
 use detour_core::sim::{NoProgress, Simulation};
+use detour_core::workload::ahead::ReadAhead;
 use detour_core::workload::generator::Generator;
 use detour_core::workload::profiles::profile;
 use detour_core::workload::{open_trace, Request, TraceOptions};
@@ -36,7 +43,8 @@ fn peak_rss_mib() -> f64 {
 }
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
-    let args: Vec<String> = std::env::args().skip(1).collect();
+    let (sinks, args): (Vec<String>, Vec<String>) = std::env::args().skip(1).partition(|a| a.starts_with("--sink="));
+    let sink = sinks.last().map_or("memory", |s| &s["--sink=".len()..]).to_string();
     let Some(trace) = args.first() else {
         eprintln!("usage: bench TRACE [PRESET] [key=value ...]");
         std::process::exit(2);
@@ -45,11 +53,24 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let overrides = args.iter().skip(1).filter(|a| a.contains('=')).map(|s| s.as_str());
     let cfg = ConfigBuilder::from_preset(preset)?.set_all(overrides)?.set("run.record_requests", "true")?.build()?;
     let start = Instant::now();
-    let mut stream: Box<dyn Iterator<Item = detour_core::Result<Request>>> = match trace.strip_prefix("profile:") {
+    let mut stream: Box<dyn Iterator<Item = detour_core::Result<Request>> + Send> = match trace.strip_prefix("profile:") {
         Some(name) => Box::new(Generator::new(&profile(name)?)?.map(Ok)),
         None => Box::new(open_trace(std::path::Path::new(trace), &TraceOptions::default())?),
     };
-    let result = Simulation::new(cfg)?.run(stream.as_mut(), trace, &mut NoProgress)?;
+    let sim = Simulation::new(cfg)?;
+    let result = match sink.as_str() {
+        "memory" => sim.run(stream.as_mut(), trace, &mut NoProgress)?,
+        "discard" => sim.run_with_sink(stream.as_mut(), trace, &mut NoProgress, RequestSink::Discard)?,
+        other => {
+            let Some(path) = other.strip_prefix("parquet:") else {
+                eprintln!("--sink must be memory, discard or parquet:PATH, not {other}");
+                std::process::exit(2);
+            };
+            let sink = RequestSink::Parquet(ParquetSink::create(std::path::Path::new(path))?);
+            let mut ahead = ReadAhead::spawn(stream)?;
+            sim.run_with_sink(&mut ahead, trace, &mut NoProgress, sink)?
+        }
+    };
     let wall = start.elapsed().as_secs_f64();
     let s = &result.summary;
     println!("trace            {trace}");

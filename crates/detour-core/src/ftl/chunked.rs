@@ -1,10 +1,13 @@
 //! Tables indexed by page number whose memory follows the pages touched, not
 //! the device's nominal size.
 //!
-//! Storage is one zeroed allocation (calloc): the operating system maps its
+//! Storage is one zeroed region (`Zeroed`): the operating system maps its
 //! memory only when first written, at 4 KiB granularity, so a 1 TB device
 //! whose trace touches 10 GB costs about 10 GB's worth of entries. Entries
-//! are stored XORed with the default, so "never set" is zero.
+//! are stored XORed with the default, so "never set" is zero. Large regions
+//! are mapped from the OS directly rather than by `calloc`, which, once the
+//! process has freed large blocks, serves them from its heap and clears
+//! them there, so that every page becomes resident at once.
 //!
 //! A table read at random on every request (the FTL's map and page states)
 //! is made with `new_random`: on Linux, if it is 2 to 64 MiB, it asks for
@@ -16,15 +19,15 @@
 use std::ops::BitXor;
 
 #[derive(Clone, Debug)]
-pub struct Chunked<T: Copy> {
-    v: Vec<T>,
+pub struct Chunked<T: ZeroFresh> {
+    v: Zeroed<T>,
     default: T,
 }
 
-impl<T: Copy + Default + PartialEq + BitXor<Output = T>> Chunked<T> {
+impl<T: ZeroFresh + Default + PartialEq + BitXor<Output = T>> Chunked<T> {
     /// A table for indices `0..len`, every entry reading as `default`.
     pub fn new(len: u64, default: T) -> Self {
-        Chunked { v: vec![T::default(); len as usize], default }
+        Chunked { v: Zeroed::new(len as usize), default }
     }
 
     /// `new` for a table read at random on every request (see the module's
@@ -59,9 +62,136 @@ impl<T: Copy + Default + PartialEq + BitXor<Output = T>> Chunked<T> {
 
     /// Bytes of address space reserved (resident memory is what was touched).
     pub fn bytes(&self) -> usize {
-        self.v.len() * std::mem::size_of::<T>()
+        std::mem::size_of_val::<[T]>(&self.v)
     }
 }
+
+/// Types whose all-zero bytes are a valid value (the fresh one), so a table
+/// of them can start as a zeroed allocation that the OS maps only where
+/// written.
+///
+/// # Safety
+/// Every field must be valid as all-zero bytes: integers, `bool`, and
+/// enums with `#[repr(u8)]` and a variant of discriminant 0.
+pub unsafe trait ZeroFresh: Copy {}
+
+// SAFETY: integers are valid as zero bytes.
+unsafe impl ZeroFresh for u8 {}
+// SAFETY: as above.
+unsafe impl ZeroFresh for u32 {}
+// SAFETY: as above.
+unsafe impl ZeroFresh for u64 {}
+
+/// A fixed-length table of `T` starting all zero, whose memory becomes
+/// resident only where written (see the module's notes).
+pub struct Zeroed<T: ZeroFresh> {
+    ptr: std::ptr::NonNull<T>,
+    len: usize,
+    /// Mapped from the OS (else from the allocator).
+    mapped: bool,
+}
+
+// SAFETY: `Zeroed` owns its entries as a `Vec` would.
+unsafe impl<T: ZeroFresh + Send> Send for Zeroed<T> {}
+// SAFETY: as above.
+unsafe impl<T: ZeroFresh + Sync> Sync for Zeroed<T> {}
+
+/// Regions at least this large are mapped from the OS.
+const MAP_AT_LEAST: usize = 1 << 16;
+
+impl<T: ZeroFresh> Zeroed<T> {
+    /// `len` zero entries.
+    pub fn new(len: usize) -> Self {
+        let Ok(layout) = std::alloc::Layout::array::<T>(len) else {
+            panic!("a table of {len} entries does not fit in memory");
+        };
+        if layout.size() == 0 {
+            return Zeroed { ptr: std::ptr::NonNull::dangling(), len, mapped: false };
+        }
+        let mapped = if layout.size() >= MAP_AT_LEAST { map_zeroed(layout.size()) } else { None };
+        // SAFETY: the layout has a non-zero size.
+        let p = mapped.unwrap_or_else(|| unsafe { std::alloc::alloc_zeroed(layout) }) as *mut T;
+        let Some(ptr) = std::ptr::NonNull::new(p) else { std::alloc::handle_alloc_error(layout) };
+        Zeroed { ptr, len, mapped: mapped.is_some() }
+    }
+
+    fn layout(&self) -> std::alloc::Layout {
+        // Checked in `new`.
+        std::alloc::Layout::array::<T>(self.len).unwrap_or_else(|_| unreachable!())
+    }
+}
+
+impl<T: ZeroFresh> std::ops::Deref for Zeroed<T> {
+    type Target = [T];
+    fn deref(&self) -> &[T] {
+        // SAFETY: `ptr` holds `len` initialised entries (zero is valid: `ZeroFresh`).
+        unsafe { std::slice::from_raw_parts(self.ptr.as_ptr(), self.len) }
+    }
+}
+
+impl<T: ZeroFresh> std::ops::DerefMut for Zeroed<T> {
+    fn deref_mut(&mut self) -> &mut [T] {
+        // SAFETY: as for `deref`, and `&mut self` is unique.
+        unsafe { std::slice::from_raw_parts_mut(self.ptr.as_ptr(), self.len) }
+    }
+}
+
+impl<T: ZeroFresh> Clone for Zeroed<T> {
+    fn clone(&self) -> Self {
+        let mut c = Zeroed::new(self.len);
+        c.copy_from_slice(self);
+        c
+    }
+}
+
+impl<T: ZeroFresh + std::fmt::Debug> std::fmt::Debug for Zeroed<T> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "Zeroed({} entries)", self.len)
+    }
+}
+
+impl<T: ZeroFresh> Drop for Zeroed<T> {
+    fn drop(&mut self) {
+        let layout = self.layout();
+        if layout.size() == 0 {
+            return;
+        }
+        let p = self.ptr.as_ptr() as *mut u8;
+        if self.mapped {
+            unmap(p, layout.size());
+        } else {
+            // SAFETY: allocated by `alloc_zeroed` with this layout in `new`.
+            unsafe { std::alloc::dealloc(p, layout) };
+        }
+    }
+}
+
+/// An anonymous private mapping of `bytes`: zero, and resident only where
+/// written. `None` (fall back to the allocator) if the OS refuses.
+#[cfg(target_os = "linux")]
+fn map_zeroed(bytes: usize) -> Option<*mut u8> {
+    // SAFETY: a fresh anonymous mapping touches no existing memory.
+    let p = unsafe {
+        libc::mmap(std::ptr::null_mut(), bytes, libc::PROT_READ | libc::PROT_WRITE, libc::MAP_PRIVATE | libc::MAP_ANONYMOUS, -1, 0)
+    };
+    (p != libc::MAP_FAILED).then_some(p as *mut u8)
+}
+
+#[cfg(not(target_os = "linux"))]
+fn map_zeroed(_: usize) -> Option<*mut u8> {
+    None
+}
+
+/// Unmap a region `map_zeroed` gave.
+#[cfg(target_os = "linux")]
+fn unmap(p: *mut u8, bytes: usize) {
+    // SAFETY: `p..p+bytes` is the region `map_zeroed` mapped for this table,
+    // and the table that owned it is going away.
+    unsafe { libc::munmap(p as *mut libc::c_void, bytes) };
+}
+
+#[cfg(not(target_os = "linux"))]
+fn unmap(_: *mut u8, _: usize) {}
 
 /// Ask for huge pages for a table of 2 to 64 MiB (see the module's notes).
 #[cfg(target_os = "linux")]
@@ -109,5 +239,20 @@ mod tests {
         assert_eq!(c.get(4096 * 3 + 1), 0);
         c.reset(0, 10);
         assert_eq!(c.get(5), u32::MAX);
+        let d = c.clone();
+        assert_eq!((d.get(4096 * 3 + 1), d.get(5), d.bytes()), (0, u32::MAX, 4 << 20));
+    }
+
+    #[test]
+    fn zeroed_tables_small_large_and_empty() {
+        for n in [0, 1, 100, 1 << 20] {
+            let mut z: Zeroed<u64> = Zeroed::new(n);
+            assert_eq!(z.len(), n);
+            assert!(z.iter().all(|&v| v == 0));
+            if n > 0 {
+                z[n - 1] = 9;
+                assert_eq!(z.clone()[n - 1], 9);
+            }
+        }
     }
 }

@@ -32,15 +32,16 @@ pub enum PageState {
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[repr(u8)]
 pub enum BlockState {
-    Free,
+    Free = 0,
     Open,
     Full,
     /// Chosen as a GC victim; its valid pages are being moved.
     Victim,
 }
 
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Copy, Debug, PartialEq)]
 pub struct BlockInfo {
     /// Pending plus valid pages.
     pub valid: u32,
@@ -55,6 +56,10 @@ pub struct BlockInfo {
     /// The victim's moves are done; erase as soon as it is unpinned.
     pub erase_ready: bool,
 }
+
+// SAFETY: integers, a bool and a `#[repr(u8)]` enum whose 0 is `Free`: all
+// zero is a fresh block (tested in ftl/tests.rs).
+unsafe impl chunked::ZeroFresh for BlockInfo {}
 
 #[derive(Clone, Debug)]
 struct PlaneInfo {
@@ -88,7 +93,7 @@ pub struct Ftl {
     owner: Chunked<u32>,
     state: Chunked<u8>,
     tokens: Option<Chunked<Token>>,
-    blocks: Vec<BlockInfo>,
+    blocks: chunked::Zeroed<BlockInfo>,
     planes: Vec<PlaneInfo>,
     plane_rr: Vec<u32>,
     /// Writes that take no simulated time (see [`Ftl::set_setup`]) per die.
@@ -136,7 +141,6 @@ impl Ftl {
             })
             .collect();
         let gc_free_blocks = ((cfg.ftl.gc_threshold * bpp as f64).ceil() as u32).max(GC_RESERVE + 1);
-        let block = BlockInfo { valid: 0, erases: 0, next: 0, pins: 0, pending: 0, state: BlockState::Free, erase_ready: false };
         Ok(Ftl {
             geo: geo.clone(),
             plane_of_lpn: {
@@ -148,9 +152,10 @@ impl Ftl {
             gc_free_blocks,
             map: Chunked::new_random(geo.logical_pages as u64, NO_PAGE),
             owner: Chunked::new(total, NO_PAGE),
-            state: Chunked::new_random(total, PageState::Free as u8),
+            state: Chunked::new(total, PageState::Free as u8),
             tokens: track_tokens.then(|| Chunked::new(total, 0)),
-            blocks: vec![block; geo.blocks() as usize],
+            // Zeroed, so a block's entry costs memory once it is written.
+            blocks: chunked::Zeroed::new(geo.blocks() as usize),
             planes,
             plane_rr: vec![0; geo.dies() as usize],
             setup_writes: vec![0; geo.dies() as usize],
@@ -301,7 +306,7 @@ impl Ftl {
     /// (min, mean, max) erase count over all blocks.
     pub fn erase_spread(&self) -> (u32, f64, u32) {
         let (mut lo, mut hi, mut sum) = (u32::MAX, 0, 0u64);
-        for b in &self.blocks {
+        for b in self.blocks.iter() {
             lo = lo.min(b.erases);
             hi = hi.max(b.erases);
             sum += b.erases as u64;

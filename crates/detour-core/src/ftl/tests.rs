@@ -158,3 +158,12 @@ fn planes_start_at_staggered_blocks_and_gc_ties_follow_the_free_order() {
     f.invalidate(in7);
     assert_eq!(f.start_gc(plane), Some(plane * bpp + 7));
 }
+
+#[test]
+fn a_zeroed_block_table_holds_fresh_blocks() {
+    let fresh = BlockInfo { valid: 0, erases: 0, next: 0, pins: 0, pending: 0, state: BlockState::Free, erase_ready: false };
+    let table: chunked::Zeroed<BlockInfo> = chunked::Zeroed::new(100_000);
+    assert_eq!(table.len(), 100_000);
+    assert!(table.iter().all(|b| *b == fresh));
+    assert!(ftl().blocks.iter().all(|b| *b == fresh));
+}

@@ -26,6 +26,8 @@ use std::thread::JoinHandle;
 
 /// Rows per row group.
 pub const ROW_GROUP: usize = 1 << 15;
+/// Bytes buffered on their way to the file.
+const WRITE_BUFFER: usize = 256 << 10;
 
 /// The columns, as docs/results.md lists them; unsigned integers keep their
 /// sign in the logical type, so pyarrow and polars read u64/u32.
@@ -112,7 +114,9 @@ impl ParquetSink {
         let tmp = temporary_name(path);
         let file = File::create(&tmp).map_err(|e| Error::io(tmp.display().to_string(), e))?;
         let schema = Arc::new(parse_message_type(SCHEMA).map_err(|e| pq_err(path, e))?);
-        let writer = SerializedFileWriter::new(BufWriter::with_capacity(1 << 20, file), schema, Arc::new(properties()))
+        // The encoder hands over whole compressed pages (tens of KiB), so a
+        // small buffer costs no extra writes; a large one costs peak memory.
+        let writer = SerializedFileWriter::new(BufWriter::with_capacity(WRITE_BUFFER, file), schema, Arc::new(properties()))
             .map_err(|e| pq_err(path, e))?;
         let (tx, rx) = sync_channel::<Msg>(0);
         let (dest, tmp_w) = (path.to_path_buf(), tmp.clone());

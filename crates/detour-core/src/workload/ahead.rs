@@ -12,7 +12,7 @@ use std::sync::mpsc::{sync_channel, Receiver};
 use std::thread::JoinHandle;
 
 /// Requests per batch sent from the reading thread.
-const BATCH: usize = 4096;
+const BATCH: usize = 1024;
 /// Batches the reader may be ahead.
 const AHEAD: usize = 4;
 
