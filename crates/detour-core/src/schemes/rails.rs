@@ -50,7 +50,9 @@ pub struct Rails {
     copy: [Vec<Ppn>; 2],
     read_half: usize,
     /// Pages whose copy in one half is stale: lpn -> (that half, newest token).
-    buffer: BTreeMap<Lpn, (usize, Token)>,
+    /// Buffered tokens by the half whose copy is stale (the half they will
+    /// be programmed into), so a flush walks only the pages it can program.
+    buffer: [BTreeMap<Lpn, Token>; 2],
     n: Counts,
 }
 
@@ -66,7 +68,7 @@ impl Rails {
             dynamic,
             copy: [vec![NO_PAGE; n], vec![NO_PAGE; n]],
             read_half: 0,
-            buffer: BTreeMap::new(),
+            buffer: [BTreeMap::new(), BTreeMap::new()],
             n: Counts::default(),
         })
     }
@@ -110,20 +112,26 @@ impl Rails {
         if old != NO_PAGE {
             ctx.ftl.invalidate(old);
         }
-        self.buffer.insert(lpn, (h, token));
+        self.buffer[1 - h].remove(&lpn);
+        self.buffer[h].insert(lpn, token);
+    }
+
+    fn unbuffer(&mut self, lpn: Lpn) {
+        self.buffer[0].remove(&lpn);
+        self.buffer[1].remove(&lpn);
     }
 
     /// After a swap: program every buffered page into the half that is
     /// stale for it (the new write half), as background work.
     fn flush(&mut self, ctx: &mut Ctx) {
         let mut plan = Plan::default();
-        let pending: Vec<(Lpn, (usize, Token))> = self.buffer.iter().map(|(&l, &v)| (l, v)).collect();
-        for (lpn, (h, token)) in pending {
-            if h == self.read_half {
-                continue; // only the write half takes programs
-            }
-            let Ok(ppn) = self.place(lpn, h, 0, ctx) else { break }; // plane full: next swap
-            self.buffer.remove(&lpn);
+        // Only the write half takes programs; in page order, until a plane
+        // is full (the rest waits for the next swap). Walking only what is
+        // programmed keeps a swap's cost to its work when the buffer is long.
+        let h = 1 - self.read_half;
+        while let Some((&lpn, &token)) = self.buffer[h].first_key_value() {
+            let Ok(ppn) = self.place(lpn, h, 0, ctx) else { break };
+            self.buffer[h].pop_first();
             let g = plan.group(lpn, false);
             plan.program(g, 0, ppn, Self::owner(lpn, h), token, Class::Background, 0);
             self.n.flushed += 1;
@@ -167,7 +175,6 @@ impl Scheme for Rails {
         let w = 1 - self.read_half;
         for (i, lpn) in lpns.enumerate() {
             let ppn = self.place(lpn, w, i as u32, ctx)?;
-            self.buffer.remove(&lpn);
             self.mark_stale(lpn, 1 - w, tokens[i], ctx);
             let g = plan.group(lpn, false);
             plan.program(g, 0, ppn, Self::owner(lpn, w), tokens[i], Class::HostWrite, 0);
@@ -188,7 +195,7 @@ impl Scheme for Rails {
             let ppn = self.place_on(plane, lpn, h, 0, ctx)?;
             ctx.ftl.program_done(ppn, token);
         }
-        self.buffer.remove(&lpn);
+        self.unbuffer(lpn);
         Ok(())
     }
 
@@ -219,7 +226,7 @@ impl Scheme for Rails {
             ("rails.reads_blocked", n.blocked as f64),
             ("rails.swaps", n.swaps as f64),
             ("rails.pages_flushed", n.flushed as f64),
-            ("rails.buffered_pages", self.buffer.len() as f64),
+            ("rails.buffered_pages", (self.buffer[0].len() + self.buffer[1].len()) as f64),
         ]
     }
 }
