@@ -9,8 +9,8 @@
 //! process has freed large blocks, serves them from its heap and clears
 //! them there, so that every page becomes resident at once.
 //!
-//! A table read at random on every request (the FTL's map and page states)
-//! is made with `new_random`: on Linux, if it is 2 to 64 MiB, it asks for
+//! A table read at random on every request (the FTL's map) is made with
+//! `new_random`: on Linux, if it is 2 to 64 MiB, it asks for
 //! transparent huge pages (2 MiB), since with 4 KiB pages nearly every such
 //! read also misses the TLB. It is then mapped 2 MiB at a time, which costs
 //! at most its own size; larger tables, and every other table, keep 4 KiB
