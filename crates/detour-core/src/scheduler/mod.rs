@@ -303,11 +303,16 @@ impl Scheduler {
     /// from the queues the policy names, each only so deep.
     fn gather_planes(&mut self, die: usize, qi: usize) {
         let planes = self.geo.planes_per_die as usize;
+        let scan = self.policy.batch_scan(qi, planes);
+        // Most dispatches find nothing else queued: skip the plane lookups.
+        let qs = self.queues.at(die);
+        if scan.queues[..scan.n].iter().all(|&i| qs[i].front().is_none()) {
+            return;
+        }
         let mut used = [false; MAX_PLANES];
         let first = self.ops.get(self.dies.at(die).batch[0]);
         let first_die = first.die;
         used[self.geo.plane_in_die(self.geo.plane_of(first.ppn)) as usize] = true;
-        let scan = self.policy.batch_scan(qi, planes);
         for &queue in &scan.queues[..scan.n] {
             if self.dies.at(die).n as usize >= planes {
                 break;
