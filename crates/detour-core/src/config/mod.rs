@@ -88,7 +88,7 @@ pub struct SchedulerConfig {
     pub order: QueueOrder,
     /// What serves one operation at a time and owns a queue: `die` or `chip`.
     pub unit: ServiceUnit,
-    /// With `order = "priority"`: host reads are dispatched before host
+    /// With `order = "priority"` or `"out-of-order"`: host reads are dispatched before host
     /// writes; off = host reads and writes share one FIFO (background after).
     pub read_priority: bool,
     /// A host read may suspend an in-progress program or erase.
