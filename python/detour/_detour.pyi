@@ -111,7 +111,10 @@ def run(
     `probes.interval_us` > 0) holds ints `interval_ns`, `dies`, `chips` and
     arrays `t_ns` (uint64, one per sample), `die_queue` (uint32) and
     `die_busy` (uint8) flattened sample-major (entry s * dies + d), and
-    `chip_queue` (uint32) and `chip_busy` (uint8, busy dies) likewise.
+    `chip_queue` (uint32) and `chip_busy` (uint8, busy dies) likewise,
+    `die_free_blocks` (uint32, the die's free blocks over its planes) like
+    `die_queue`, and `buffer_pages` (uint32, one per sample; only with a
+    write buffer).
     """
 
 def inspect_trace(

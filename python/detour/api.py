@@ -223,7 +223,9 @@ class Result:
         and die: `t_ns`, `die`, `chip`, `queue` and `busy` (the die's
         outstanding commands, and 1 when it is working), `chip_queue` and
         `chip_busy` (its chip's, repeated on each of the chip's dies: with
-        `scheduler.unit = "chip"` a die's own figures are its chip's). None
+        `scheduler.unit = "chip"` a die's own figures are its chip's),
+        `free_blocks` (the die's, over its planes) and, with a write
+        buffer, `buffer_pages` (the buffer's, repeated on each die). None
         when the probe was off."""
         ts = self.timeseries
         if not ts:
@@ -237,10 +239,14 @@ class Result:
         die = np.tile(np.arange(dies, dtype=np.uint32), n)
         chip = die // per_chip
         row_chip = np.repeat(np.arange(n, dtype=np.int64) * chips, dies) + chip
-        return pa.table({
+        cols = {
             "t_ns": np.repeat(np.asarray(ts["t_ns"], dtype=np.uint64), dies), "die": die, "chip": chip,
             "queue": ts["die_queue"], "busy": ts["die_busy"],
-            "chip_queue": np.asarray(ts["chip_queue"])[row_chip], "chip_busy": np.asarray(ts["chip_busy"])[row_chip]})
+            "chip_queue": np.asarray(ts["chip_queue"])[row_chip], "chip_busy": np.asarray(ts["chip_busy"])[row_chip],
+            "free_blocks": ts["die_free_blocks"]}
+        if "buffer_pages" in ts:
+            cols["buffer_pages"] = np.repeat(np.asarray(ts["buffer_pages"], dtype=np.uint32), dies)
+        return pa.table(cols)
 
     def to_pandas(self):
         """The per-request columns as a `pandas.DataFrame` (needs pandas)."""

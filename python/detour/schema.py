@@ -134,6 +134,7 @@ SECTIONS = (
         F('programs_aux', 'int', "pages programmed by the scheme beyond the host's data (replicas, mirrors, parity, staging copies)"),
         F('write_amplification', 'float', '(`programs_host` + `programs_gc` + `programs_aux`) / `pages.host_written`; 0 if nothing was written. Neither preconditioning nor pages placed on first read count, so a run without GC has 1.0'),
         F(('erase_count_min', 'erase_count_mean', 'erase_count_max'), 'float', 'erase count per block at the end of the run: smallest, mean, largest over every block of the device (wear spread)'),
+        F('wl_migrations', 'int', 'only with `ftl.wear_leveling = "static"` (absent otherwise): blocks static wear levelling collected, each the least-erased full block of a plane whose erase-count spread exceeded `ftl.wear_threshold` after an erase; their live pages are moved like GC\'s and counted in `moves` and `programs_gc`, not in `runs`'),
     )),
     # `collisions`
     Section('collisions', kinds=(), fields=(
@@ -190,6 +191,8 @@ EXTRA = (
     F("config", "dict", "the resolved configuration, the tree of config.toml"),
 )
 OPTIONAL = ("write_buffer", "collisions", "periods", "probe")
+# Fields of a section written only when a setting asks for them (read as None when absent).
+OPTIONAL_FIELDS = {"gc": ("wl_migrations",)}
 _TYPE_WORDS = {"str": "string", "list[int]": "list of int", "dict": "object", "str | None": "string or null", "int | None": "int or null"}
 _CLASS_NAMES = {"": "Summary", "latency_us": "Latency", "breakdown_us": "Breakdown", "throughput": "Throughput",
                 "pages": "Pages", "dies": "Dies", "write_buffer": "WriteBuffer", "gc": "Gc",
@@ -289,7 +292,8 @@ def _build() -> type:
     for sec in SECTIONS:
         if not sec.key:
             continue
-        cls = _make(_CLASS_NAMES[sec.key], sec.fields, f"`{sec.key}` of summary.json (docs/results.md).", {})
+        cls = _make(_CLASS_NAMES[sec.key], sec.fields, f"`{sec.key}` of summary.json (docs/results.md).", {},
+                    optional=OPTIONAL_FIELDS.get(sec.key, ()))
         if sec.kinds:
             kind_fields = tuple(F(k, _CLASS_NAMES[sec.key], f"{sec.key} of the measured {k} requests"
                                   if k != "all" else f"{sec.key} of every measured request") for k in sec.kinds)

@@ -42,6 +42,18 @@ def test_probe_series_reach_python_and_disk(tmp_path):
     assert pq.read_table(tmp_path / "timeseries.parquet").num_rows == t.num_rows
 
 
+def test_free_blocks_always_and_buffer_pages_only_with_a_buffer():
+    base = {**SET, "probes.interval_us": 100}
+    plain = detour.run("small", profile="mail", profile_overrides=PROFILE, scheme="conventional", overrides=base)
+    t = plain.timeseries_table()
+    assert "free_blocks" in t.column_names and "buffer_pages" not in t.column_names
+    assert min(t.column("free_blocks").to_pylist()) > 0
+    buffered = detour.run("small", profile="mail", profile_overrides=PROFILE, scheme="conventional",
+                          overrides={**base, "write_buffer.pages": 64, "host.write_ack": "buffer"})
+    pages = buffered.timeseries_table().column("buffer_pages").to_pylist()
+    assert max(pages) > 0 and max(pages) <= 64
+
+
 def test_readings_of_table_iii():
     assert rrssd.reading_set("mail") == {"content.read_unique": 0.2}
     assert rrssd.reading_set("hadoop", "new-share") == {"content.read_unique": 0.175}

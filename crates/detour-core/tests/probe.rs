@@ -60,3 +60,35 @@ fn out_of_range_interval_is_refused() {
     let msg = format!("{}", e.expect_err("0.5 us is below the range"));
     assert!(msg.contains("probes.interval_us"), "{msg}");
 }
+
+/// The die's free blocks summed over the device, one per sample.
+fn free_total(t: &detour_core::metrics::ProbeSeries) -> Vec<u32> {
+    t.die_free_blocks.chunks(t.dies as usize).map(|c| c.iter().sum()).collect()
+}
+
+#[test]
+fn free_blocks_fall_as_a_fresh_device_fills_and_rise_after_gc() {
+    // Write the tiny device's logical space twice over: the free blocks fall
+    // from every block, GC starts at the threshold, and its erases give some back.
+    let mut kv = TINY.to_vec();
+    kv.push("probes.interval_us=200");
+    let cfg = small(&kv);
+    let pages = detour_core::device::Geometry::from_config(&cfg.device).unwrap().logical_pages as u64;
+    let reqs: Vec<_> = (0..2 * pages).map(|i| req(i * 60_000, i % pages, 1, detour_core::IoKind::Write)).collect();
+    let r = sim::run_requests(cfg, &reqs).expect("runs");
+    assert!(r.summary.gc.erases > 0, "the run must collect");
+    let free = free_total(r.timeseries.as_ref().expect("series"));
+    let lowest = (0..free.len()).min_by_key(|&i| free[i]).unwrap();
+    assert!(free[0] > free[lowest] + 100, "a fresh device's free blocks fall: {} -> {}", free[0], free[lowest]);
+    assert!(free.windows(2).any(|w| w[1] > w[0]), "GC's erases add free blocks back");
+    assert!(r.timeseries.unwrap().buffer_pages.is_none(), "no buffer, no buffer series");
+}
+
+#[test]
+fn buffer_occupancy_is_sampled_when_the_buffer_exists() {
+    let r = run(&["probes.interval_us=20", "write_buffer.pages=64", "host.write_ack=buffer"]);
+    let t = r.timeseries.expect("series");
+    let b = t.buffer_pages.expect("a buffer series");
+    assert_eq!(b.len(), t.t_ns.len());
+    assert!(b.iter().any(|&p| p > 0) && b.iter().all(|&p| p <= 64), "{:?}", &b[..b.len().min(20)]);
+}

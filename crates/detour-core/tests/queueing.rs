@@ -5,7 +5,8 @@
 //! Wq = rho * S / (2 (1 - rho)). With reads and writes as two non-preemptive
 //! priority classes (host reads first), Cobham's formula gives each class's
 //! mean wait: W_k = W0 / ((1 - s_{k-1}) (1 - s_k)), W0 = sum_i lambda_i E[S_i^2] / 2,
-//! s_k = the load of classes 1..k.
+//! s_k = the load of classes 1..k. Both need suspension off (a suspending
+//! read would preempt) and no GC (a third class); the tests say so.
 
 mod common;
 use common::*;
@@ -70,8 +71,11 @@ fn cobham_errors(n: usize, seed: u64) -> (f64, f64) {
     let mean_s = read_ratio * S_READ + (1.0 - read_ratio) * S_WRITE;
     let rate = rho / (mean_s / 1e9);
     let reqs = poisson(n, rate, read_ratio, 200_000, seed);
-    let r = sim::run_requests(one_die(&["scheduler.read_priority=true"]), &reqs).unwrap();
+    // Non-preemptive: no suspension (off in the preset; said here as Cobham needs it).
+    let kv = ["scheduler.order=priority", "scheduler.read_priority=true", "scheduler.suspension=false"];
+    let r = sim::run_requests(one_die(&kv), &reqs).unwrap();
     assert_eq!(r.summary.gc.runs, 0, "GC would add a third class");
+    assert_eq!(r.summary.dies.suspensions, 0);
     let lam = rate / 1e9; // per ns
     let (lr, lw) = (lam * read_ratio, lam * (1.0 - read_ratio));
     let (sr, sw) = (lr * S_READ, lw * S_WRITE);
@@ -80,6 +84,7 @@ fn cobham_errors(n: usize, seed: u64) -> (f64, f64) {
     let w_write = w0 / ((1.0 - sr) * (1.0 - sr - sw));
     let wr = mean_wait(&r.requests.latency_ns, |i| !r.requests.is_write[i], S_READ);
     let ww = mean_wait(&r.requests.latency_ns, |i| r.requests.is_write[i], S_WRITE);
+    println!("Cobham: read wait {wr:.0} ns (theory {w_read:.0}), write wait {ww:.0} ns (theory {w_write:.0})");
     ((wr - w_read) / w_read, (ww - w_write) / w_write)
 }
 
@@ -110,7 +115,7 @@ fn pk_errors(extra: &[&str], n: usize, seed: u64) -> (f64, f64) {
     let mean_s = read_ratio * S_READ + (1.0 - read_ratio) * S_WRITE;
     let rate = rho / (mean_s / 1e9);
     let reqs = poisson(n, rate, read_ratio, 100_000, seed);
-    let mut kv = vec!["scheduler.order=fcfs", "scheduler.read_priority=true"];
+    let mut kv = vec!["scheduler.order=fcfs", "scheduler.read_priority=true", "scheduler.suspension=false"];
     kv.extend_from_slice(extra);
     let r = sim::run_requests(one_die(&kv), &reqs).unwrap();
     assert_eq!(r.summary.gc.runs, 0, "GC would add a third class");
@@ -119,6 +124,7 @@ fn pk_errors(extra: &[&str], n: usize, seed: u64) -> (f64, f64) {
     let w = lam * es2 / (2.0 * (1.0 - rho));
     let wr = mean_wait(&r.requests.latency_ns, |i| !r.requests.is_write[i], S_READ);
     let ww = mean_wait(&r.requests.latency_ns, |i| r.requests.is_write[i], S_WRITE);
+    println!("P-K {extra:?}: read wait {wr:.0} ns, write wait {ww:.0} ns (theory {w:.0})");
     ((wr - w) / w, (ww - w) / w)
 }
 

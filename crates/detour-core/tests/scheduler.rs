@@ -70,3 +70,38 @@ fn write_ops_are_counted_per_die_and_spread_is_reported() {
     assert!(d.programs.iter().all(|&p| p == 4));
     assert_eq!(d.ops_rsd, 0.0);
 }
+
+#[test]
+fn out_of_order_serves_a_read_past_a_queued_write_during_a_suspension() {
+    // Writes at 0 on pages 0 and 2 (both plane 0: the second waits behind
+    // the first), a read at 100 µs. With reads and writes in one queue
+    // (fcfs, or priority without read priority) the read suspends the
+    // program, but the queued write heads the queue, so the program resumes
+    // and the read waits for both; out of order serves the read at once.
+    let reqs = [req(0, 0, 1, IoKind::Write), req(0, 2, 1, IoKind::Write), req(100_000, 10, 1, IoKind::Read)];
+    let susp = ["scheduler.suspension=true", "scheduler.suspend_us=20", "scheduler.resume_us=5", "scheduler.read_priority=false"];
+    let read_latency = |order: &str| {
+        let mut kv = susp.to_vec();
+        let o = format!("scheduler.order={order}");
+        kv.push(&o);
+        sim::run_requests(one_die(&kv), &reqs).unwrap().requests.latency_ns[2]
+    };
+    assert_eq!(read_latency("out-of-order"), 20_000 + READ);
+    let both_writes = 2 * (PROG_BUS + 600_000) - 100_000;
+    for order in ["priority", "fcfs"] {
+        assert!(read_latency(order) > both_writes, "{order}: {}", read_latency(order));
+    }
+}
+
+#[test]
+fn out_of_order_on_one_plane_without_suspension_is_priority() {
+    // Nothing to pass and nothing to batch: the same run to the nanosecond.
+    let reqs = poisson(3000, 4000.0, 0.7, 1 << 12, 21);
+    let one = |order: &str| {
+        let o = format!("scheduler.order={order}");
+        sim::run_requests(one_die(&["device.planes_per_die=1", o.as_str()]), &reqs).unwrap()
+    };
+    let (p, o) = (one("priority"), one("out-of-order"));
+    assert_eq!(p.requests.latency_ns, o.requests.latency_ns);
+    assert_eq!(p.summary, o.summary);
+}

@@ -55,6 +55,10 @@ pub fn timeseries<'py>(py: Python<'py>, t: Option<ProbeSeries>) -> PyResult<Boun
     d.set_item("die_busy", PyArray1::from_vec(py, t.die_busy))?;
     d.set_item("chip_queue", PyArray1::from_vec(py, t.chip_queue))?;
     d.set_item("chip_busy", PyArray1::from_vec(py, t.chip_busy))?;
+    d.set_item("die_free_blocks", PyArray1::from_vec(py, t.die_free_blocks))?;
+    if let Some(b) = t.buffer_pages {
+        d.set_item("buffer_pages", PyArray1::from_vec(py, b))?;
+    }
     Ok(d)
 }
 

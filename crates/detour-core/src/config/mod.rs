@@ -81,12 +81,14 @@ pub struct ChannelConfig {
 #[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
 #[serde(deny_unknown_fields, default)]
 pub struct SchedulerConfig {
-    /// How a queue picks its next operation: `priority` (classes in order)
-    /// or `fcfs` (one queue for every class).
+    /// How a queue picks its next operation: `priority` (classes in order;
+    /// default), `fcfs` (one queue for every class) or `out-of-order`
+    /// (priority's queues, a read may pass a queued write during a
+    /// suspension, batches filled from every queue; scheduler/policy/).
     pub order: QueueOrder,
     /// What serves one operation at a time and owns a queue: `die` or `chip`.
     pub unit: ServiceUnit,
-    /// With `order = "priority"`: host reads are dispatched before host
+    /// With `order = "priority"` or `"out-of-order"`: host reads are dispatched before host
     /// writes; off = host reads and writes share one FIFO (background after).
     pub read_priority: bool,
     /// A host read may suspend an in-progress program or erase.
@@ -115,6 +117,13 @@ pub struct FtlConfig {
     pub gc_policy: GcPolicy,
     /// Candidates drawn by `gc_policy = "random"`. Default 8.
     pub gc_choices: u32,
+    /// Static wear levelling: `off` (default) or `static` (when a plane's
+    /// erase-count spread exceeds `wear_threshold`, its least-erased full
+    /// block's data moves to a fresh block; ftl/gc/wear.rs).
+    pub wear_leveling: WearLeveling,
+    /// The spread (most minus least erases among a plane's blocks) above
+    /// which static wear levelling moves cold data. Default 100.
+    pub wear_threshold: u32,
     /// Latency of a read served from the controller's write buffer (a read of
     /// a page whose program has not finished), in ns.
     pub buffer_read_ns: u64,
@@ -376,6 +385,18 @@ pub enum GcPolicy {
     Fifo,
 }
 
+/// Wear levelling (`ftl.wear_leveling`; ftl/gc/wear.rs).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum WearLeveling {
+    /// Blocks wear as GC leaves them.
+    #[default]
+    Off,
+    /// Move the data of a plane's least-erased full block when the plane's
+    /// erase-count spread exceeds `ftl.wear_threshold`.
+    Static,
+}
+
 /// CR5M's mirroring write on the channel (`scheme.raid.mirror_write`).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
@@ -482,6 +503,8 @@ impl Default for FtlConfig {
             gc_threshold: 0.05,
             gc_policy: GcPolicy::Greedy,
             gc_choices: 8,
+            wear_leveling: WearLeveling::Off,
+            wear_threshold: 100,
             buffer_read_ns: 1_000,
             precondition: PreconditionConfig::default(),
         }

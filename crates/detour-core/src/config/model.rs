@@ -35,6 +35,12 @@ pub enum QueueOrder {
     /// behind every write and GC operation queued before it (DiskSim's
     /// package queue).
     Fcfs,
+    /// `priority`'s queues, but not bound to their heads: a read past a
+    /// queued write runs while a program is suspended, and a multi-plane
+    /// batch is filled from every queue (MQSim's out-of-order TSU;
+    /// scheduler/policy/ooo.rs).
+    #[serde(rename = "out-of-order")]
+    OutOfOrder,
 }
 
 /// What serves one operation (or multi-plane batch) at a time.

@@ -93,6 +93,7 @@ impl Config {
         crate::device::AllocOrder::parse(&f.order)?;
         in_range_f("ftl.gc_threshold", f.gc_threshold, 0.0, 0.5)?;
         in_range_u("ftl.gc_choices", f.gc_choices as u64, 1, 1 << 20)?;
+        in_range_u("ftl.wear_threshold", f.wear_threshold as u64, 1, 1 << 24)?;
         in_range_u("ftl.buffer_read_ns", f.buffer_read_ns, 0, 1_000_000_000)?;
         in_range_f("ftl.precondition.valid", f.precondition.valid, 0.0, 1.0)?;
         in_range_f("ftl.precondition.invalid", f.precondition.invalid, 0.0, 0.95)?;

@@ -78,6 +78,8 @@ pub struct FtlStats {
     pub programs_host: u64,
     pub programs_gc: u64,
     pub programs_aux: u64,
+    /// Blocks static wear levelling migrated (`ftl.wear_leveling`).
+    pub wl_migrations: u64,
 }
 
 pub struct Ftl {
@@ -88,6 +90,8 @@ pub struct Ftl {
     planes_div: Divisor,
     dynamic: bool,
     gc_free_blocks: u32,
+    /// The erase-count spread that starts static wear levelling (None: off).
+    wear_threshold: Option<u32>,
     /// The page-level map used by page-mapped schemes.
     pub map: Chunked<Ppn>,
     owner: Chunked<u32>,
@@ -150,6 +154,7 @@ impl Ftl {
             planes_div: Divisor::new(geo.planes()),
             dynamic: cfg.ftl.allocation == "dynamic",
             gc_free_blocks,
+            wear_threshold: (cfg.ftl.wear_leveling == crate::config::WearLeveling::Static).then_some(cfg.ftl.wear_threshold),
             map: Chunked::new_random(geo.logical_pages as u64, NO_PAGE),
             owner: Chunked::new(total, NO_PAGE),
             state: Chunked::new(total, PageState::Free as u8),

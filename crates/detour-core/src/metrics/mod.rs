@@ -16,7 +16,7 @@ pub use collisions::{CollisionSummary, CollisionTracker, PairCount};
 pub use buffer::WriteBufferSummary;
 pub use columns::RequestColumns;
 pub use percentile::{nearest_rank, rsd, LatencyStats};
-pub use probe::{Probe, ProbeSeries, ProbeSummary};
+pub use probe::{Probe, ProbeInput, ProbeSeries, ProbeSummary};
 pub use stream::{RequestLog, RequestSink, Tally};
 
 use crate::ftl::FtlStats;
@@ -92,6 +92,9 @@ pub struct GcSummary {
     pub erase_count_min: u32,
     pub erase_count_mean: f64,
     pub erase_count_max: u32,
+    /// Blocks static wear levelling migrated; absent when it is off.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub wl_migrations: Option<u64>,
 }
 
 /// The run's summary: written as summary.json.
@@ -203,7 +206,7 @@ pub fn die_parts(counts: &[DieCounts], busy_ns: &[u64], duration_s: f64, s: &mut
 }
 
 /// Fill the GC part.
-pub fn gc_parts(f: &FtlStats, host_written: u64, erase_spread: (u32, f64, u32), s: &mut Summary) {
+pub fn gc_parts(f: &FtlStats, wear_leveling: bool, host_written: u64, erase_spread: (u32, f64, u32), s: &mut Summary) {
     let programs = f.programs_host + f.programs_gc + f.programs_aux;
     s.gc = GcSummary {
         runs: f.gc_runs,
@@ -217,5 +220,6 @@ pub fn gc_parts(f: &FtlStats, host_written: u64, erase_spread: (u32, f64, u32), 
         erase_count_min: erase_spread.0,
         erase_count_mean: erase_spread.1,
         erase_count_max: erase_spread.2,
+        wl_migrations: wear_leveling.then_some(f.wl_migrations),
     };
 }

@@ -1,13 +1,14 @@
 //! The `[probes]` sampler: every `interval_us` of simulated time, each
 //! die's and each chip's outstanding commands (queued + running) and busy
 //! state, for plots of load over time (RR-SSD's Fig. 2: max / min / mean
-//! per-chip queue length).
+//! per-chip queue length); each die's free blocks (the sum over its
+//! planes: GC's fuel), and the write buffer's occupancy when there is one.
 //!
 //! Off by default. When off the event loop pays one comparison per event
-//! against `Time::MAX`. A sample at time t is the state after every event
-//! at or before t (the device does not change between events), taken when
-//! the first event after t is about to run; samples stop with the last
-//! event. Memory: 5 bytes per die and per chip per sample.
+//! against `Time::MAX` (`due`). A sample at time t is the state after every
+//! event at or before t (the device does not change between events), taken
+//! when the first event after t is about to run; samples stop with the last
+//! event. Memory: 9 bytes per die and 5 per chip per sample, 4 for the buffer.
 
 use crate::device::{DieState, Phase};
 use crate::types::Time;
@@ -28,6 +29,18 @@ pub struct ProbeSeries {
     pub chip_queue: Vec<u32>,
     /// Busy dies of the chip.
     pub chip_busy: Vec<u8>,
+    /// Free blocks of the die (over its planes), per die like `die_queue`.
+    pub die_free_blocks: Vec<u32>,
+    /// Pages held by the write buffer, one per sample; None without a buffer.
+    pub buffer_pages: Option<Vec<u32>>,
+}
+
+/// What a sample reads: the service units' states, each die's free blocks
+/// and the write buffer's pages (None: no buffer).
+pub struct ProbeInput<'a> {
+    pub units: &'a [DieState],
+    pub die_free_blocks: &'a dyn Fn(u32) -> u32,
+    pub buffer_pages: Option<u32>,
 }
 
 /// The summary's `probe` section: what the series show at a glance.
@@ -73,24 +86,24 @@ impl Probe {
         self.s.interval_ns > 0
     }
 
-    /// Record every sample time before `now` (an event at `now` is about to
-    /// run; everything earlier has).
+    /// A sample falls before `now` (an event at `now` is about to run;
+    /// everything earlier has): call `record_until`.
     #[inline(always)]
-    pub fn before_event(&mut self, now: Time, units: &[DieState]) {
-        if now > self.next {
-            self.record_until(now, units);
-        }
+    pub fn due(&self, now: Time) -> bool {
+        now > self.next
     }
 
+    /// Record every sample time before `now`.
     #[cold]
-    fn record_until(&mut self, now: Time, units: &[DieState]) {
+    pub fn record_until(&mut self, now: Time, input: &ProbeInput<'_>) {
         while self.next < now {
-            self.record(self.next, units);
+            self.record(self.next, input);
             self.next += self.s.interval_ns;
         }
     }
 
-    fn record(&mut self, t: Time, units: &[DieState]) {
+    fn record(&mut self, t: Time, input: &ProbeInput<'_>) {
+        let units = input.units;
         let s = &mut self.s;
         s.t_ns.push(t);
         let unit = |d: u32| &units[(d / self.unit_dies) as usize];
@@ -98,6 +111,10 @@ impl Probe {
             let u = unit(d);
             s.die_queue.push(u.occ);
             s.die_busy.push((u.phase != Phase::Idle) as u8);
+            s.die_free_blocks.push((input.die_free_blocks)(d));
+        }
+        if let Some(pages) = input.buffer_pages {
+            s.buffer_pages.get_or_insert_with(Vec::new).push(pages);
         }
         let base = s.die_queue.len() - s.dies as usize;
         for c in 0..s.chips as usize {
@@ -154,10 +171,17 @@ mod tests {
         DieState { occ, phase, ..DieState::default() }
     }
 
+    /// Sample before `now` with die d holding 10 + d free blocks, no buffer.
+    fn sample(p: &mut Probe, now: Time, units: &[DieState]) {
+        if p.due(now) {
+            p.record_until(now, &ProbeInput { units, die_free_blocks: &|d| 10 + d, buffer_pages: None });
+        }
+    }
+
     #[test]
     fn off_records_nothing() {
         let mut p = Probe::new(0.0, 4, 2, 1);
-        p.before_event(1_000_000, &vec![die(3, Phase::Array); 4]);
+        sample(&mut p, 1_000_000, &vec![die(3, Phase::Array); 4]);
         assert!(p.finish().is_none());
     }
 
@@ -166,15 +190,17 @@ mod tests {
         // 2 chips x 2 dies, 10 us interval; state set at t=0, next event at 35 us.
         let mut p = Probe::new(10.0, 4, 2, 1);
         let units = [die(1, Phase::Array), die(0, Phase::Idle), die(4, Phase::Transfer), die(2, Phase::Array)];
-        p.before_event(35_000, &units);
+        sample(&mut p, 35_000, &units);
         // An event exactly on a sample time does not record that sample yet.
-        p.before_event(40_000, &units);
+        sample(&mut p, 40_000, &units);
         let (s, sum) = p.finish().expect("on");
         assert_eq!(s.t_ns, vec![0, 10_000, 20_000, 30_000]);
         assert_eq!(&s.die_queue[..4], &[1, 0, 4, 2]);
         assert_eq!(&s.die_busy[..4], &[1, 0, 1, 1]);
         assert_eq!(&s.chip_queue[..2], &[1, 6]);
         assert_eq!(&s.chip_busy[..2], &[1, 2]);
+        assert_eq!(&s.die_free_blocks[..4], &[10, 11, 12, 13]);
+        assert!(s.buffer_pages.is_none(), "no buffer, no series");
         assert_eq!(s.chip_queue.len(), 8);
         assert_eq!(sum.samples, 4);
         assert_eq!(sum.chip_queue_peak, 6);
@@ -186,7 +212,7 @@ mod tests {
     fn chip_unit_counts_the_chip_once() {
         // scheduler.unit = chip: one state per chip of 2 dies.
         let mut p = Probe::new(1.0, 4, 2, 2);
-        p.before_event(1_500, &[die(3, Phase::Array), die(0, Phase::Idle)]);
+        sample(&mut p, 1_500, &[die(3, Phase::Array), die(0, Phase::Idle)]);
         let (s, sum) = p.finish().expect("on");
         assert_eq!(s.t_ns, vec![0, 1_000]);
         assert_eq!(&s.chip_queue[..2], &[3, 0]);

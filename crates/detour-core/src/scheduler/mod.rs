@@ -1,6 +1,7 @@
 //! The flash scheduler: a queue per die (or per chip) with priority classes
 //! (host read > host write > background) or one first-come-first-served
-//! queue, multi-plane batching, program/erase suspension for reads, and
+//! queue, the policy that picks from them (`policy/`: priority, fcfs, out
+//! of order), multi-plane batching, program/erase suspension for reads, and
 //! first-come-first-served arbitration of each channel.
 //!
 //! The unit that serves one operation at a time is the die, or the chip
@@ -12,17 +13,18 @@
 //! simulator to hand to their transactions.
 
 pub mod ops;
+mod policy;
 mod queue;
 mod view;
 
 pub use ops::{flags, Class, FlashOp, OpSlab, NO_OP};
 pub use view::LoadView;
 
-use crate::config::{QueueOrder, SchedulerConfig, ServiceUnit, WriteAck};
+use crate::config::{SchedulerConfig, ServiceUnit, WriteAck};
 use crate::device::{ChannelState, DieState, Geometry, OpKind, Phase, Suspended, Timing, MAX_PLANES};
 use crate::engine::{Event, EventQueue};
 use crate::types::Time;
-use queue::OpQueue;
+use policy::{Pick, Policy, Queues};
 
 /// Operation counts of one die.
 #[derive(Clone, Copy, Debug, Default, serde::Serialize)]
@@ -68,6 +70,8 @@ pub struct Scheduler {
     geo: Geometry,
     timing: Timing,
     cfg: SchedulerConfig,
+    /// Which queued operation a unit starts next (`scheduler.order`).
+    policy: Policy,
     /// Dies per service unit: 1, or the dies of a chip.
     unit_dies: u32,
     /// Host programs are acknowledged when their data is in (`WriteAck::Transfer`).
@@ -75,7 +79,7 @@ pub struct Scheduler {
     /// One state per service unit (die or chip); `dies` for the common case.
     dies: Table<DieState>,
     channels: Table<ChannelState>,
-    queues: Table<[OpQueue; 3]>,
+    queues: Table<Queues>,
     pub ops: OpSlab,
     /// Operations finished since the simulator last drained this.
     pub done: Vec<u32>,
@@ -105,6 +109,7 @@ impl Scheduler {
             geo: geo.clone(),
             timing: timing.clone(),
             cfg: cfg.clone(),
+            policy: Policy::new(cfg),
             unit_dies,
             ack_transfer: ack == WriteAck::Transfer,
             dies: Table::new(units, DieState::default()),
@@ -169,19 +174,6 @@ impl Scheduler {
         }
     }
 
-    #[inline]
-    fn queue_of(&self, class: Class) -> usize {
-        if self.cfg.order == QueueOrder::Fcfs {
-            return 0;
-        }
-        match class {
-            Class::HostRead => 0,
-            Class::HostWrite if self.cfg.read_priority => 1,
-            Class::HostWrite => 0,
-            Class::Background => 2,
-        }
-    }
-
     /// Queue an operation on its die. An idle die starts at the next
     /// `kick` (same simulated instant); a busy one may be suspended for a read.
     pub fn submit(&mut self, id: u32, q: &mut EventQueue) {
@@ -192,7 +184,7 @@ impl Scheduler {
             self.done.push(id);
             return;
         }
-        let qi = self.queue_of(class);
+        let qi = self.policy.queue_of(class);
         self.queues.at_mut(die)[qi].push_back(id, &mut self.ops);
         self.dies.at_mut(die).occ += 1;
         let d = self.dies.at(die);
@@ -272,10 +264,11 @@ impl Scheduler {
 
     /// Start the next batch on an idle die, or resume its suspended op.
     fn dispatch(&mut self, die: usize, q: &mut EventQueue) {
-        let Some(qi) = self.pick_queue(die) else {
+        let suspended = self.dies.at(die).suspended.is_some();
+        let Some(Pick { queue: qi, prev, id: head }) = self.policy.pick(self.queues.at(die), &self.ops, suspended) else {
             return self.resume(die, q);
         };
-        let head = self.queues.at_mut(die)[qi].pop_front(&self.ops).expect("picked a non-empty queue");
+        self.queues.at_mut(die)[qi].unlink_after(prev, head, &mut self.ops);
         let kind = self.ops.get(head).kind;
         let d = self.dies.at_mut(die);
         d.batch[0] = head;
@@ -285,7 +278,7 @@ impl Scheduler {
         d.bus_ns = 0;
         d.array_ns = 0;
         let multiplane = self.cfg.multiplane && (kind != OpKind::Read || self.cfg.multiplane_reads);
-        if multiplane && self.geo.planes_per_die > 1 && !self.queues.at(die)[qi].is_empty() {
+        if multiplane && self.geo.planes_per_die > 1 {
             self.gather_planes(die, qi);
         }
         let d = self.dies.at_mut(die);
@@ -306,29 +299,35 @@ impl Scheduler {
         self.request_bus(die, bus, q)
     }
 
-    /// Which queue the die serves next; with a suspended program only a host
-    /// read at the head of the read queue may run.
-    fn pick_queue(&self, die: usize) -> Option<usize> {
-        let qs = self.queues.at(die);
-        if self.dies.at(die).suspended.is_some() {
-            let head = qs[0].front()?;
-            return (self.ops.get(head).kind == OpKind::Read).then_some(0);
-        }
-        (0..3).find(|&i| !qs[i].is_empty())
-    }
-
     /// Add same-kind operations on other planes of the die to the batch,
-    /// looking at most twice the plane count deep into the queue.
+    /// from the queues the policy names, each only so deep.
     fn gather_planes(&mut self, die: usize, qi: usize) {
         let planes = self.geo.planes_per_die as usize;
-        let kind = self.dies.at(die).kind;
+        let scan = self.policy.batch_scan(qi, planes);
+        // Most dispatches find nothing else queued: skip the plane lookups.
+        let qs = self.queues.at(die);
+        if scan.queues[..scan.n].iter().all(|&i| qs[i].front().is_none()) {
+            return;
+        }
         let mut used = [false; MAX_PLANES];
         let first = self.ops.get(self.dies.at(die).batch[0]);
         let first_die = first.die;
         used[self.geo.plane_in_die(self.geo.plane_of(first.ppn)) as usize] = true;
+        for &queue in &scan.queues[..scan.n] {
+            if self.dies.at(die).n as usize >= planes {
+                break;
+            }
+            self.gather_from(die, queue, scan.depth, first_die, &mut used);
+        }
+    }
+
+    /// `gather_planes` over one queue, at most `depth` operations deep.
+    fn gather_from(&mut self, die: usize, qi: usize, depth: usize, first_die: u32, used: &mut [bool; MAX_PLANES]) {
+        let planes = self.geo.planes_per_die as usize;
+        let kind = self.dies.at(die).kind;
         let (mut prev, mut id) = (NO_OP, self.queues.at(die)[qi].front().unwrap_or(NO_OP));
         let mut scanned = 0;
-        while scanned < planes * 2 && id != NO_OP && (self.dies.at(die).n as usize) < planes {
+        while scanned < depth && id != NO_OP && (self.dies.at(die).n as usize) < planes {
             scanned += 1;
             let op = self.ops.get(id);
             let next = op.qnext;

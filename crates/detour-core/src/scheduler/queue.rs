@@ -18,11 +18,6 @@ impl Default for OpQueue {
 }
 
 impl OpQueue {
-    #[inline]
-    pub fn is_empty(&self) -> bool {
-        self.head == NO_OP
-    }
-
     /// The first operation, if any.
     #[inline]
     pub fn front(&self) -> Option<u32> {
@@ -84,7 +79,7 @@ mod tests {
     fn fifo_with_removal_anywhere() {
         let mut ops = slab(5);
         let mut q = OpQueue::default();
-        assert!(q.is_empty());
+        assert!(q.front().is_none());
         for id in 0..5 {
             q.push_back(id, &mut ops);
         }
@@ -94,7 +89,7 @@ mod tests {
         q.push_back(4, &mut ops);
         let rest: Vec<u32> = std::iter::from_fn(|| q.pop_front(&ops)).collect();
         assert_eq!(rest, vec![1, 3, 4]);
-        assert!(q.is_empty());
+        assert!(q.front().is_none());
         q.push_back(2, &mut ops);
         assert_eq!(q.front(), Some(2));
     }

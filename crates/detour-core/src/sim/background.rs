@@ -52,6 +52,24 @@ impl Simulation {
             }
             return Ok(());
         };
+        self.collect(plane, victim)
+    }
+
+    /// Static wear levelling after an erase on `plane` (ftl/gc/wear.rs):
+    /// its coldest block is collected as GC collects a victim.
+    fn level_wear(&mut self, plane: u32) -> Result<()> {
+        if !self.ftl.wear_leveling() || !self.with_ctx(|s, ctx| s.may_start_gc(plane, ctx)) {
+            return Ok(());
+        }
+        match self.ftl.start_wear_leveling(plane) {
+            Some(block) => self.collect(plane, block),
+            None => Ok(()),
+        }
+    }
+
+    /// Move a victim's live pages within its plane, then (when the moves
+    /// are done, `TxnKind::GcMoves`) erase it.
+    fn collect(&mut self, plane: u32, victim: u32) -> Result<()> {
         let mut pages = std::mem::take(&mut self.scratch);
         self.ftl.live_pages_of(victim, &mut pages);
         let t = self.txns.alloc(TxnKind::GcMoves { block: victim });
@@ -102,6 +120,7 @@ impl Simulation {
         let plane = self.geo.plane_of_block(block);
         self.wake_parked(plane)?;
         self.start_gc(plane)?;
+        self.level_wear(plane)?;
         self.start_wanted_gc()
     }
 

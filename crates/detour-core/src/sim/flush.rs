@@ -49,6 +49,11 @@ pub(super) struct BufferRun {
 }
 
 impl BufferRun {
+    /// Pages the buffer holds now (for the probe).
+    pub(super) fn pages(&self) -> u32 {
+        self.buf.used()
+    }
+
     pub(super) fn new(cfg: &WriteBufferConfig, page_size: u32, logical_pages: u32) -> Option<Box<BufferRun>> {
         let cap = cfg.capacity(page_size).min(u32::MAX as u64) as u32;
         (cap > 0).then(|| {

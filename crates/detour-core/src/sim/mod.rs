@@ -21,7 +21,7 @@ use crate::device::{Geometry, Timing};
 use crate::engine::{Event, EventQueue};
 use crate::error::{Error, Result};
 use crate::ftl::{Chunked, Ftl};
-use crate::metrics::{self, CollisionTracker, PairCount, Probe, ProbeSeries, RequestColumns, RequestLog, RequestSink, Summary};
+use crate::metrics::{self, CollisionTracker, PairCount, Probe, ProbeInput, ProbeSeries, RequestColumns, RequestLog, RequestSink, Summary};
 use crate::scheduler::Scheduler;
 use crate::schemes::{Plan, Scheme, SchemeKind};
 use crate::types::{Lpn, Time, Token};
@@ -254,7 +254,9 @@ impl Simulation {
                 break;
             };
             self.n.events += 1;
-            self.probe.before_event(now, self.sched.dies());
+            if self.probe.due(now) {
+                self.sample(now);
+            }
             match ev {
                 Event::Arrival => {
                     self.arrive()?;
@@ -339,7 +341,7 @@ impl Simulation {
         metrics::latency_parts(self.log.tally(), &mut s);
         let busy = self.sched.busy_per_die();
         metrics::die_parts(self.sched.counts(), &busy, s.throughput.duration_s, &mut s);
-        metrics::gc_parts(&self.ftl.stats, self.n.host_written, self.ftl.erase_spread(), &mut s);
+        metrics::gc_parts(&self.ftl.stats, self.ftl.wear_leveling(), self.n.host_written, self.ftl.erase_spread(), &mut s);
         s.pages = metrics::Pages {
             host_read: self.n.host_read,
             host_written: self.n.host_written,
@@ -409,4 +411,15 @@ pub fn run_requests(mut cfg: Config, requests: &[Request]) -> Result<RunResult> 
 pub fn span_s(requests: &[Request]) -> Option<f64> {
     let (first, last) = (requests.first()?.time_ns, requests.last()?.time_ns);
     Some(last.saturating_sub(first) as f64 / 1e9)
+}
+
+impl Simulation {
+    /// Take the probe's samples due before `now` (metrics/probe.rs).
+    #[cold]
+    fn sample(&mut self, now: Time) {
+        let (ftl, ppd) = (&self.ftl, self.geo.planes_per_die);
+        let free = |d: u32| (d * ppd..(d + 1) * ppd).map(|p| ftl.free_blocks(p)).sum();
+        let input = ProbeInput { units: self.sched.dies(), die_free_blocks: &free, buffer_pages: self.wbuf.as_ref().map(|b| b.pages()) };
+        self.probe.record_until(now, &input);
+    }
 }

@@ -6,6 +6,7 @@
 //! and erases it.
 
 pub mod victim;
+mod wear;
 
 use super::{BlockState, Ftl, PageState};
 use crate::types::Ppn;
@@ -47,6 +48,12 @@ impl Ftl {
             (info.state == BlockState::Full && info.pins == 0 && info.valid < ppb).then_some((b, info.valid))
         });
         let victim = self.victims.pick(candidates, ppb)?;
+        self.stats.gc_runs += 1;
+        Some(self.mark_victim(plane, victim))
+    }
+
+    /// Mark `victim` as being collected and its plane as collecting.
+    fn mark_victim(&mut self, plane: u32, victim: u32) -> u32 {
         self.blocks[victim as usize].state = BlockState::Victim;
         let p = &mut self.planes[plane as usize];
         p.gc_active = true;
@@ -55,8 +62,7 @@ impl Ftl {
         for wp in p.write_points.iter_mut().filter(|wp| **wp == victim) {
             *wp = crate::types::NO_PAGE;
         }
-        self.stats.gc_runs += 1;
-        Some(victim)
+        victim
     }
 
     /// Live pages of a block, in page order, into `out`.

@@ -1,0 +1,62 @@
+//! Static wear levelling (`ftl.wear_leveling = "static"`).
+//!
+//! What: after an erase on a plane, if the plane's erase-count spread (its
+//! most-erased block's count minus its least-erased full block's) exceeds
+//! `ftl.wear_threshold`, that least-erased full block is collected like a
+//! GC victim: its live pages move to the plane's GC write point and it is
+//! erased, so it rejoins the free pool.
+//!
+//! Why: greedy GC only erases blocks whose data goes stale. A block full of
+//! cold data is never chosen, keeps its low count, and the hot data keeps
+//! cycling the same few blocks. Moving the cold data onto a worn block and
+//! freeing the young one spreads the wear (a drive's life ends with its
+//! most-erased blocks).
+//!
+//! It starts only on a plane that is not collecting and holds at least its
+//! GC trigger of free blocks, so it never competes with GC for the reserve;
+//! it costs one pass over the plane's blocks per erase, only when on.
+//!
+//! References: MQSim's GC_and_WL_Unit (static wear levelling on an erase-
+//! count spread threshold); Chang, Hsieh and Kuo, "Endurance enhancement of
+//! flash-memory storage systems: an efficient static wear leveling design",
+//! DAC 2007.
+
+use super::super::{BlockState, Ftl};
+
+impl Ftl {
+    /// Static wear levelling is on.
+    pub fn wear_leveling(&self) -> bool {
+        self.wear_threshold.is_some()
+    }
+
+    /// The block to migrate on `plane` now, marked as a victim (None: off,
+    /// busy, short of free blocks, or the spread is within the threshold).
+    pub fn start_wear_leveling(&mut self, plane: u32) -> Option<u32> {
+        let threshold = self.wear_threshold?;
+        let p = &self.planes[plane as usize];
+        if p.gc_active || (p.free.len() as u32) < self.gc_free_blocks {
+            return None;
+        }
+        let (coldest, most) = self.coldest_full_block(plane)?;
+        if most - self.blocks[coldest as usize].erases <= threshold {
+            return None;
+        }
+        self.stats.wl_migrations += 1;
+        Some(self.mark_victim(plane, coldest))
+    }
+
+    /// The plane's least-erased full, unpinned block (ties to the first in
+    /// the free order) and the plane's largest erase count.
+    fn coldest_full_block(&self, plane: u32) -> Option<(u32, u32)> {
+        let (mut best, mut most): (Option<u32>, u32) = (None, 0);
+        for b in super::super::free_order(plane, self.geo.blocks_per_plane) {
+            let info = &self.blocks[b as usize];
+            most = most.max(info.erases);
+            let cold = info.state == BlockState::Full && info.pins == 0;
+            if cold && best.is_none_or(|x| info.erases < self.blocks[x as usize].erases) {
+                best = Some(b);
+            }
+        }
+        best.map(|b| (b, most))
+    }
+}
