@@ -27,21 +27,14 @@ fn one_of(key: &str, v: &str, allowed: &[&str]) -> Result<()> {
 }
 
 impl Config {
-    /// The cached mapping table holds at least one translation page, and
-    /// its misses are planned for host requests only (not buffer flushes).
+    /// The cached mapping table holds at least one translation page.
     fn validate_mapping(&self) -> Result<()> {
         let f = &self.ftl;
         if f.mapping != super::MappingKind::Cmt {
             return Ok(());
         }
         let lo = (self.device.page_size as u64).div_ceil(1024).max(1);
-        in_range_u("ftl.cmt_size_kib", f.cmt_size_kib, lo, 1 << 30)?;
-        ensure_config!(
-            self.write_buffer.capacity(self.device.page_size) == 0,
-            "ftl.mapping",
-            "\"cmt\" is not supported with a DRAM write buffer yet; valid with write_buffer.pages = 0 and write_buffer.size_mib = 0"
-        );
-        Ok(())
+        in_range_u("ftl.cmt_size_kib", f.cmt_size_kib, lo, 1 << 30)
     }
 
     /// Ranges of the scheme sections (hotr, rails, ttflash).

@@ -393,6 +393,7 @@ impl Simulation {
                     self.issue_erase(block)?;
                 }
             }
+            TxnKind::Flush { .. } if self.txns.get(t).map_phase => return self.translation_done(t),
             TxnKind::Flush { lpn, pages } => {
                 self.txns.release(t);
                 return self.flush_done(lpn..lpn + pages);

@@ -120,7 +120,7 @@ impl Simulation {
         self.outstanding += 1;
         let t = self.txns.alloc(TxnKind::Host { req: io.req });
         self.txns.get_mut(t).io = io;
-        if !self.ftl.mapping.is_dram() && self.translate(t)? {
+        if !self.ftl.mapping.is_dram() && !(io.write && self.wbuf.is_some()) && self.translate(t)? {
             return self.after_plan(t);
         }
         self.plan_host(t, 0, true)

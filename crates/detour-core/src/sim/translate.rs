@@ -13,6 +13,11 @@
 //! made at admission, is also what a controller does: it cannot choose a
 //! copy, nor invalidate the old page, before it knows where they are.
 //!
+//! With a DRAM write buffer, a host write's pages go into the buffer with
+//! no lookup; its flushes look them up (as writes) before the scheme plans
+//! them, as a host write would. A host read looks up all its pages, those
+//! the buffer serves too.
+//!
 //! **Write-backs:** a miss that evicts a dirty translation page writes it
 //! back at background priority, as a transaction of its own that the
 //! request does not wait for; the old copy is invalidated at once.
@@ -29,16 +34,20 @@ use crate::scheduler::Class;
 use crate::types::NO_PAGE;
 
 impl Simulation {
-    /// Look up host transaction `t`'s translation pages. True if some must
+    /// Look up the translation pages of host or flush transaction `t`. True if some must
     /// be read from flash: their reads are started, and the data is planned
     /// when they end (`translation_done`). False: plan the data now.
     pub(super) fn translate(&mut self, t: u32) -> Result<bool> {
-        let io = self.txns.get(t).io;
+        let txn = self.txns.get(t);
+        let (lpn, pages, write) = match txn.kind {
+            TxnKind::Flush { lpn, pages } => (lpn, pages, true),
+            _ => (txn.io.lpn, txn.io.pages, txn.io.write),
+        };
         let mut lookups = std::mem::take(&mut self.lookups);
         lookups.clear();
         if let Some(c) = self.ftl.mapping.cmt() {
-            let (first, last) = (c.tvpn(io.lpn), c.tvpn(io.lpn + io.pages - 1));
-            lookups.extend((first..=last).map(|tvpn| (tvpn, c.access(tvpn, io.write))));
+            let (first, last) = (c.tvpn(lpn), c.tvpn(lpn + pages - 1));
+            lookups.extend((first..=last).map(|tvpn| (tvpn, c.access(tvpn, write))));
         }
         let mut plan = std::mem::take(&mut self.plan);
         plan.clear();
@@ -47,7 +56,7 @@ impl Simulation {
                 self.write_back(dirty)?;
             }
             if !a.hit {
-                self.plan_translation_read(tvpn, io.lpn, &mut plan);
+                self.plan_translation_read(tvpn, lpn, &mut plan);
             }
         }
         self.lookups = lookups;
@@ -89,13 +98,16 @@ impl Simulation {
         Ok(())
     }
 
-    /// The translation reads of host transaction `t` have ended: keep
-    /// their bus and array time for the breakdown and plan the data.
+    /// The translation reads of transaction `t` have ended: keep their
+    /// bus and array time for the breakdown and plan the data.
     pub(super) fn translation_done(&mut self, t: u32) -> Result<()> {
         let txn = self.txns.get_mut(t);
         txn.map_phase = false;
         (txn.map_bus_ns, txn.map_array_ns) = (txn.bus_ns, txn.array_ns);
         (txn.bus_ns, txn.array_ns) = (0, 0);
-        self.plan_host(t, 0, true)
+        match txn.kind {
+            TxnKind::Flush { .. } => self.plan_flush(t, 0),
+            _ => self.plan_host(t, 0, true),
+        }
     }
 }
