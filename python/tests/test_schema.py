@@ -18,11 +18,11 @@ ROOT = Path(__file__).resolve().parents[2]
 
 @pytest.fixture(scope="module")
 def full():
-    """A run with every optional section: write buffer, collision accounting and the probe on."""
+    """A run with every optional section: write buffer, cached mapping table, collision accounting and the probe on."""
     return detour.run("small", profile="bench-like",
                       profile_overrides={"requests": 800, "footprint_bytes": 2**28, "arrival.rate_per_s": 4000},
                       overrides={"write_buffer.pages": 64, "host.write_ack": "buffer", "metrics.collisions": True,
-                                 "probes.interval_us": 50})
+                                 "probes.interval_us": 50, "ftl.mapping": "cmt", "ftl.cmt_size_kib": 64})
 
 
 @pytest.fixture(scope="module")
@@ -49,6 +49,7 @@ def test_the_core_writes_exactly_the_schema_fields(full, plain):
         for part in [s[sec.key][k] for k in sec.kinds] or [s[sec.key]]:
             assert set(part) == want, f"{sec.key}: core {sorted(set(part) ^ want)} differ from the schema"
     assert "write_buffer" not in plain.summary and "collisions" not in plain.summary and "probe" not in plain.summary
+    assert "mapping" not in plain.summary and full.summary.mapping.lookups > 0
 
 
 def test_attributes_are_the_dict_and_documented(full, plain):
