@@ -22,6 +22,9 @@
 //! back at background priority, as a transaction of its own that the
 //! request does not wait for; the old copy is invalidated at once.
 //!
+//! Translation reads are host reads to `metrics.collisions` (they queue
+//! on a die as one).
+//!
 //! **How MQSim differs:** its CMT caches single entries (Detour: whole
 //! translation pages) and parks each flash transaction, not the request,
 //! until its entry arrives; an entry still being written back is found in
@@ -87,7 +90,11 @@ impl Simulation {
     /// Program evicted dirty translation page `tvpn` to a new page, in the
     /// background. With no free page anywhere it stays where it was.
     fn write_back(&mut self, tvpn: u32) -> Result<()> {
-        let Some(ppn) = self.ftl.write_back_translation(tvpn) else { return Ok(()) };
+        let ppn = self.ftl.write_back_translation(tvpn);
+        // No request waits for a translation page's room: a refusal must
+        // not become a stall's blocker (sim/park.rs keeps 2 bits of stream).
+        self.ftl.clear_refusals();
+        let Some(ppn) = ppn else { return Ok(()) };
         let mut plan = std::mem::take(&mut self.scratch_plan);
         plan.clear();
         let g = plan.group(tvpn, false);
