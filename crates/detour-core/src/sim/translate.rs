@@ -34,7 +34,6 @@ use super::txn::TxnKind;
 use super::Simulation;
 use crate::error::Result;
 use crate::scheduler::Class;
-use crate::types::NO_PAGE;
 
 impl Simulation {
     /// Look up the translation pages of host or flush transaction `t`. True if some must
@@ -75,16 +74,10 @@ impl Simulation {
     /// Read translation page `tvpn` in the host's read class, unless its
     /// latest copy is still being written back (the controller has it).
     fn plan_translation_read(&mut self, tvpn: u32, lpn: u32, plan: &mut crate::schemes::Plan) {
-        let Some(c) = self.ftl.mapping.cmt() else { return };
-        let ppn = c.location(tvpn);
-        if ppn == NO_PAGE || !self.ftl.is_programmed(ppn) {
-            return;
+        if let Some(ppn) = self.ftl.translation_read(tvpn) {
+            let g = plan.group(lpn, false);
+            plan.read_only(g, 0, ppn, Class::HostRead, 0);
         }
-        if let Some(c) = self.ftl.mapping.cmt() {
-            c.count_read();
-        }
-        let g = plan.group(lpn, false);
-        plan.read_only(g, 0, ppn, Class::HostRead, 0);
     }
 
     /// Program evicted dirty translation page `tvpn` to a new page, in the

@@ -133,6 +133,18 @@ impl Ftl {
         Ok(())
     }
 
+    /// Where to read translation page `tvpn` from after a miss, counted as
+    /// a translation read; None if its latest copy is still being written
+    /// back (the controller holds it) or was never written.
+    pub fn translation_read(&mut self, tvpn: u32) -> Option<Ppn> {
+        let ppn = self.mapping.cmt()?.location(tvpn);
+        if ppn == NO_PAGE || !self.is_programmed(ppn) {
+            return None;
+        }
+        self.mapping.cmt()?.count_read();
+        Some(ppn)
+    }
+
     /// Give translation page `tvpn` a new page for its write-back (pending:
     /// the caller plans its program) and make the old copy stale. None if
     /// no plane has room: the page then stays where it was.
