@@ -127,7 +127,7 @@ SECTIONS = (
     Section('mapping', kinds=(), fields=(
         F('cmt_pages', 'int', 'translation pages the cached mapping table holds at most (`ftl.cmt_size_kib` x 1024 / `device.page_size`)'),
         F('translation_pages', 'int', 'translation pages of the whole map (`device.page_size` / 4 entries each); a table holding all of them is the DRAM map: preloaded, nothing on flash, no traffic'),
-        F('lookups', 'int', 'lookups: one per translation page a host request (or, with a write buffer, a flush) touches, when it is admitted'),
+        F('lookups', 'int', 'lookups: one per translation page a host request (or, with a write buffer, a flush) touches, when it is admitted (the whole run, warm-up included)'),
         F('hits', 'int', 'of those, translation pages the table held'),
         F('hit_ratio', 'float', '`hits / lookups` (1 with no lookups)'),
         F('translation_reads', 'int', "flash reads of translation pages, each before the request's data is planned (a miss on a page whose write-back is still in flight needs none)"),
