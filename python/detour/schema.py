@@ -131,7 +131,7 @@ SECTIONS = (
         F('hits', 'int', 'of those, translation pages the table held'),
         F('hit_ratio', 'float', '`hits / lookups` (1 with no lookups)'),
         F('translation_reads', 'int', "flash reads of translation pages, each before the request's data is planned (a miss on a page whose write-back is still in flight needs none)"),
-        F('translation_writes', 'int', 'flash programs of dirty translation pages the table evicted (background priority; counted in `gc.write_amplification`)'),
+        F('translation_writes', 'int', 'flash programs of dirty translation pages the table evicted (at host-write priority, not waited for; counted in `gc.write_amplification`)'),
         F('gc_moves', 'int', 'translation pages GC moved (they are also in `gc.moves` and `gc.programs_gc`)'),
     )),
     # `gc`

@@ -19,7 +19,7 @@
 //! the buffer serves too.
 //!
 //! **Write-backs:** a miss that evicts a dirty translation page writes it
-//! back at background priority, as a transaction of its own that the
+//! back at host-write priority, as a transaction of its own that the
 //! request does not wait for; the old copy is invalidated at once.
 //!
 //! Translation reads are host reads to `metrics.collisions` (they queue
@@ -80,8 +80,12 @@ impl Simulation {
         }
     }
 
-    /// Program evicted dirty translation page `tvpn` to a new page, in the
-    /// background. With no free page anywhere it stays where it was.
+    /// Program evicted dirty translation page `tvpn` to a new page, in a
+    /// transaction no request waits for, at host-write priority: at
+    /// background priority it would wait behind every host operation, and
+    /// the misses meanwhile, finding it in the controller, would read
+    /// nothing (MQSim, too, queues mapping writes ahead of user writes).
+    /// With no free page anywhere it stays where it was.
     fn write_back(&mut self, tvpn: u32) -> Result<()> {
         let ppn = self.ftl.write_back_translation(tvpn);
         // No request waits for a translation page's room: a refusal must
@@ -91,7 +95,7 @@ impl Simulation {
         let mut plan = std::mem::take(&mut self.scratch_plan);
         plan.clear();
         let g = plan.group(tvpn, false);
-        plan.program(g, 0, ppn, tvpn, 0, Class::Background, 0);
+        plan.program(g, 0, ppn, tvpn, 0, Class::HostWrite, 0);
         let t = self.txns.alloc(TxnKind::MapWrite);
         self.materialize(t, &plan, true)?;
         self.scratch_plan = plan;
