@@ -11,7 +11,7 @@ A summary is a dict, as parsed from summary.json (so `json.dumps`,
 `s["latency_us"]["read"]["p99"]` and pickling work as before), whose
 sections are `Record` subclasses: every field is also an attribute with its
 meaning as its doc, `s.latency_us.read.p99`. Optional sections
-(`write_buffer`, `collisions`, `periods`) read as None when absent.
+(`write_buffer`, `mapping`, `collisions`, `periods`, `probe`) read as None when absent.
 """
 
 from __future__ import annotations
@@ -123,6 +123,17 @@ SECTIONS = (
         F('writes_waited', 'int', 'host write requests that found the buffer full and waited for flushes to free room (in arrival order; nothing is dropped)'),
         F(('wait_us_total', 'wait_us_mean'), 'float', 'their total and mean wait for room, µs (part of their latency)'),
     )),
+    # `mapping`
+    Section('mapping', kinds=(), fields=(
+        F('cmt_pages', 'int', 'translation pages the cached mapping table holds at most (`ftl.cmt_size_kib` x 1024 / `device.page_size`)'),
+        F('translation_pages', 'int', 'translation pages of the whole map (`device.page_size` / 4 entries each); a table holding all of them is the DRAM map: preloaded, nothing on flash, no traffic'),
+        F('lookups', 'int', 'lookups: one per translation page a host request (or, with a write buffer, a flush) touches, when it is admitted (the whole run, warm-up included)'),
+        F('hits', 'int', 'of those, translation pages the table held'),
+        F('hit_ratio', 'float', '`hits / lookups` (1 with no lookups)'),
+        F('translation_reads', 'int', "flash reads of translation pages, each before the request's data is planned (a miss on a page whose write-back is still in flight needs none)"),
+        F('translation_writes', 'int', 'flash programs of dirty translation pages the table evicted (at host-write priority, not waited for; counted in `gc.write_amplification`)'),
+        F('gc_moves', 'int', 'translation pages GC moved (they are also in `gc.moves` and `gc.programs_gc`)'),
+    )),
     # `gc`
     Section('gc', kinds=(), fields=(
         F('runs', 'int', "GC victim blocks chosen on planes below `ftl.gc_threshold` free blocks, by `ftl.gc_policy`: `greedy` (default) the full block with the fewest valid pages; `cost-benefit` the largest age x free / used, age counted in blocks filled since; `random` the fewest valid pages of `ftl.gc_choices` candidates drawn at random; `fifo` the block filled first. Ties go to the block first in the plane's free order, which starts at block p on plane p"),
@@ -132,7 +143,7 @@ SECTIONS = (
         F('programs_host', 'int', 'pages programmed for host writes (pages placed on first read are setup, not host work, and are not counted)'),
         F('programs_gc', 'int', 'pages programmed by GC copies'),
         F('programs_aux', 'int', "pages programmed by the scheme beyond the host's data (replicas, mirrors, parity, staging copies)"),
-        F('write_amplification', 'float', '(`programs_host` + `programs_gc` + `programs_aux`) / `pages.host_written`; 0 if nothing was written. Neither preconditioning nor pages placed on first read count, so a run without GC has 1.0'),
+        F('write_amplification', 'float', '(`programs_host` + `programs_gc` + `programs_aux` + `mapping.translation_writes`) / `pages.host_written`; 0 if nothing was written. Neither preconditioning nor pages placed on first read count, so a run without GC has 1.0'),
         F(('erase_count_min', 'erase_count_mean', 'erase_count_max'), 'float', 'erase count per block at the end of the run: smallest, mean, largest over every block of the device (wear spread)'),
         F('wl_migrations', 'int', 'only with `ftl.wear_leveling = "static"` (absent otherwise): blocks static wear levelling collected, each the least-erased full block of a plane whose erase-count spread exceeded `ftl.wear_threshold` after an erase; their live pages are moved like GC\'s and counted in `moves` and `programs_gc`, not in `runs`'),
     )),
@@ -190,12 +201,12 @@ EXTRA = (
     F("periods", "list | None", "per-period records of the schemes that work in periods; None for the others"),
     F("config", "dict", "the resolved configuration, the tree of config.toml"),
 )
-OPTIONAL = ("write_buffer", "collisions", "periods", "probe")
+OPTIONAL = ("write_buffer", "mapping", "collisions", "periods", "probe")
 # Fields of a section written only when a setting asks for them (read as None when absent).
 OPTIONAL_FIELDS = {"gc": ("wl_migrations",)}
 _TYPE_WORDS = {"str": "string", "list[int]": "list of int", "dict": "object", "str | None": "string or null", "int | None": "int or null"}
 _CLASS_NAMES = {"": "Summary", "latency_us": "Latency", "breakdown_us": "Breakdown", "throughput": "Throughput",
-                "pages": "Pages", "dies": "Dies", "write_buffer": "WriteBuffer", "gc": "Gc",
+                "pages": "Pages", "dies": "Dies", "write_buffer": "WriteBuffer", "mapping": "Mapping", "gc": "Gc",
                 "collisions": "Collisions", "probe": "Probe", "workload": "Workload"}
 
 

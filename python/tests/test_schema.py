@@ -18,12 +18,13 @@ ROOT = Path(__file__).resolve().parents[2]
 
 @pytest.fixture(scope="module")
 def full():
-    """A run with every optional section and field: write buffer, collision accounting, the probe and
-    wear levelling on."""
+    """A run with every optional section and field: write buffer, cached mapping table, collision
+    accounting, the probe and wear levelling on."""
     return detour.run("small", profile="bench-like",
                       profile_overrides={"requests": 800, "footprint_bytes": 2**28, "arrival.rate_per_s": 4000},
                       overrides={"write_buffer.pages": 64, "host.write_ack": "buffer", "metrics.collisions": True,
-                                 "probes.interval_us": 50, "ftl.wear_leveling": "static"})
+                                 "probes.interval_us": 50, "ftl.wear_leveling": "static",
+                                 "ftl.mapping": "cmt", "ftl.cmt_size_kib": 64})
 
 
 @pytest.fixture(scope="module")
@@ -52,6 +53,7 @@ def test_the_core_writes_exactly_the_schema_fields(full, plain):
     assert "write_buffer" not in plain.summary and "collisions" not in plain.summary and "probe" not in plain.summary
     assert all(f not in plain.summary[k] for k, fields in schema.OPTIONAL_FIELDS.items() for f in fields)
     assert plain.summary.gc.wl_migrations is None and full.summary.gc.wl_migrations is not None
+    assert "mapping" not in plain.summary and full.summary.mapping.lookups > 0
 
 
 def test_attributes_are_the_dict_and_documented(full, plain):

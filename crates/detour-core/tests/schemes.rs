@@ -58,6 +58,9 @@ const VARIANTS: &[&[&str]] = &[
     &["scheduler.read_priority=false", "scheduler.multiplane=false"],
     &["host.queue_depth=4"],
     &["ftl.precondition.valid=0.5", "ftl.precondition.to_gc_threshold=true"],
+    // A two-page cached mapping table of the map's seven: translation reads
+    // before most requests, write-backs, translation pages collected.
+    &["ftl.precondition.valid=0.5", "ftl.precondition.to_gc_threshold=true", "ftl.mapping=cmt", "ftl.cmt_size_kib=8"],
 ];
 
 

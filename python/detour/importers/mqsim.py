@@ -68,7 +68,7 @@ _NOT_MODELLED = {
     "Data_Cache_DRAM_Row_Size": "Detour charges a flat ftl.buffer_read_ns per DRAM access, no DRAM timing model",
     "Data_Cache_DRAM_Data_Rate": "as above", "Data_Cache_DRAM_Data_Busrt_Size": "as above",
     "Data_Cache_DRAM_tRCD": "as above", "Data_Cache_DRAM_tCL": "as above", "Data_Cache_DRAM_tRP": "as above",
-    "CMT_Capacity": "Detour keeps the whole mapping table in DRAM (as Ideal_Mapping_Table = true): no mapping reads or writes on flash",
+    "CMT_Capacity": "not imported: Detour's cached mapping table (ftl.mapping = \"cmt\", ftl.cmt_size_kib) caches whole translation pages where MQSim caches entries, so the same bytes hit differently; set it by hand",
     "CMT_Sharing_Mode": "as above",
     "GC_Hard_Threshold": "Detour has one GC threshold (ftl.gc_threshold) and GC is not preemptible",
     "Dynamic_Wearleveling_Enabled": "no wear leveling in Detour (erase counts are reported in gc.erase_count_*)",
@@ -225,10 +225,10 @@ def _ftl(r: _Reader) -> None:
         r.skip("Address_Mapping", "Detour's FTL is page-level only")
     if "Ideal_Mapping_Table" in r.keys:
         if r.text("Ideal_Mapping_Table").lower() == "true":
-            r.imp.same(r.label("Ideal_Mapping_Table"), "true", "Detour's mapping is always ideal (the whole table in DRAM)")
+            r.imp.same(r.label("Ideal_Mapping_Table"), "true", "Detour's default mapping is ideal (ftl.mapping = \"dram\": the whole table in DRAM)")
         else:
             r.skip("Ideal_Mapping_Table", "MQSim caches mapping entries (CMT) and reads misses from flash; "
-                   "Detour's mapping is always ideal, so it has no mapping traffic")
+                   "Detour's cached table (ftl.mapping = \"cmt\") caches whole translation pages, so it is left at the DRAM map: set it by hand")
     policy = r.text("GC_Block_Selection_Policy").upper() if "GC_Block_Selection_Policy" in r.keys else "RGA"
     r.seen.add("GC_Block_Selection_Policy")
     if policy == "GREEDY":

@@ -127,6 +127,14 @@ pub struct FtlConfig {
     /// Latency of a read served from the controller's write buffer (a read of
     /// a page whose program has not finished), in ns.
     pub buffer_read_ns: u64,
+    /// Where the LPN -> PPN map lives: "dram" (all of it, every lookup
+    /// free; default) or "cmt" (a cached mapping table of `cmt_size_kib`,
+    /// the rest in translation pages on flash; ftl/mapping/).
+    pub mapping: MappingKind,
+    /// With `mapping = "cmt"`: the cache's size in KiB, whole translation
+    /// pages of `device.page_size` bytes (page_size / 4 entries each).
+    /// Default 2048 (MQSim's default CMT capacity, 2 MiB).
+    pub cmt_size_kib: u64,
     pub precondition: PreconditionConfig,
 }
 
@@ -397,6 +405,18 @@ pub enum WearLeveling {
     Static,
 }
 
+/// Where the mapping table lives (`ftl.mapping`; ftl/mapping/).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum MappingKind {
+    /// The whole page-level map in DRAM: no translation traffic.
+    #[default]
+    Dram,
+    /// A cached mapping table (DFTL): misses read translation pages from
+    /// flash, dirty evictions write them back.
+    Cmt,
+}
+
 /// CR5M's mirroring write on the channel (`scheme.raid.mirror_write`).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
@@ -506,6 +526,8 @@ impl Default for FtlConfig {
             wear_leveling: WearLeveling::Off,
             wear_threshold: 100,
             buffer_read_ns: 1_000,
+            mapping: MappingKind::Dram,
+            cmt_size_kib: 2048,
             precondition: PreconditionConfig::default(),
         }
     }

@@ -6,7 +6,7 @@ use crate::scheduler::LoadView;
 use crate::types::{Lpn, Ppn, Token, NO_PAGE};
 
 /// How many streams there are (`Stream as usize` is below it).
-pub const STREAMS: usize = 3;
+pub const STREAMS: usize = 5;
 
 /// Separate open blocks per stream keep GC copies and scheme copies out of
 /// the host's blocks.
@@ -16,6 +16,18 @@ pub enum Stream {
     Gc = 1,
     /// Scheme-made copies: replicas, staging, mirror, parity.
     Aux = 2,
+    /// Translation pages written back from the cached mapping table.
+    Map = 3,
+    /// Translation pages GC moved (may use GC's reserve, as `Gc` does).
+    MapGc = 4,
+}
+
+impl Stream {
+    /// GC's own writes may take the last free blocks (the reserve).
+    #[inline]
+    fn uses_reserve(self) -> bool {
+        matches!(self, Stream::Gc | Stream::MapGc)
+    }
 }
 
 impl Ftl {
@@ -75,7 +87,7 @@ impl Ftl {
         let p = &mut self.planes[plane as usize];
         let mut block = p.write_points[stream as usize];
         if block == NO_PAGE || self.blocks[block as usize].next >= ppb {
-            let reserve = if stream == Stream::Gc { 0 } else { GC_RESERVE };
+            let reserve = if stream.uses_reserve() { 0 } else { GC_RESERVE };
             if p.free.len() as u32 <= reserve {
                 self.note_refusal(plane, stream as u8);
                 return None;
@@ -86,7 +98,11 @@ impl Ftl {
             if (p.free.len() as u32) < self.gc_free_blocks && !p.gc_active {
                 self.gc_wanted.push(plane);
             }
-            self.blocks[block as usize].state = BlockState::Open;
+            let b = &mut self.blocks[block as usize];
+            b.state = BlockState::Open;
+            // Translation pages keep to blocks of their own, so GC knows
+            // a page it moves is one by its block.
+            b.map = matches!(stream, Stream::Map | Stream::MapGc);
         }
         let b = &mut self.blocks[block as usize];
         let ppn = block * ppb + b.next;
@@ -104,8 +120,9 @@ impl Ftl {
         self.owner.set(ppn, owner);
         match stream {
             Stream::Host => self.stats.programs_host += 1,
-            Stream::Gc => self.stats.programs_gc += 1,
+            Stream::Gc | Stream::MapGc => self.stats.programs_gc += 1,
             Stream::Aux => self.stats.programs_aux += 1,
+            Stream::Map => self.stats.programs_map += 1,
         }
         self.clear_refusals();
         Some(ppn)
@@ -132,7 +149,7 @@ impl Ftl {
             self.clear_refusals();
             return true;
         }
-        let reserve = if stream == Stream::Gc { 0 } else { GC_RESERVE };
+        let reserve = if stream.uses_reserve() { 0 } else { GC_RESERVE };
         let ok = p.free.len() as u32 > reserve;
         if ok {
             self.clear_refusals();
@@ -147,6 +164,8 @@ impl Ftl {
         let stream = match stream {
             0 => Stream::Host,
             1 => Stream::Gc,
+            3 => Stream::Map,
+            4 => Stream::MapGc,
             _ => Stream::Aux,
         };
         self.can_alloc(plane, stream)

@@ -10,6 +10,7 @@
 mod alloc;
 mod chunked;
 mod gc;
+pub mod mapping;
 mod prefetch;
 
 pub use alloc::{Stream, STREAMS};
@@ -55,6 +56,8 @@ pub struct BlockInfo {
     pub state: BlockState,
     /// The victim's moves are done; erase as soon as it is unpinned.
     pub erase_ready: bool,
+    /// Holds translation pages (opened for `Stream::Map` or `MapGc`).
+    pub map: bool,
 }
 
 // SAFETY: integers, a bool and a `#[repr(u8)]` enum whose 0 is `Free`: all
@@ -80,6 +83,8 @@ pub struct FtlStats {
     pub programs_aux: u64,
     /// Blocks static wear levelling migrated (`ftl.wear_leveling`).
     pub wl_migrations: u64,
+    /// Translation pages written back (`ftl.mapping = "cmt"`).
+    pub programs_map: u64,
 }
 
 pub struct Ftl {
@@ -114,6 +119,8 @@ pub struct Ftl {
     refused: Box<[Cell<u64>]>,
     refused_words: usize,
     refused_any: Cell<bool>,
+    /// Where the map lives and what a lookup costs (`ftl.mapping`).
+    pub mapping: mapping::Mapping,
 }
 
 /// Free blocks a plane keeps back for GC's own writes.
@@ -172,6 +179,7 @@ impl Ftl {
             refused: (0..alloc::STREAMS * geo.planes().div_ceil(64) as usize).map(|_| Cell::new(0)).collect(),
             refused_words: geo.planes().div_ceil(64) as usize,
             refused_any: Cell::new(false),
+            mapping: mapping::Mapping::new(cfg, geo),
         })
     }
 
@@ -291,7 +299,7 @@ impl Ftl {
         debug_assert_eq!(b.valid, 0, "erasing block {block} with live pages");
         // Pins survive: a read a (buggy) scheme planned onto the block after
         // the erase was issued still holds one, and finds no data.
-        *b = BlockInfo { valid: 0, erases: b.erases + 1, next: 0, pins: b.pins, pending: 0, state: BlockState::Free, erase_ready: false };
+        *b = BlockInfo { valid: 0, erases: b.erases + 1, next: 0, pins: b.pins, pending: 0, state: BlockState::Free, erase_ready: false, map: false };
         self.stats.erases += 1;
         let plane = self.geo.plane_of_block(block) as usize;
         self.planes[plane].free.push_back(block);

@@ -161,9 +161,37 @@ fn planes_start_at_staggered_blocks_and_gc_ties_follow_the_free_order() {
 
 #[test]
 fn a_zeroed_block_table_holds_fresh_blocks() {
-    let fresh = BlockInfo { valid: 0, erases: 0, next: 0, pins: 0, pending: 0, state: BlockState::Free, erase_ready: false };
+    let fresh = BlockInfo { valid: 0, erases: 0, next: 0, pins: 0, pending: 0, state: BlockState::Free, erase_ready: false, map: false };
     let table: chunked::Zeroed<BlockInfo> = chunked::Zeroed::new(100_000);
     assert_eq!(table.len(), 100_000);
     assert!(table.iter().all(|b| *b == fresh));
     assert!(ftl().blocks.iter().all(|b| *b == fresh));
+}
+
+/// A cached mapping table smaller than the map: its translation pages are
+/// on flash, in blocks GC moves them out of into blocks of their own.
+fn ftl_with_cmt() -> Ftl {
+    let mut cfg = Config::preset("small").unwrap();
+    cfg.device.blocks_per_plane = 8;
+    cfg.device.pages_per_block = 64; // 16 Ki pages: more than one translation page
+    cfg.ftl.mapping = crate::config::MappingKind::Cmt;
+    cfg.ftl.cmt_size_kib = 4;
+    let geo = Geometry::from_config(&cfg.device).unwrap();
+    Ftl::new(&cfg, &geo, true).unwrap()
+}
+
+#[test]
+fn translation_pages_live_in_map_blocks() {
+    let mut f = ftl_with_cmt();
+    f.place_translation_pages().unwrap();
+    let first = f.mapping.cmt().unwrap().location(0);
+    assert!(f.is_programmed(first) && f.is_translation_page(first) && f.owner(first) == 0);
+    let again = f.write_back_translation(0).unwrap();
+    assert_eq!(f.page_state(first), PageState::Invalid, "a write-back leaves the old copy stale");
+    assert_eq!(f.mapping.cmt().unwrap().location(0), again);
+    assert_eq!(f.gc_stream(f.geo.block_of(again)), Stream::MapGc);
+    let data = f.alloc(0, Stream::Host, 3).unwrap();
+    assert!(!f.is_translation_page(data));
+    assert_eq!(f.gc_stream(f.geo.block_of(data)), Stream::Gc);
+    assert_eq!(f.stats.programs_map, 1 + f.mapping.cmt().unwrap().translation_pages() as u64);
 }

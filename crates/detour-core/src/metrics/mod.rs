@@ -130,6 +130,10 @@ pub struct Summary {
     /// The DRAM write buffer's activity (absent without one).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub write_buffer: Option<WriteBufferSummary>,
+    /// The cached mapping table's traffic (`ftl.mapping = "cmt"`; absent
+    /// with the DRAM map).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub mapping: Option<crate::ftl::mapping::MappingStats>,
     /// The load sampler's digest (`probes.interval_us` > 0; absent otherwise).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub probe: Option<ProbeSummary>,
@@ -207,7 +211,7 @@ pub fn die_parts(counts: &[DieCounts], busy_ns: &[u64], duration_s: f64, s: &mut
 
 /// Fill the GC part.
 pub fn gc_parts(f: &FtlStats, wear_leveling: bool, host_written: u64, erase_spread: (u32, f64, u32), s: &mut Summary) {
-    let programs = f.programs_host + f.programs_gc + f.programs_aux;
+    let programs = f.programs_host + f.programs_gc + f.programs_aux + f.programs_map;
     s.gc = GcSummary {
         runs: f.gc_runs,
         moves: f.gc_moves,

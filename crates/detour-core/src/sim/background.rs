@@ -5,7 +5,6 @@ use super::txn::TxnKind;
 use super::Simulation;
 use crate::engine::Event;
 use crate::error::{Error, Result};
-use crate::ftl::Stream;
 use crate::scheduler::Class;
 use crate::types::{Ppn, NS_PER_US};
 
@@ -72,12 +71,13 @@ impl Simulation {
     fn collect(&mut self, plane: u32, victim: u32) -> Result<()> {
         let mut pages = std::mem::take(&mut self.scratch);
         self.ftl.live_pages_of(victim, &mut pages);
+        let stream = self.ftl.gc_stream(victim);
         let t = self.txns.alloc(TxnKind::GcMoves { block: victim });
         let mut plan = std::mem::take(&mut self.plan);
         plan.clear();
         for &from in &pages {
             let owner = self.ftl.owner(from);
-            let to = self.ftl.alloc(plane, Stream::Gc, owner).ok_or_else(|| {
+            let to = self.ftl.alloc(plane, stream, owner).ok_or_else(|| {
                 Error::Sim(format!("GC on plane {plane} found no free page for its copies (reserve exhausted)"))
             })?;
             let g = plan.group(owner, false);
@@ -98,6 +98,11 @@ impl Simulation {
     /// A GC copy landed: if the data was still live, tell the scheme.
     pub(super) fn finish_move(&mut self, from: Ppn, to: Ppn, owner: u32) {
         if self.ftl.finish_move(from, to) {
+            // A translation page's owner is its number: the directory
+            // follows it, the LPN map and the scheme never see it.
+            if !self.ftl.mapping.is_dram() && self.ftl.is_translation_page(to) {
+                return self.ftl.mapping.moved(owner, from, to);
+            }
             self.with_ctx(|s, ctx| s.on_gc_move(from, to, owner, ctx));
         }
     }

@@ -311,7 +311,9 @@ impl Simulation {
             grp.bus_ns += op.bus_ns as u64;
             grp.array_ns += op.array_ns as u64;
         }
-        if self.completions && matches!(kind, TxnKind::Host { .. } | TxnKind::Background | TxnKind::Flush { .. }) {
+        // Translation reads are the simulator's, not the scheme's.
+        let scheme_op = matches!(kind, TxnKind::Host { .. } | TxnKind::Background | TxnKind::Flush { .. });
+        if self.completions && scheme_op && !self.txns.get(t).map_phase {
             let done = OpDone {
                 kind: op.kind,
                 class: op.class,
@@ -378,6 +380,9 @@ impl Simulation {
     pub(super) fn finish_txn(&mut self, t: u32) -> Result<()> {
         match self.txns.get(t).kind {
             TxnKind::Host { .. } => {
+                if self.txns.get(t).map_phase {
+                    return self.translation_done(t);
+                }
                 if self.send_to_host(t)? {
                     return Ok(());
                 }
@@ -388,11 +393,12 @@ impl Simulation {
                     self.issue_erase(block)?;
                 }
             }
+            TxnKind::Flush { .. } if self.txns.get(t).map_phase => return self.translation_done(t),
             TxnKind::Flush { lpn, pages } => {
                 self.txns.release(t);
                 return self.flush_done(lpn..lpn + pages);
             }
-            TxnKind::Erase { .. } | TxnKind::Background => {}
+            TxnKind::Erase { .. } | TxnKind::Background | TxnKind::MapWrite => {}
         }
         self.txns.release(t);
         Ok(())

@@ -172,6 +172,10 @@ impl Simulation {
             b.s.flushes += pages as u64;
             b.s.drained += if b.draining { pages as u64 } else { 0 };
             let t = self.txns.alloc(TxnKind::Flush { lpn, pages });
+            if !self.ftl.mapping.is_dram() && self.translate(t)? {
+                self.after_plan(t)?;
+                continue;
+            }
             self.plan_flush(t, 0)?;
         }
     }

@@ -120,6 +120,9 @@ impl Simulation {
         self.outstanding += 1;
         let t = self.txns.alloc(TxnKind::Host { req: io.req });
         self.txns.get_mut(t).io = io;
+        if !self.ftl.mapping.is_dram() && !(io.write && self.wbuf.is_some()) && self.translate(t)? {
+            return self.after_plan(t);
+        }
         self.plan_host(t, 0, true)
     }
 
@@ -243,7 +246,8 @@ impl Simulation {
         let io = txn.io;
         let end = if txn.early { txn.ack_at } else { self.q.now() };
         let latency = end - io.arrival;
-        self.log.complete(io.req, latency, txn.bus_ns, txn.array_ns, txn.delay_ns)?;
+        let (bus, array) = (txn.bus_ns + txn.map_bus_ns, txn.array_ns + txn.map_array_ns);
+        self.log.complete(io.req, latency, bus, array, txn.delay_ns)?;
         self.outstanding -= 1;
         if let Some(next) = self.host_queue.pop_front() {
             self.admit(next)?;

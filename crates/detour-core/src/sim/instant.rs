@@ -6,7 +6,7 @@
 
 use super::{is_placed, mark_written, Simulation};
 use crate::error::{Error, Result};
-use crate::ftl::{Chunked, Ftl, Stream};
+use crate::ftl::{Chunked, Ftl};
 use crate::schemes::Ctx;
 use crate::types::{mix64, page_token, Lpn, Token};
 use rand::Rng;
@@ -23,6 +23,7 @@ impl Simulation {
         let p = self.cfg.ftl.precondition.clone();
         let logical = self.geo.logical_pages;
         let valid = ((p.valid * logical as f64) as u32).min(logical);
+        self.ftl.place_translation_pages()?;
         let mut report = |done: u64, total: u64| {
             if done & 0xFFFF == 0 && !progress.precondition(done, total) {
                 return Err(Error::Interrupted { done: 0 });
@@ -173,10 +174,11 @@ impl Simulation {
                 let Some(victim) = self.ftl.start_gc(plane) else { break };
                 let mut pages = std::mem::take(&mut self.scratch);
                 self.ftl.live_pages_of(victim, &mut pages);
+                let stream = self.ftl.gc_stream(victim);
                 for &from in &pages {
                     let owner = self.ftl.owner(from);
                     let token = self.ftl.token(from);
-                    let Some(to) = self.ftl.alloc_programmed(plane, Stream::Gc, owner, token) else { break };
+                    let Some(to) = self.ftl.alloc_programmed(plane, stream, owner, token) else { break };
                     self.finish_move(from, to, owner);
                 }
                 self.scratch = pages;

@@ -14,6 +14,7 @@ mod host;
 mod instant;
 mod link;
 mod park;
+mod translate;
 mod txn;
 
 use crate::config::Config;
@@ -123,6 +124,8 @@ pub struct Simulation {
     bg: Vec<Plan>,
     tokens: Vec<Token>,
     scratch: Vec<u32>,
+    /// A request's translation pages and what their lookups found.
+    lookups: Vec<(u32, crate::ftl::mapping::Access)>,
     done: Vec<u32>,
     n: Counters,
     failures: Vec<VerifyFailure>,
@@ -194,6 +197,7 @@ impl Simulation {
             bg: Vec::new(),
             tokens: Vec::new(),
             scratch: Vec::new(),
+            lookups: Vec::new(),
             done: Vec::new(),
             n: Counters::default(),
             failures: Vec::new(),
@@ -359,6 +363,7 @@ impl Simulation {
             None => Vec::new(),
         };
         s.write_buffer = self.wbuf.as_ref().map(|b| b.summary(self.q.now()));
+        s.mapping = self.ftl.mapping.stats();
         s.periods = self.scheme.periods();
         metrics::period_latency(self.log.tally(), &mut s.periods);
         let channels: Vec<u64> = self.sched.channels().iter().map(|c| c.busy_ns).collect();

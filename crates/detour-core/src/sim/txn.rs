@@ -32,6 +32,8 @@ pub enum TxnKind {
     Erase { block: u32 },
     /// Work a scheme submitted (replication, migration, reclaim).
     Background,
+    /// Dirty translation pages the cached mapping table evicted, written back.
+    MapWrite,
     /// The write buffer flushing pages `lpn..lpn + pages` (planned as the
     /// scheme plans a host write of them, with the data the buffer holds).
     Flush { lpn: Lpn, pages: u32 },
@@ -95,6 +97,13 @@ pub struct Txn {
     pub early: bool,
     /// A read's data has been sent over the host link (`host.link_gbps`).
     pub sent: bool,
+    /// Its translation reads are in flight: when they end, the scheme
+    /// plans the data (sim/translate.rs).
+    pub map_phase: bool,
+    /// Bus and array time of the translation reads, on the critical path
+    /// before the data's.
+    pub map_bus_ns: u64,
+    pub map_array_ns: u64,
     /// Its place among the transactions waiting for a free page.
     pub park: ParkState,
     pub io: HostIo,
@@ -115,6 +124,9 @@ impl Txn {
             ack_at: 0,
             early: false,
             sent: false,
+            map_phase: false,
+            map_bus_ns: 0,
+            map_array_ns: 0,
             park: ParkState::default(),
             io: HostIo::default(),
         }
@@ -151,6 +163,9 @@ impl Txns {
         t.ack_at = 0;
         t.early = false;
         t.sent = false;
+        t.map_phase = false;
+        t.map_bus_ns = 0;
+        t.map_array_ns = 0;
         t.park.order = 0;
         t.park.id = 0;
         t.park.blockers.clear();
