@@ -103,6 +103,7 @@ fn ramp_requests_are_simulated_but_not_counted() {
     let measured = cols.len() - ramped;
     assert_eq!(r.summary.requests as usize, measured);
     assert_eq!(r.summary.flows[0].requests as usize, measured);
+    assert_eq!(r.summary.warmup_requests as usize, ramped, "ramp requests count as warm-up");
     assert!(cols.arrival_ns.iter().all(|&a| a < ramp_ns + (runtime * 1e9) as u64), "nothing issued after the runtime");
     // Measured duration is the runtime (plus the last requests' service).
     let d = r.summary.flows[0].duration_s;

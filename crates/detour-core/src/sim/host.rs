@@ -114,7 +114,10 @@ impl Simulation {
     /// host); `ramp`: it is left out of the statistics (a closed-loop
     /// flow's ramp).
     pub(super) fn enter(&mut self, mut io: HostIo, ramp: bool) -> Result<()> {
-        let warm = ramp || self.log.arrived() < self.cfg.host.warmup_requests;
+        let counted_warm = self.log.arrived() < self.cfg.host.warmup_requests;
+        // A ramp request beyond the warm-up count is warm-up all the same.
+        self.n.ramped += (ramp && !counted_warm) as u64;
+        let warm = ramp || counted_warm;
         let in_flight = self.outstanding as u64 + self.host_queue.len() as u64 + 1;
         io.req = self.log.arrive(io.arrival, io.offset, io.size, io.write, warm, in_flight);
         if io.write {

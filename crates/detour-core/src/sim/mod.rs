@@ -85,6 +85,8 @@ struct Counters {
     events: u64,
     arrivals: u64,
     write_seq: u64,
+    /// Requests issued during a flow's ramp (beyond `host.warmup_requests`).
+    ramped: u64,
 }
 
 pub struct Simulation {
@@ -341,7 +343,7 @@ impl Simulation {
             seed: self.cfg.run.seed,
             verify: self.cfg.run.verify,
             verify_errors: self.n.verify_errors,
-            warmup_requests: self.cfg.host.warmup_requests.min(self.log.arrived()),
+            warmup_requests: self.cfg.host.warmup_requests.min(self.log.arrived()) + self.n.ramped,
             stalls: self.n.stalls,
             events: self.n.events,
             park_visits: self.lot.visits,
