@@ -152,3 +152,30 @@ fn without_flows_nothing_changes_and_bad_flows_name_their_key() {
     let e = e.and_then(|b| b.build()).unwrap_err().to_string();
     assert!(e.contains("flows[0].iodepth"), "{e}");
 }
+
+#[test]
+fn open_flows_replay_their_own_trace_or_profile_beside_a_closed_flow() {
+    let dir = std::env::temp_dir().join(format!("detour-flows-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join("tenant.disksim");
+    let writes = (0..100).map(|i| Ok(req(i * 100_000, 5000 + i, 1, IoKind::Write)));
+    detour_core::workload::write_trace(detour_core::workload::TraceFormat::Disksim, writes, std::fs::File::create(&path).unwrap()).unwrap();
+    let trace = FlowConfig { name: "trace".into(), trace: path.display().to_string(), ..FlowConfig::default() };
+    let sets = ["requests=300", "footprint_bytes=16777216"].map(String::from).to_vec();
+    let prof = FlowConfig { name: "prof".into(), profile: "bench-like".into(), profile_set: sets, ..FlowConfig::default() };
+    let fio = FlowConfig { name: "fio".into(), ios: 200, ..job(RwMode::RandRead, 2) };
+    let r = run_flows(small(&[]), vec![trace.clone(), prof.clone(), fio.clone()]);
+    let kinds: Vec<_> = r.summary.flows.iter().map(|f| (f.name.as_str(), f.kind, f.requests)).collect();
+    assert_eq!(kinds, [("trace", FlowKind::Open, 100), ("prof", FlowKind::Open, 300), ("fio", FlowKind::Closed, 200)]);
+    assert_eq!(r.summary.requests, 600);
+    // Arrivals at their own times: the trace's writes come 100 µs apart.
+    let trace_arrivals: Vec<u64> = r.requests.arrival_ns.iter().zip(&r.requests.offset).filter(|(_, &o)| o >= 5000 * 4096 && o < 5100 * 4096).map(|(&a, _)| a).collect();
+    assert_eq!(trace_arrivals.len(), 100);
+    assert!(trace_arrivals.windows(2).all(|w| w[1] - w[0] == 100_000), "{:?}", &trace_arrivals[..4]);
+    let again = run_flows(small(&[]), vec![trace, prof.clone(), fio]);
+    assert_eq!(json(&r.summary), json(&again.summary));
+    let bad = FlowConfig { profile: "no-such-profile".into(), ..FlowConfig::default() };
+    let e = sim::run({ let mut c = small(&[]); c.flows = vec![bad]; c }, std::iter::empty()).unwrap_err().to_string();
+    assert!(e.contains("flows[0].profile"), "{e}");
+    std::fs::remove_dir_all(&dir).ok();
+}

@@ -84,6 +84,13 @@ pub struct FlowConfig {
     pub offset_bytes: u64,
     /// Bytes of that region; 0 = to the end of the logical space. Default 0.
     pub size_bytes: u64,
+    /// An open-loop flow instead: this trace file (format detected), its
+    /// requests at their own times (times `host.time_scale`). Default "".
+    pub trace: String,
+    /// An open-loop flow instead: this synthetic profile (`detour
+    /// profiles`), with `profile_set` overrides (`"key=value"`). Default "".
+    pub profile: String,
+    pub profile_set: Vec<String>,
 }
 
 impl Default for FlowConfig {
@@ -101,6 +108,9 @@ impl Default for FlowConfig {
             think_us: 0.0,
             offset_bytes: 0,
             size_bytes: 0,
+            trace: String::new(),
+            profile: String::new(),
+            profile_set: Vec::new(),
         }
     }
 }
@@ -117,8 +127,10 @@ impl FlowConfig {
         ensure_config!(f(self.runtime_s, 1e6), key("runtime_s"), "{} is out of range; valid: 0..=1e6", self.runtime_s);
         ensure_config!(f(self.ramp_s, 1e6), key("ramp_s"), "{} is out of range; valid: 0..=1e6", self.ramp_s);
         ensure_config!(f(self.think_us, 1e9), key("think_us"), "{} is out of range; valid: 0..=1e9", self.think_us);
+        ensure_config!(self.trace.is_empty() || self.profile.is_empty(), key("profile"), "give a flow a trace or a profile, not both");
+        ensure_config!(self.profile_set.is_empty() || !self.profile.is_empty(), key("profile_set"), "needs a profile");
         // Without a limit a closed loop never ends.
-        ensure_config!(self.runtime_s > 0.0 || self.ios > 0, key("runtime_s"), "a flow needs runtime_s > 0 or ios > 0 (a closed loop without either never ends)");
+        ensure_config!(self.is_open() || self.runtime_s > 0.0 || self.ios > 0, key("runtime_s"), "a flow needs runtime_s > 0 or ios > 0 (a closed loop without either never ends)");
         ensure_config!(self.offset_bytes % self.bs as u64 == 0, key("offset_bytes"), "{} is not a multiple of bs ({})", self.offset_bytes, self.bs);
         ensure_config!(self.size_bytes == 0 || self.size_bytes >= self.bs as u64, key("size_bytes"), "{} is smaller than bs ({}); 0 = to the end of the logical space", self.size_bytes, self.bs);
         Ok(())
@@ -132,6 +144,12 @@ impl FlowConfig {
         let size = if self.size_bytes == 0 { logical - self.offset_bytes } else { self.size_bytes };
         ensure_config!(self.offset_bytes + size <= logical, format!("flows[{i}].size_bytes"), "{size} bytes from offset {} run past the logical space ({logical} bytes)", self.offset_bytes);
         Ok((self.offset_bytes, size / bs))
+    }
+
+    /// Whether the flow replays a trace or profile at its own times
+    /// (then only `name`, `ramp_s` and the source keys apply).
+    pub fn is_open(&self) -> bool {
+        !self.trace.is_empty() || !self.profile.is_empty()
     }
 
     /// The name in the summary.

@@ -1,5 +1,7 @@
-//! Closed-loop issue for `[[flows]]` (config/flows.rs): each flow's
-//! `numjobs` streams keep `iodepth` requests outstanding each.
+//! Issue for `[[flows]]` (config/flows.rs): each closed-loop flow's
+//! `numjobs` streams keep `iodepth` requests outstanding each; an
+//! open-loop flow (a `trace` or `profile` of its own) is one stream whose
+//! requests arrive at their own times, beside the run's workload.
 //!
 //! How: at the start every stream posts `iodepth` [`Event::Issue`]s at the
 //! current time; handling one draws the stream's next request
@@ -17,6 +19,9 @@
 //! would plan a request in the middle of that. The event runs at the same
 //! instant, before the dies start, so the timing is the same.
 //!
+//! An open-loop flow's stream posts `Issue(s)` at its next request's time
+//! instead, and its completions refill nothing.
+//!
 //! Cost: none for a run without flows (`Simulation::closed` is None; one
 //! test per completion).
 
@@ -25,17 +30,27 @@ use super::Simulation;
 use crate::config::Config;
 use crate::engine::Event;
 use crate::ensure_config;
-use crate::error::Result;
+use crate::error::{Error, Result};
 use crate::metrics::{FlowKind, FlowSummary, FlowTally};
 use crate::types::NS_PER_US;
+use crate::config::FlowConfig;
 use crate::workload::job::JobStream;
-use crate::workload::Request;
+use crate::workload::{profiles, reader, Request};
 
-/// One stream (one fio job) of a flow.
+/// Where a stream's requests come from.
+enum Source {
+    /// A closed-loop job: requests drawn when a slot frees up.
+    Job(JobStream),
+    /// An open-loop trace or profile, with its next request (None: not read
+    /// yet or ended) and the previous arrival (arrivals must not go back).
+    Open { reqs: Box<dyn Iterator<Item = Result<Request>> + Send>, next: Option<Request>, last: u64 },
+}
+
+/// One stream (one fio job, or one open-loop flow) of a flow.
 struct Stream {
     /// Its flow's index in `ClosedLoop::flows` (0 is the open workload).
     flow: usize,
-    gen: JobStream,
+    src: Source,
     issued: u64,
     /// Requests it may issue (u64::MAX: no limit).
     ios: u64,
@@ -72,7 +87,7 @@ impl ClosedLoop {
         let mut flows = vec![FlowTally::new("workload".into(), FlowKind::Open, 0, 1)];
         let mut streams = Vec::new();
         for (i, f) in cfg.flows.iter().enumerate() {
-            let region = f.region(i, logical)?;
+            let region = if f.is_open() { (0, 1) } else { f.region(i, logical)? };
             let writes = f.rw.read_share(f.rwmixread) < 1.0;
             ensure_config!(
                 !(writes && crate::schemes::requirements::needs_trace_content(cfg)),
@@ -80,12 +95,18 @@ impl ClosedLoop {
                 "scheme {} deduplicates by content and closed-loop writes carry none; set scheme.rrssd.synthetic_content = true",
                 cfg.scheme.name
             );
-            flows.push(FlowTally::new(f.label(i), FlowKind::Closed, f.iodepth, f.numjobs));
             let ramp_ns = ns(f.ramp_s);
+            if f.is_open() {
+                flows.push(FlowTally::new(f.label(i), FlowKind::Open, 0, 1));
+                let src = Source::Open { reqs: open_source(f, i)?, next: None, last: 0 };
+                streams.push(Stream { flow: i + 1, src, issued: 0, ios: u64::MAX, stop_ns: u64::MAX, think_ns: 0, ramp_ns, iodepth: 0, done: false });
+                continue;
+            }
+            flows.push(FlowTally::new(f.label(i), FlowKind::Closed, f.iodepth, f.numjobs));
             for job in 0..f.numjobs {
                 streams.push(Stream {
                     flow: i + 1,
-                    gen: JobStream::new(f, region, cfg.run.seed, i, job),
+                    src: Source::Job(JobStream::new(f, region, cfg.run.seed, i, job)),
                     issued: 0,
                     ios: if f.ios > 0 { f.ios } else { u64::MAX },
                     stop_ns: if f.runtime_s > 0.0 { ramp_ns + ns(f.runtime_s) } else { u64::MAX },
@@ -105,19 +126,37 @@ impl ClosedLoop {
         self.live == 0
     }
 
-    /// The next request of stream `s` at `now`, or None once its limit is reached.
+    /// The next request of closed-loop stream `s` at `now` (or the pending
+    /// one of an open stream), or None once its limit is reached.
     fn next(&mut self, s: usize, now: u64) -> Option<Request> {
         let st = self.streams.get_mut(s)?;
-        if st.done || st.issued >= st.ios || now >= st.stop_ns {
-            if !st.done {
-                st.done = true;
-                self.live -= 1;
+        let req = match &mut st.src {
+            _ if st.done || st.issued >= st.ios || now >= st.stop_ns => None,
+            Source::Job(gen) => {
+                let io = gen.next_io();
+                Some(Request { time_ns: now, offset: io.offset, size: io.size, kind: io.kind, content: 0, volume: 0, line: st.issued + 1 })
             }
-            return None;
+            Source::Open { next, .. } => next.take(),
+        };
+        if req.is_none() && !st.done {
+            st.done = true;
+            self.live -= 1;
         }
-        st.issued += 1;
-        let io = st.gen.next_io();
-        Some(Request { time_ns: now, offset: io.offset, size: io.size, kind: io.kind, content: 0, volume: 0, line: st.issued })
+        st.issued += req.is_some() as u64;
+        req
+    }
+
+    /// Read open stream `s`'s next request, returning its arrival time
+    /// (scaled by `scale`), or None when it has ended (or `s` is closed loop).
+    fn read_ahead(&mut self, s: usize, scale: f64) -> Result<Option<u64>> {
+        let Some(Stream { src: Source::Open { reqs, next, last }, flow, .. }) = self.streams.get_mut(s) else { return Ok(None) };
+        let key = || format!("flows[{}]", *flow - 1);
+        let Some(mut r) = reqs.next().transpose().map_err(|e| Error::config(key(), e))? else { return Ok(None) };
+        r.time_ns = if scale == 1.0 { r.time_ns } else { (r.time_ns as f64 * scale).round() as u64 };
+        ensure_config!(r.time_ns >= *last, key(), "request {} arrives at {} ns, before the previous one ({} ns)", r.line, r.time_ns, *last);
+        *last = r.time_ns;
+        *next = Some(r);
+        Ok(Some(r.time_ns))
     }
 
     /// Whether a request of `stream` issued at `arrival` falls in its ramp.
@@ -134,7 +173,8 @@ impl ClosedLoop {
 }
 
 impl Simulation {
-    /// Post every stream's first `iodepth` issues (at the current time).
+    /// Post every closed stream's first `iodepth` issues (at the current
+    /// time) and every open stream's first arrival.
     pub(super) fn start_closed(&mut self) -> Result<()> {
         let Some(c) = self.closed.as_ref() else { return Ok(()) };
         let depths: Vec<u32> = c.streams.iter().map(|s| s.iodepth).collect();
@@ -142,8 +182,22 @@ impl Simulation {
             for _ in 0..d {
                 self.q.after(0, Event::Issue(s as u32))?;
             }
+            if d == 0 {
+                self.open_next(s)?;
+            }
         }
         Ok(())
+    }
+
+    /// Read open stream `s`'s next request and post its arrival (an ended
+    /// stream posts one last issue, which retires it).
+    fn open_next(&mut self, s: usize) -> Result<()> {
+        let scale = self.cfg.host.time_scale;
+        let Some(c) = self.closed.as_mut() else { return Ok(()) };
+        match c.read_ahead(s, scale)? {
+            Some(at) => self.q.schedule(at.max(self.q.now()), Event::Issue(s as u32)),
+            None => self.q.after(0, Event::Issue(s as u32)),
+        }
     }
 
     /// `Event::Issue(s)`: stream `s` sends its next request, if it may.
@@ -156,12 +210,17 @@ impl Simulation {
             }
             return Ok(());
         };
-        let ramp = c.streams[s as usize].ramp_ns > now;
-        // The region fits the scheme's logical space (checked in `new`), so
-        // this cannot fail on the address.
-        let mut io = self.split_pages(&r)?;
+        let st = &c.streams[s as usize];
+        let (ramp, open, flow) = (st.ramp_ns > now, st.iodepth == 0, st.flow);
+        // A closed stream's region fits the scheme's logical space (checked
+        // in `new`); an open flow's trace may not, and is named.
+        let mut io = self.split_pages(&r).map_err(|e| if open { Error::config(format!("flows[{}]", flow - 1), e) } else { e })?;
         io.stream = s as u16 + 1;
-        self.enter(io, ramp)
+        self.enter(io, ramp)?;
+        if open {
+            self.open_next(s as usize)?;
+        }
+        Ok(())
     }
 
     /// A host request completed: count it for its flow and refill its stream.
@@ -169,9 +228,10 @@ impl Simulation {
     pub(super) fn closed_done(&mut self, io: &HostIo, latency: u64) -> Result<()> {
         let Some(c) = self.closed.as_mut() else { return Ok(()) };
         let warm = io.req < self.cfg.host.warmup_requests || c.in_ramp(io.stream, io.arrival);
+        // Open streams' arrivals do not wait for completions.
         let (flow, think) = match io.stream {
             0 => (0, None),
-            s => c.streams.get(s as usize - 1).map_or((0, None), |st| (st.flow, Some(st.think_ns))),
+            s => c.streams.get(s as usize - 1).map_or((0, None), |st| (st.flow, (st.iodepth > 0).then_some(st.think_ns))),
         };
         if !warm {
             if let Some(f) = c.flows.get_mut(flow) {
@@ -188,4 +248,25 @@ impl Simulation {
     pub(super) fn more_to_arrive(&self) -> bool {
         self.next_req.is_some() || self.closed.as_ref().is_some_and(|c| !c.finished())
     }
+}
+
+/// The requests of an open-loop flow: its trace (format detected) or its
+/// profile with its overrides; errors name the flow's key.
+fn open_source(f: &FlowConfig, i: usize) -> Result<Box<dyn Iterator<Item = Result<Request>> + Send>> {
+    if !f.trace.is_empty() {
+        let stream = reader::open_trace(std::path::Path::new(&f.trace), &reader::TraceOptions::default())
+            .map_err(|e| Error::config(format!("flows[{i}].trace"), e))?;
+        return Ok(Box::new(stream));
+    }
+    let mut sets = Vec::with_capacity(f.profile_set.len());
+    for kv in &f.profile_set {
+        let Some((k, v)) = kv.split_once('=') else {
+            return Err(Error::config(format!("flows[{i}].profile_set"), format!("`{kv}` is not key=value")));
+        };
+        sets.push((k.trim(), v.trim()));
+    }
+    let spec = profiles::profile(&f.profile).and_then(|p| profiles::apply_overrides(&p, &sets));
+    let spec = spec.map_err(|e| Error::config(format!("flows[{i}].profile"), e))?;
+    let gen = crate::workload::generator::Generator::new(&spec).map_err(|e| Error::config(format!("flows[{i}].profile"), e))?;
+    Ok(Box::new(gen.map(Ok)))
 }
