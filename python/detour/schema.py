@@ -169,7 +169,7 @@ SECTIONS = (
     # `flows[]`: one record per flow
     Section('flows', kinds=(), fields=(
         F('name', 'str', "the flow's `name` (`flowN` by position when unset); `workload` for the run's own trace, profile or requests, listed first when it had requests"),
-        F('kind', 'str', '`closed` (a `[[flows]]` entry: each stream keeps `iodepth` requests outstanding, the next issued when one completes) or `open` (the run\'s workload, at its own arrival times)'),
+        F('kind', 'str', '`closed` (a `[[flows]]` job: each stream keeps `iodepth` requests outstanding, the next issued when one completes) or `open` (the run\'s workload, or a `[[flows]]` entry with its own `trace` or `profile`: requests at their own arrival times)'),
         F('iodepth', 'int', 'requests each stream keeps outstanding (0 for the open flow)'),
         F('jobs', 'int', 'streams (`numjobs`; 1 for the open flow)'),
         F(('requests', 'reads', 'writes'), 'int', "the flow's measured requests (warm-up and ramp excluded) and their split"),

@@ -88,3 +88,9 @@ def test_cli_prints_fio_like_figures_and_writes_the_summary(tmp_path, capsys):
     assert "--runtime or --number-ios" in capsys.readouterr().err
     assert main(["fio", "--iodepth", "0", "--number-ios", "5"]) == 1
     assert "flows[0].iodepth" in capsys.readouterr().err
+
+
+def test_an_open_flow_replays_its_own_profile_beside_a_job():
+    prof = {"name": "tenant", "profile": "bench-like", "profile_set": ["requests=200", "footprint_bytes=16777216"]}
+    s = detour.run("small", flows=[prof, job("randread", 4096, 2, ios=100)]).summary
+    assert [(f.name, f.kind, f.requests) for f in s.flows] == [("tenant", "open", 200), ("flow2", "closed", 100)]
