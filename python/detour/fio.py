@@ -19,7 +19,8 @@ from .errors import CliError
 
 RW_MODES = ("read", "write", "randread", "randwrite", "rw", "readwrite", "randrw")
 _SIZE_UNITS = {"": 1, "b": 1, "k": 1 << 10, "m": 1 << 20, "g": 1 << 30, "t": 1 << 40}
-_TIME_UNITS = {"": 1.0, "s": 1.0, "ms": 1e-3, "us": 1e-6, "m": 60.0, "h": 3600.0}
+# Seconds per unit as a (multiplier, divisor) pair: dividing keeps 100us exactly 1e-4.
+_TIME_UNITS = {"": (1, 1), "s": (1, 1), "ms": (1, 1000), "us": (1, 1_000_000), "m": (60, 1), "h": (3600, 1)}
 
 
 def parse_size(text: str) -> int:
@@ -35,7 +36,8 @@ def parse_time(text: str) -> float:
     m = re.fullmatch(r"\s*(\d+(?:\.\d*)?|\.\d+)\s*(ms|us|s|m|h)?\s*", str(text).lower())
     if not m:
         raise argparse.ArgumentTypeError(f"expected a time such as 2s, 500ms or 1m, not {text!r}")
-    return float(m.group(1)) * _TIME_UNITS[m.group(2) or ""]
+    mul, div = _TIME_UNITS[m.group(2) or ""]
+    return float(m.group(1)) * mul / div
 
 
 def job(rw: str = "randread", bs: int = 4096, iodepth: int = 1, *, numjobs: int = 1, rwmixread: float = 50.0,
