@@ -87,34 +87,13 @@ impl ClosedLoop {
         let mut flows = vec![FlowTally::new("workload".into(), FlowKind::Open, 0, 1)];
         let mut streams = Vec::new();
         for (i, f) in cfg.flows.iter().enumerate() {
-            let region = if f.is_open() { (0, 1) } else { f.region(i, logical)? };
-            let writes = f.rw.read_share(f.rwmixread) < 1.0;
-            ensure_config!(
-                !(writes && crate::schemes::requirements::needs_trace_content(cfg)),
-                format!("flows[{i}].rw"),
-                "scheme {} deduplicates by content and closed-loop writes carry none; set scheme.rrssd.synthetic_content = true",
-                cfg.scheme.name
-            );
-            let ramp_ns = ns(f.ramp_s);
             if f.is_open() {
                 flows.push(FlowTally::new(f.label(i), FlowKind::Open, 0, 1));
                 let src = Source::Open { reqs: open_source(f, i)?, next: None, last: 0 };
-                streams.push(Stream { flow: i + 1, src, issued: 0, ios: u64::MAX, stop_ns: u64::MAX, think_ns: 0, ramp_ns, iodepth: 0, done: false });
-                continue;
-            }
-            flows.push(FlowTally::new(f.label(i), FlowKind::Closed, f.iodepth, f.numjobs));
-            for job in 0..f.numjobs {
-                streams.push(Stream {
-                    flow: i + 1,
-                    src: Source::Job(JobStream::new(f, region, cfg.run.seed, i, job)),
-                    issued: 0,
-                    ios: if f.ios > 0 { f.ios } else { u64::MAX },
-                    stop_ns: if f.runtime_s > 0.0 { ramp_ns + ns(f.runtime_s) } else { u64::MAX },
-                    think_ns: (f.think_us * NS_PER_US as f64).round() as u64,
-                    ramp_ns,
-                    iodepth: f.iodepth,
-                    done: false,
-                });
+                streams.push(Stream { flow: i + 1, src, issued: 0, ios: u64::MAX, stop_ns: u64::MAX, think_ns: 0, ramp_ns: ns(f.ramp_s), iodepth: 0, done: false });
+            } else {
+                flows.push(FlowTally::new(f.label(i), FlowKind::Closed, f.iodepth, f.numjobs));
+                streams.extend(job_streams(cfg, i, logical)?);
             }
         }
         ensure_config!(streams.len() < u16::MAX as usize, "flows", "{} streams in all (numjobs summed); at most {}", streams.len(), u16::MAX - 1);
@@ -269,4 +248,31 @@ fn open_source(f: &FlowConfig, i: usize) -> Result<Box<dyn Iterator<Item = Resul
     let spec = spec.map_err(|e| Error::config(format!("flows[{i}].profile"), e))?;
     let gen = crate::workload::generator::Generator::new(&spec).map_err(|e| Error::config(format!("flows[{i}].profile"), e))?;
     Ok(Box::new(gen.map(Ok)))
+}
+
+/// The `numjobs` streams of closed-loop flow `i` over a logical space of
+/// `logical` bytes.
+fn job_streams(cfg: &Config, i: usize, logical: u64) -> Result<Vec<Stream>> {
+    let f = &cfg.flows[i];
+    let region = f.region(i, logical)?;
+    let writes = f.rw.read_share(f.rwmixread) < 1.0;
+    ensure_config!(
+        !(writes && crate::schemes::requirements::needs_trace_content(cfg)),
+        format!("flows[{i}].rw"),
+        "scheme {} deduplicates by content and closed-loop writes carry none; set scheme.rrssd.synthetic_content = true",
+        cfg.scheme.name
+    );
+    let ramp_ns = ns(f.ramp_s);
+    let stream = |job| Stream {
+        flow: i + 1,
+        src: Source::Job(JobStream::new(f, region, cfg.run.seed, i, job)),
+        issued: 0,
+        ios: if f.ios > 0 { f.ios } else { u64::MAX },
+        stop_ns: if f.runtime_s > 0.0 { ramp_ns + ns(f.runtime_s) } else { u64::MAX },
+        think_ns: (f.think_us * NS_PER_US as f64).round() as u64,
+        ramp_ns,
+        iodepth: f.iodepth,
+        done: false,
+    };
+    Ok((0..f.numjobs).map(stream).collect())
 }
