@@ -8,6 +8,8 @@ The simulator is a Rust library (`detour-core`); this package drives it::
     r.write("out")                      # summary.json, requests.parquet, config.toml
 
 - `run`, `Result`, `config`, `presets`, `schemes`, `compats`: simulate (`detour.api`)
+- `fio_job`: one closed-loop flow in fio's vocabulary, for `run(flows=[...])`
+  (`detour.fio`, docs/workloads.md "Closed-loop flows")
 - `exact_latency`: exact latency percentiles from a requests.parquet (`detour.requests_file`)
 - `Summary`: a run's summary, typed: `r.summary.latency_us.read.p99` (`detour.schema`)
 - `formats`, `inspect_trace`, `convert_trace`: traces (`detour.traces`)
@@ -34,6 +36,7 @@ from ._detour import (
 )
 from .schema import Summary
 from .api import COLUMNS, Result, compat_settings, compats, config, presets, run, schemes
+from .fio import job as fio_job
 from .importers import import_mqsim, import_ssdsim
 from .requests_file import exact_latency
 from .traces import convert_trace, formats, generate, inspect_trace, profile_spec, profiles, value_popularity
@@ -54,6 +57,7 @@ __all__ = [
     "formats",
     "generate",
     "exact_latency",
+    "fio_job",
     "import_mqsim",
     "import_ssdsim",
     "inspect_trace",

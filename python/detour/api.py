@@ -397,7 +397,7 @@ def run(
 
     `flows`: closed-loop tenants sharing the device (fio-like jobs, the
     config's `[[flows]]`: a list of mappings such as
-    `detour.fio.job("randread", 4096, 32, runtime_s=1)`; docs/workloads.md);
+    `detour.fio_job("randread", 4096, 32, runtime_s=1)`; docs/workloads.md);
     with `flows` the workload above may be left out, and the summary's
     `flows` holds each flow's IOPS, bandwidth and latency.
 

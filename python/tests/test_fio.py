@@ -21,6 +21,7 @@ def test_fio_spellings():
     assert [parse_time(s) for s in ("2", "2s", "500ms", "100us", "1m")] == [2.0, 2.0, 0.5, 1e-4, 60.0]
     with pytest.raises(Exception, match="expected a size"):
         parse_size("four")
+    assert detour.fio_job is job
     assert job("randrw", 8192, 4, rwmixread=70, ios=10) == {"rw": "randrw", "bs": 8192, "iodepth": 4,
                                                              "rwmixread": 70, "ios": 10}
 
