@@ -72,8 +72,8 @@ def report(summary) -> str:
     """Each flow's figures, laid out as fio prints a job's."""
     lines = []
     for f in summary.get("flows") or []:
-        lines.append(f"{f['name']}: ({f['kind']} loop, iodepth={f['iodepth']}, jobs={f['jobs']}): "
-                     f"{f['requests']} requests in {f['duration_s']:.3f} s")
+        how = f"closed loop, iodepth={f['iodepth']}, jobs={f['jobs']}" if f["kind"] == "closed" else "open loop"
+        lines.append(f"{f['name']}: ({how}): {f['requests']} requests in {f['duration_s']:.3f} s")
         for kind, mib in (("read", f["read_mib_s"]), ("write", f["write_mib_s"])):
             lat = f["latency_us"][kind]
             if not lat["count"]:
