@@ -8,6 +8,8 @@ The simulator is a Rust library (`detour-core`); this package drives it::
     r.write("out")                      # summary.json, requests.parquet, config.toml
 
 - `run`, `Result`, `config`, `presets`, `schemes`, `compats`: simulate (`detour.api`)
+- `fio_job`: one closed-loop flow in fio's vocabulary, for `run(flows=[...])`
+  (`detour.fio`, docs/workloads.md "Closed-loop flows")
 - `exact_latency`: exact latency percentiles from a requests.parquet (`detour.requests_file`)
 - `Summary`: a run's summary, typed: `r.summary.latency_us.read.p99` (`detour.schema`)
 - `formats`, `inspect_trace`, `convert_trace`: traces (`detour.traces`)
@@ -43,12 +45,14 @@ _LAZY = {
     **dict.fromkeys(["COLUMNS", "Result", "compat_settings", "compats", "config", "presets", "run", "schemes"], "api"),
     **dict.fromkeys(["import_mqsim", "import_ssdsim"], "importers"),
     "exact_latency": "requests_file",
+    "fio_job": "fio:job",
     **dict.fromkeys(
         ["convert_trace", "formats", "generate", "inspect_trace", "profile_spec", "profiles", "value_popularity"], "traces"
     ),
 }
 
 if TYPE_CHECKING:
+    from .fio import job as fio_job
     from .api import COLUMNS, Result, compat_settings, compats, config, presets, run, schemes
     from .importers import import_mqsim, import_ssdsim
     from .requests_file import exact_latency
@@ -62,7 +66,8 @@ def __getattr__(name: str):
         raise AttributeError(f"module 'detour' has no attribute {name!r}")
     import importlib
 
-    value = getattr(importlib.import_module(f".{module}", __name__), name)
+    module, _, attr = module.partition(":")
+    value = getattr(importlib.import_module(f".{module}", __name__), attr or name)
     globals()[name] = value
     return value
 
@@ -87,6 +92,7 @@ __all__ = [
     "formats",
     "generate",
     "exact_latency",
+    "fio_job",
     "import_mqsim",
     "import_ssdsim",
     "inspect_trace",

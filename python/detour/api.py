@@ -378,6 +378,7 @@ def run(
     compat: Optional[str] = None,
     fit: bool = True,
     requests_parquet: Optional[PathLike] = None,
+    flows: Optional[list] = None,
 ) -> Result:
     """Simulate one workload on one device and return its `Result`.
 
@@ -401,6 +402,12 @@ def run(
       `time_ns`, `offset`, `size` (bytes), `is_write`, and optionally
       `content`, `volume`.
 
+    `flows`: closed-loop tenants sharing the device (fio-like jobs, the
+    config's `[[flows]]`: a list of mappings such as
+    `detour.fio_job("randread", 4096, 32, runtime_s=1)`; docs/workloads.md);
+    with `flows` the workload above may be left out, and the summary's
+    `flows` holds each flow's IOPS, bandwidth and latency.
+
     `requests_parquet`: a file to stream the per-request rows to as
     requests complete (row groups written on a second thread); memory then
     stays flat however long the trace, and `Result.columns` reads the file
@@ -411,8 +418,15 @@ def run(
     Ctrl-C stops the run cleanly and raises KeyboardInterrupt.
     """
     given = [x is not None for x in (trace, profile, requests)]
+    if flows:
+        from .fio import flows_toml
+
+        toml = (toml + "\n" if toml else "") + flows_toml(list(flows))
+        if not any(given):  # the flows alone: an open workload with no requests beside them
+            requests = {name: [] for name in ("time_ns", "offset", "size", "is_write")}
+            given = [False, False, True]
     if sum(given) != 1:
-        raise ValueError("give exactly one workload: trace=, profile= or requests=")
+        raise ValueError("give exactly one workload: trace=, profile= or requests= (or flows=)")
     cfg = config(device, toml=toml, overrides=overrides, scheme=scheme, verify=verify, compat=compat)
 
     sink = os.fspath(requests_parquet) if requests_parquet is not None else None

@@ -22,6 +22,8 @@ from . import __version__, report
 from ._detour import DetourError
 from .cli_papers import OBSERVABLES, cmd_calibrate, cmd_reproduce
 from .errors import CliError, ReproduceError, describe
+from .fio import add_parser as add_fio_parser
+from .fio import cmd as cmd_fio
 
 EXIT_FAILED = 1  # the command was well formed but could not be carried out
 EXIT_USAGE = 2  # argparse's own status for a bad command line
@@ -129,6 +131,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--out", "-o", required=True, metavar="DIR", help="write summary.json, requests.parquet, config.toml here")
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
     p.add_argument("--quiet", "-q", action="store_true", help="print nothing but errors")
+
+    add_fio_parser(sub)
 
     p = sub.add_parser("analyze", help="analyse one run: `collisions` prints the read-collision paper's Table 2 row and Table 3 value")
     p.add_argument("what", choices=["collisions"], help="the analysis")
@@ -512,6 +516,7 @@ COMMANDS = {
     "results": cmd_results,
     "reproduce": cmd_reproduce,
     "calibrate": cmd_calibrate,
+    "fio": cmd_fio,
 }
 
 

@@ -11,7 +11,8 @@ A summary is a dict, as parsed from summary.json (so `json.dumps`,
 `s["latency_us"]["read"]["p99"]` and pickling work as before), whose
 sections are `Record` subclasses: every field is also an attribute with its
 meaning as its doc, `s.latency_us.read.p99`. Optional sections
-(`write_buffer`, `mapping`, `collisions`, `periods`, `probe`) read as None when absent.
+(`write_buffer`, `mapping`, `collisions`, `periods`, `probe`, `flows`) read as None
+when absent; `flows` is a list of `Flow` records.
 """
 
 from __future__ import annotations
@@ -19,7 +20,7 @@ from __future__ import annotations
 import json
 import os
 from dataclasses import dataclass
-from typing import Any, Union
+from typing import Any, Optional, Union
 
 
 @dataclass(frozen=True)
@@ -55,7 +56,7 @@ SECTIONS = (
         F('requests', 'int', 'measured requests (warm-up excluded) = `reads` + `writes`'),
         F('reads', 'int', 'measured read requests'),
         F('writes', 'int', 'measured write requests'),
-        F('warmup_requests', 'int', 'requests left out of the statistics as warm-up: `min(host.warmup_requests, requests in the workload)`'),
+        F('warmup_requests', 'int', 'requests left out of the statistics as warm-up: `min(host.warmup_requests, requests in the workload)`, plus the requests closed-loop flows issued during their `ramp_s` (see `flows`)'),
         F('verify', 'bool', '`run.verify`: every completed read was checked against the latest write of its pages'),
         F('verify_errors', 'int', 'read pages that returned data other than the latest written; always 0 when `verify` is false. A non-zero value is a simulator or scheme bug (or a real loss after an injected failure)'),
         F('verify_failures', 'list', "the first 16 verify errors, each `{time_ns, lpn, expected, got}`: simulated time of the read's completion (ns), logical page number, and the content tokens (64-bit integers) expected and returned"),
@@ -177,6 +178,19 @@ SECTIONS = (
         F('chip_max_over_min', 'float', 'the largest ratio longest / shortest chip queue over the samples whose shortest queue is at least 1 (0 if none is)'),
         F('imbalanced_share', 'float', 'share of samples in which some chip had nothing outstanding while another had 2 or more'),
     )),
+    # `flows[]`: one record per flow
+    Section('flows', kinds=(), fields=(
+        F('name', 'str', "the flow's `name` (`flowN` by position when unset); `workload` for the run's own trace, profile or requests, listed first when it had requests"),
+        F('kind', 'str', '`closed` (a `[[flows]]` job: each stream keeps `iodepth` requests outstanding, the next issued when one completes) or `open` (the run\'s workload, or a `[[flows]]` entry with its own `trace` or `profile`: requests at their own arrival times)'),
+        F('iodepth', 'int', 'requests each stream keeps outstanding (0 for the open flow)'),
+        F('jobs', 'int', 'streams (`numjobs`; 1 for the open flow)'),
+        F(('requests', 'reads', 'writes'), 'int', "the flow's measured requests (warm-up and ramp excluded) and their split"),
+        F('duration_s', 'float', "the flow's first measured arrival to its last measured completion, s: after the ramp, about `runtime_s`"),
+        F('iops', 'float', '`requests / duration_s`'),
+        F(('read_mib_s', 'write_mib_s'), 'float', 'bytes read and written per second over `duration_s`, MiB/s (fio\'s `BW=`)'),
+        F('bandwidth_mb_s', 'float', 'reads and writes together, MB/s (10^6 bytes; fio\'s figure in parentheses)'),
+        F('latency_us', 'Latency by kind', "the flow's latency statistics, `{read, write, all}`, each with the fields of `latency_us` above, µs"),
+    )),
     # `workload`
     Section('workload', kinds=(), fields=(
         F('source', 'str', "the trace file's path as given; `profile:NAME` for a synthetic profile (`profile:custom` for a spec file without `profile`); `<requests>` for arrays given from Python"),
@@ -201,13 +215,15 @@ EXTRA = (
     F("periods", "list | None", "per-period records of the schemes that work in periods; None for the others"),
     F("config", "dict", "the resolved configuration, the tree of config.toml"),
 )
-OPTIONAL = ("write_buffer", "mapping", "collisions", "periods", "probe")
+OPTIONAL = ("write_buffer", "mapping", "collisions", "periods", "probe", "flows")
+# Sections that are a list of records (one per flow), not one record.
+LISTS = ("flows",)
 # Fields of a section written only when a setting asks for them (read as None when absent).
 OPTIONAL_FIELDS = {"gc": ("wl_migrations",)}
 _TYPE_WORDS = {"str": "string", "list[int]": "list of int", "dict": "object", "str | None": "string or null", "int | None": "int or null"}
 _CLASS_NAMES = {"": "Summary", "latency_us": "Latency", "breakdown_us": "Breakdown", "throughput": "Throughput",
                 "pages": "Pages", "dies": "Dies", "write_buffer": "WriteBuffer", "mapping": "Mapping", "gc": "Gc",
-                "collisions": "Collisions", "probe": "Probe", "workload": "Workload"}
+                "collisions": "Collisions", "probe": "Probe", "workload": "Workload", "flows": "Flow"}
 
 
 def section(key: str) -> Section:
@@ -233,6 +249,7 @@ class Record(dict):
 
     _fields: tuple = ()  # the schema's names, in order
     _sections: dict = {}  # field -> Record subclass its dict value becomes
+    _lists: dict = {}  # field -> Record subclass each item of its list becomes
 
     def __init__(self, data: Any = (), **kw):
         super().__init__(data, **kw)
@@ -240,6 +257,10 @@ class Record(dict):
             v = dict.get(self, key)
             if isinstance(v, dict) and not isinstance(v, cls):
                 self[key] = cls(v)
+        for key, cls in self._lists.items():
+            v = dict.get(self, key)
+            if isinstance(v, list):
+                self[key] = [x if isinstance(x, cls) or not isinstance(x, dict) else cls(x) for x in v]
 
     def __getattr__(self, name: str):
         # Keys beyond the schema (a scheme's counters, a newer core's field).
@@ -286,9 +307,10 @@ def _prop(name: str, doc: str, optional: bool):
     return property(get, doc=doc)
 
 
-def _make(name: str, fields: tuple, doc: str, sections: dict, optional: tuple = ()) -> type:
+def _make(name: str, fields: tuple, doc: str, sections: dict, optional: tuple = (), lists: Optional[dict] = None) -> type:
     ns: dict = {"__doc__": doc + "\n\n" + "\n".join(f"- `{n}` ({f.type}): {f.doc}" for f in fields for n in f.names),
                 "__module__": __name__, "_fields": tuple(n for f in fields for n in f.names), "_sections": sections,
+                "_lists": lists or {},
                 "__annotations__": {n: f.type for f in fields for n in f.names}}
     for f in fields:
         for n in f.names:
@@ -299,9 +321,13 @@ def _make(name: str, fields: tuple, doc: str, sections: dict, optional: tuple = 
 
 
 def _build() -> type:
-    sections = {}
+    sections, lists = {}, {}
     for sec in SECTIONS:
         if not sec.key:
+            continue
+        if sec.key in LISTS:  # its records nest the latency section built before it
+            lists[sec.key] = _make(_CLASS_NAMES[sec.key], sec.fields, f"one record of `{sec.key}` in summary.json "
+                                   "(docs/results.md).", {"latency_us": sections["latency_us"]})
             continue
         cls = _make(_CLASS_NAMES[sec.key], sec.fields, f"`{sec.key}` of summary.json (docs/results.md).", {},
                     optional=OPTIONAL_FIELDS.get(sec.key, ()))
@@ -311,9 +337,10 @@ def _build() -> type:
             cls = _make(_CLASS_NAMES[sec.key] + "ByKind", kind_fields, f"`{sec.key}` per request kind.",
                         {k: cls for k in sec.kinds})
         sections[sec.key] = cls
-    top = section("").fields + tuple(F(k, cls.__name__, f"see {cls.__name__}") for k, cls in sections.items()) + EXTRA
+    top = (section("").fields + tuple(F(k, cls.__name__, f"see {cls.__name__}") for k, cls in sections.items())
+           + tuple(F(k, f"list[{cls.__name__}]", f"one {cls.__name__} per flow") for k, cls in lists.items()) + EXTRA)
     return _make("Summary", top, "A run's summary (summary.json; every field in docs/results.md).", sections,
-                 optional=OPTIONAL)
+                 optional=OPTIONAL, lists=lists)
 
 
 Summary = _build()

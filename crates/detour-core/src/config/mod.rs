@@ -8,12 +8,14 @@
 
 mod builder;
 pub mod compat;
+pub mod flows;
 mod model;
 pub mod presets;
 mod validate;
 
 pub use builder::ConfigBuilder;
 pub use compat::Compat;
+pub use flows::{FlowConfig, RwMode};
 pub use model::{FlushClass, FlushPolicy, QueueOrder, ServiceUnit, WriteAck, WriteBufferConfig};
 
 use serde::{Deserialize, Serialize};
@@ -36,6 +38,10 @@ pub struct Config {
     pub run: RunConfig,
     pub metrics: MetricsConfig,
     pub probes: ProbesConfig,
+    /// Closed-loop tenants beside (or instead of) the run's workload
+    /// (`flows.rs`; none by default, and then absent when written out).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub flows: Vec<FlowConfig>,
 }
 
 #[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]

@@ -106,6 +106,7 @@ fn base(device: DeviceConfig) -> Config {
         run: RunConfig::default(),
         metrics: MetricsConfig::default(),
         probes: Default::default(),
+        flows: Vec::new(),
     }
 }
 

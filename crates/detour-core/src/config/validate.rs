@@ -149,6 +149,11 @@ impl Config {
 
         // Relations: the geometry must be buildable and leave room for GC.
         let geo = crate::device::Geometry::from_config(d)?;
+        ensure_config!(self.flows.len() < u16::MAX as usize, "flows", "{} flows; at most {}", self.flows.len(), u16::MAX - 1);
+        for (i, fl) in self.flows.iter().enumerate() {
+            fl.validate(i)?;
+            fl.region(i, geo.logical_bytes())?;
+        }
         let gc_blocks = (f.gc_threshold * d.blocks_per_plane as f64).ceil() as u64;
         ensure_config!(
             gc_blocks + 2 < d.blocks_per_plane as u64,

@@ -29,6 +29,8 @@ pub enum Event {
     TxnFinish(u32),
     /// The scheme's periodic background tick.
     Tick,
+    /// Closed-loop stream `s` may issue its next request (sim/closed.rs).
+    Issue(u32),
 }
 
 /// The simulator's clock and pending events.

@@ -5,6 +5,7 @@
 pub mod buffer;
 pub mod collisions;
 mod columns;
+pub mod flows;
 pub mod histogram;
 pub mod parquet;
 pub mod percentile;
@@ -15,6 +16,7 @@ pub mod warnings;
 pub use collisions::{CollisionSummary, CollisionTracker, PairCount};
 pub use buffer::WriteBufferSummary;
 pub use columns::RequestColumns;
+pub use flows::{FlowKind, FlowSummary, FlowTally};
 pub use percentile::{nearest_rank, rsd, LatencyStats};
 pub use probe::{Probe, ProbeInput, ProbeSeries, ProbeSummary};
 pub use stream::{RequestLog, RequestSink, Tally};
@@ -137,6 +139,10 @@ pub struct Summary {
     /// The load sampler's digest (`probes.interval_us` > 0; absent otherwise).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub probe: Option<ProbeSummary>,
+    /// Per-flow figures when the config has `[[flows]]` (the run's own
+    /// workload first, if it had requests); absent otherwise.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub flows: Vec<FlowSummary>,
     /// Events processed, and simulated time at the end, s.
     pub events: u64,
     pub sim_time_s: f64,

@@ -140,7 +140,7 @@ impl Simulation {
 
     pub(super) fn schedule_first_tick(&mut self) -> Result<()> {
         match self.tick_interval() {
-            Some(iv) if self.next_req.is_some() => self.q.after(iv, Event::Tick),
+            Some(iv) if self.more_to_arrive() => self.q.after(iv, Event::Tick),
             _ => Ok(()),
         }
     }
@@ -157,7 +157,7 @@ impl Simulation {
         // RR-SSD) until the clock overflowed, instead of ending and saying
         // which requests could not complete.
         let busy = !self.q.is_empty() || self.sched.has_work();
-        let active = self.next_req.is_some() || (self.outstanding > 0 && busy);
+        let active = self.more_to_arrive() || (self.outstanding > 0 && busy);
         match self.tick_interval() {
             Some(iv) if active => self.q.after(iv, Event::Tick),
             _ => Ok(()),

@@ -1,4 +1,5 @@
-//! The host interface: open-loop arrivals at trace time (scaled), the
+//! The host interface: open-loop arrivals at trace time (scaled; the
+//! closed-loop flows' issue is `closed.rs`), the
 //! optional queue-depth limit, splitting requests into pages, and planning
 //! them through the scheme (parking a request when a plane has no free page).
 
@@ -51,6 +52,20 @@ impl Simulation {
 
     /// Split a request into its page range, checking its address and time.
     fn split_request(&mut self, r: &Request) -> Result<HostIo> {
+        let mut io = self.split_pages(r)?;
+        let scale = self.cfg.host.time_scale;
+        let arrival = if scale == 1.0 { r.time_ns } else { (r.time_ns as f64 * scale).round() as u64 };
+        if arrival < self.last_arrival {
+            return Err(Error::trace(&self.source, r.line, format!("arrival time {} ns is before the previous request's ({} ns)", arrival, self.last_arrival)));
+        }
+        self.last_arrival = arrival;
+        io.arrival = arrival;
+        Ok(io)
+    }
+
+    /// Split a request into its page range, checking its address; its
+    /// arrival is its time as it stands.
+    pub(super) fn split_pages(&mut self, r: &Request) -> Result<HostIo> {
         let err = |reason: String| Err(Error::trace(&self.source, r.line, reason));
         if r.size == 0 {
             return err("request of size 0".into());
@@ -74,15 +89,9 @@ impl Simulation {
             lpn = (first % logical).min(logical - pages);
             self.n.folded += 1;
         }
-        let scale = self.cfg.host.time_scale;
-        let arrival = if scale == 1.0 { r.time_ns } else { (r.time_ns as f64 * scale).round() as u64 };
-        if arrival < self.last_arrival {
-            return err(format!("arrival time {} ns is before the previous request's ({} ns)", arrival, self.last_arrival));
-        }
-        self.last_arrival = arrival;
         Ok(HostIo {
             req: 0,
-            arrival,
+            arrival: r.time_ns,
             offset: r.offset,
             size: r.size,
             lpn: lpn as u32,
@@ -90,14 +99,25 @@ impl Simulation {
             write: r.kind == IoKind::Write,
             content: r.content,
             seq: 0,
+            stream: 0,
         })
     }
 
     /// The pending request arrives: record it and admit it (or queue it at
     /// the host when the queue-depth limit is reached).
     pub(super) fn arrive(&mut self) -> Result<()> {
-        let Some(mut io) = self.next_req.take() else { return Ok(()) };
-        let warm = self.log.arrived() < self.cfg.host.warmup_requests;
+        let Some(io) = self.next_req.take() else { return Ok(()) };
+        self.enter(io, false)
+    }
+
+    /// Record a request arriving now and admit it (or queue it at the
+    /// host); `ramp`: it is left out of the statistics (a closed-loop
+    /// flow's ramp).
+    pub(super) fn enter(&mut self, mut io: HostIo, ramp: bool) -> Result<()> {
+        let counted_warm = self.log.arrived() < self.cfg.host.warmup_requests;
+        // A ramp request beyond the warm-up count is warm-up all the same.
+        self.n.ramped += (ramp && !counted_warm) as u64;
+        let warm = ramp || counted_warm;
         let in_flight = self.outstanding as u64 + self.host_queue.len() as u64 + 1;
         io.req = self.log.arrive(io.arrival, io.offset, io.size, io.write, warm, in_flight);
         if io.write {
@@ -249,6 +269,7 @@ impl Simulation {
         let (bus, array) = (txn.bus_ns + txn.map_bus_ns, txn.array_ns + txn.map_array_ns);
         self.log.complete(io.req, latency, bus, array, txn.delay_ns)?;
         self.outstanding -= 1;
+        self.closed_done(&io, latency)?;
         if let Some(next) = self.host_queue.pop_front() {
             self.admit(next)?;
         }

@@ -1,13 +1,15 @@
 //! The simulation: the host interface, the scheme, the FTL and the scheduler
 //! joined by the event loop.
 //!
-//! A request arrives (open loop, at its trace time), is split into pages and
+//! A request arrives (open loop, at its trace time; or closed loop, when a
+//! `[[flows]]` stream has room: `closed.rs`), is split into pages and
 //! planned by the scheme; the plan becomes a transaction whose operations go
 //! to the die queues; when all its groups finish the request completes.
 //! GC, erases and the scheme's background plans are transactions too.
 
 mod background;
 mod buffer;
+mod closed;
 mod exec;
 mod flush;
 mod host;
@@ -84,6 +86,8 @@ struct Counters {
     events: u64,
     arrivals: u64,
     write_seq: u64,
+    /// Requests issued during a flow's ramp (beyond `host.warmup_requests`).
+    ramped: u64,
 }
 
 pub struct Simulation {
@@ -136,6 +140,8 @@ pub struct Simulation {
     /// The DRAM write buffer (`[write_buffer]`), if any.
     wbuf: Option<Box<flush::BufferRun>>,
     link: Option<link::HostLink>,
+    /// The `[[flows]]` streams and per-flow figures (None without flows).
+    closed: Option<Box<closed::ClosedLoop>>,
     source: String,
 }
 
@@ -205,6 +211,7 @@ impl Simulation {
             probe: Probe::new(cfg.probes.interval_us, geo.dies(), geo.dies_per_chip, sched_unit_dies),
             wbuf: flush::BufferRun::new(&cfg.write_buffer, cfg.device.page_size, geo.logical_pages),
             link: link::HostLink::new(cfg.host.link_gbps),
+            closed: closed::ClosedLoop::new(&cfg, geo.logical_bytes())?,
             source: "<workload>".into(),
             geo,
             cfg,
@@ -249,6 +256,7 @@ impl Simulation {
         let workload: &mut dyn Iterator<Item = Result<Request>> = &mut guard;
         self.precondition(progress)?;
         self.pull_next(workload)?;
+        self.start_closed()?;
         self.schedule_first_tick()?;
         loop {
             let Some((now, ev)) = self.q.pop() else {
@@ -265,9 +273,15 @@ impl Simulation {
                 Event::Arrival => {
                     self.arrive()?;
                     self.pull_next(workload)?;
-                    if self.next_req.is_none() {
+                    if !self.more_to_arrive() {
                         self.drain_buffer()?;
                     }
+                    if self.n.arrivals & 0x3FFF == 0 && !progress.update(self.n.arrivals, now) {
+                        return Err(Error::Interrupted { done: self.n.arrivals });
+                    }
+                }
+                Event::Issue(s) => {
+                    self.issue(s)?;
                     if self.n.arrivals & 0x3FFF == 0 && !progress.update(self.n.arrivals, now) {
                         return Err(Error::Interrupted { done: self.n.arrivals });
                     }
@@ -335,7 +349,7 @@ impl Simulation {
             seed: self.cfg.run.seed,
             verify: self.cfg.run.verify,
             verify_errors: self.n.verify_errors,
-            warmup_requests: self.cfg.host.warmup_requests.min(self.log.arrived()),
+            warmup_requests: self.cfg.host.warmup_requests.min(self.log.arrived()) + self.n.ramped,
             stalls: self.n.stalls,
             events: self.n.events,
             park_visits: self.lot.visits,
@@ -364,6 +378,7 @@ impl Simulation {
         };
         s.write_buffer = self.wbuf.as_ref().map(|b| b.summary(self.q.now()));
         s.mapping = self.ftl.mapping.stats();
+        s.flows = self.closed.as_ref().map_or_else(Vec::new, |c| c.summaries());
         s.periods = self.scheme.periods();
         metrics::period_latency(self.log.tally(), &mut s.periods);
         let channels: Vec<u64> = self.sched.channels().iter().map(|c| c.busy_ns).collect();

@@ -19,6 +19,9 @@ pub struct HostIo {
     pub content: u64,
     /// First unique-token sequence number (writes without content).
     pub seq: u64,
+    /// Where it came from: 0 the run's workload, `s + 1` closed-loop
+    /// stream `s` (`closed.rs`).
+    pub stream: u16,
 }
 
 /// What a transaction is for; decides what happens when it ends.

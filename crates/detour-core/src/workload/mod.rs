@@ -30,6 +30,7 @@ pub struct Request {
 pub mod ahead;
 pub mod formats;
 pub mod inspect;
+pub mod job;
 pub mod popularity;
 pub mod reader;
 pub mod writer;
