@@ -3,13 +3,20 @@
 use super::*;
 use crate::config::Config;
 
-fn ftl() -> Ftl {
+/// An FTL on `small` cut to 8 blocks a plane, with `set` applied.
+fn ftl_with(set: impl FnOnce(&mut Config)) -> Ftl {
     let mut cfg = Config::preset("small").unwrap();
     cfg.device.blocks_per_plane = 8;
-    cfg.device.pages_per_block = 4;
-    cfg.ftl.gc_threshold = 0.4;
+    set(&mut cfg);
     let geo = Geometry::from_config(&cfg.device).unwrap();
     Ftl::new(&cfg, &geo, true).unwrap()
+}
+
+fn ftl() -> Ftl {
+    ftl_with(|cfg| {
+        cfg.device.pages_per_block = 4;
+        cfg.ftl.gc_threshold = 0.4;
+    })
 }
 
 #[test]
@@ -171,13 +178,11 @@ fn a_zeroed_block_table_holds_fresh_blocks() {
 /// A cached mapping table smaller than the map: its translation pages are
 /// on flash, in blocks GC moves them out of into blocks of their own.
 fn ftl_with_cmt() -> Ftl {
-    let mut cfg = Config::preset("small").unwrap();
-    cfg.device.blocks_per_plane = 8;
-    cfg.device.pages_per_block = 64; // 16 Ki pages: more than one translation page
-    cfg.ftl.mapping = crate::config::MappingKind::Cmt;
-    cfg.ftl.cmt_size_kib = 4;
-    let geo = Geometry::from_config(&cfg.device).unwrap();
-    Ftl::new(&cfg, &geo, true).unwrap()
+    ftl_with(|cfg| {
+        cfg.device.pages_per_block = 64; // 16 Ki pages: more than one translation page
+        cfg.ftl.mapping = crate::config::MappingKind::Cmt;
+        cfg.ftl.cmt_size_kib = 4;
+    })
 }
 
 #[test]

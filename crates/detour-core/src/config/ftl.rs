@@ -1,0 +1,131 @@
+//! `[ftl]`: allocation, garbage collection and its victim policy, wear
+//! levelling, the mapping table, and preconditioning.
+
+use serde::{Deserialize, Serialize};
+
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields, default)]
+pub struct FtlConfig {
+    /// "static" (plane from the LPN in `order`) or "dynamic" (least-loaded die).
+    pub allocation: String,
+    /// Static allocation order: a permutation of C, W, D, P; the first letter
+    /// varies fastest with the LPN (CWDP = channel first).
+    pub order: String,
+    /// GC starts on a plane when its free blocks fall below this share.
+    pub gc_threshold: f64,
+    /// Which block GC reclaims: greedy, cost-benefit, random (d choices) or fifo.
+    pub gc_policy: GcPolicy,
+    /// Candidates drawn by `gc_policy = "random"`. Default 8.
+    pub gc_choices: u32,
+    /// Static wear levelling: `off` (default) or `static` (when a plane's
+    /// erase-count spread exceeds `wear_threshold`, its least-erased full
+    /// block's data moves to a fresh block; ftl/gc/wear.rs).
+    pub wear_leveling: WearLeveling,
+    /// The spread (most minus least erases among a plane's blocks) above
+    /// which static wear levelling moves cold data. Default 100.
+    pub wear_threshold: u32,
+    /// Latency of a read served from the controller's write buffer (a read of
+    /// a page whose program has not finished), in ns.
+    pub buffer_read_ns: u64,
+    /// Where the LPN -> PPN map lives: "dram" (all of it, every lookup
+    /// free; default) or "cmt" (a cached mapping table of `cmt_size_kib`,
+    /// the rest in translation pages on flash; ftl/mapping/).
+    pub mapping: MappingKind,
+    /// With `mapping = "cmt"`: the cache's size in KiB, whole translation
+    /// pages of `device.page_size` bytes (page_size / 4 entries each).
+    /// Default 2048 (MQSim's default CMT capacity, 2 MiB).
+    pub cmt_size_kib: u64,
+    pub precondition: PreconditionConfig,
+}
+
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields, default)]
+pub struct PreconditionConfig {
+    /// Share of the logical pages that hold valid data before measurement.
+    pub valid: f64,
+    /// Share of the physical pages that hold invalid (stale) data before
+    /// measurement; "fill to the GC threshold" is `to_gc_threshold = true`.
+    pub invalid: f64,
+    /// Overwrite pages until every plane is one block above its GC threshold.
+    ///
+    /// Overwrites (here and for `invalid`) pick uniformly random valid
+    /// pages, in passes of equal size when they outnumber the valid pages,
+    /// so blocks end with a mix of live and stale pages, as on an aged
+    /// device, and GC has pages to move from its first run.
+    pub to_gc_threshold: bool,
+    /// Wear before measurement: random overwrites of the valid pages, as a
+    /// multiple of the physical pages, with greedy GC collecting (in no
+    /// simulated time) whenever a plane reaches its threshold. Erase counts
+    /// then differ between blocks and chips as on a used device; `invalid`
+    /// and `to_gc_threshold` cannot do that (their stale pages must fit
+    /// above the threshold). 0 = none.
+    pub wear: f64,
+    /// After the other steps, collect every plane (no simulated time)
+    /// until it holds this many free blocks above its GC trigger, or has
+    /// nothing left to reclaim: an aged device whose idle-time GC has
+    /// caught up. 0 = leave the planes as the other steps left them.
+    pub headroom_blocks: u32,
+}
+
+/// GC victim policy (`ftl.gc_policy`; ftl/gc/victim.rs).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum GcPolicy {
+    /// The fewest live pages.
+    #[default]
+    Greedy,
+    /// The largest age x free / used.
+    CostBenefit,
+    /// The fewest live pages of `gc_choices` drawn at random.
+    Random,
+    /// The block filled first.
+    Fifo,
+}
+
+/// Wear levelling (`ftl.wear_leveling`; ftl/gc/wear.rs).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum WearLeveling {
+    /// Blocks wear as GC leaves them.
+    #[default]
+    Off,
+    /// Move the data of a plane's least-erased full block when the plane's
+    /// erase-count spread exceeds `ftl.wear_threshold`.
+    Static,
+}
+
+/// Where the mapping table lives (`ftl.mapping`; ftl/mapping/).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum MappingKind {
+    /// The whole page-level map in DRAM: no translation traffic.
+    #[default]
+    Dram,
+    /// A cached mapping table (DFTL): misses read translation pages from
+    /// flash, dirty evictions write them back.
+    Cmt,
+}
+
+impl Default for FtlConfig {
+    fn default() -> Self {
+        FtlConfig {
+            allocation: "static".into(),
+            order: "CWDP".into(),
+            gc_threshold: 0.05,
+            gc_policy: GcPolicy::Greedy,
+            gc_choices: 8,
+            wear_leveling: WearLeveling::Off,
+            wear_threshold: 100,
+            buffer_read_ns: 1_000,
+            mapping: MappingKind::Dram,
+            cmt_size_kib: 2048,
+            precondition: PreconditionConfig::default(),
+        }
+    }
+}
+
+impl Default for PreconditionConfig {
+    fn default() -> Self {
+        PreconditionConfig { valid: 0.0, invalid: 0.0, to_gc_threshold: false, wear: 0.0, headroom_blocks: 0 }
+    }
+}
