@@ -106,8 +106,8 @@ impl ParityRaid {
             return false;
         }
         upd.iter().all(|&(lpn, _)| {
-            let ch = self.l.data_channel(lpn);
-            !self.mt.full(ch) && self.mirror_dies_of(ch).all(|d| ctx.load.occ(d) == 0)
+            let ch = self.layout.data_channel(lpn);
+            !self.mirror_table.full(ch) && self.mirror_dies_of(ch).all(|d| ctx.load.occ(d) == 0)
         })
     }
 
@@ -115,15 +115,15 @@ impl ParityRaid {
     /// chip at once; the parity is left alone (it still covers the expired version).
     pub(super) fn mirror_write(&mut self, upd: &[(Lpn, Token)], ctx: &mut Ctx, plan: &mut Plan, done: u32) -> Result<(), Stall> {
         for &(lpn, _) in upd {
-            let ch = self.l.data_channel(lpn);
-            if !can_alloc_in(ctx, self.l.data_dies(ch), &self.fail, Stream::Host) || !can_alloc_in(ctx, self.mirror_dies_of(ch), &self.fail, Stream::Aux) {
+            let ch = self.layout.data_channel(lpn);
+            if !can_alloc_in(ctx, self.layout.data_dies(ch), &self.fail, Stream::Host) || !can_alloc_in(ctx, self.mirror_dies_of(ch), &self.fail, Stream::Aux) {
                 return Err(Stall { done });
             }
         }
         let mut got: Vec<Ppn> = Vec::with_capacity(upd.len() * 2);
         for &(lpn, _) in upd {
-            let ch = self.l.data_channel(lpn);
-            let d = alloc_in(ctx, self.l.data_dies(ch), &self.fail, Stream::Host, lpn);
+            let ch = self.layout.data_channel(lpn);
+            let d = alloc_in(ctx, self.layout.data_dies(ch), &self.fail, Stream::Host, lpn);
             let m = alloc_in(ctx, self.mirror_dies_of(ch), &self.fail, Stream::Aux, TAG_MIRROR | lpn);
             got.extend(d.iter().chain(m.iter()));
             if d.is_none() || m.is_none() {
@@ -134,9 +134,9 @@ impl ParityRaid {
         let g = plan.group(upd[0].0, false);
         for (k, &(lpn, token)) in upd.iter().enumerate() {
             let (data, copy) = (got[2 * k], got[2 * k + 1]);
-            let ch = self.l.data_channel(lpn);
+            let ch = self.layout.data_channel(lpn);
             let old = ctx.ftl.map.get(lpn);
-            let entry = match self.mt.get(lpn) {
+            let entry = match self.mirror_table.get(lpn) {
                 Some(e) => {
                     // Already mirrored: the old current and its copy are simply stale.
                     invalidate(ctx, old);
@@ -145,9 +145,9 @@ impl ParityRaid {
                 }
                 None => Entry { eppn: old, mppn: copy },
             };
-            self.mt.set(lpn, ch, entry);
+            self.mirror_table.set(lpn, ch, entry);
             ctx.ftl.map.set(lpn, data);
-            self.tok.set(lpn, token);
+            self.page_tokens.set(lpn, token);
             plan.program(g, 0, data, lpn, token, Class::HostWrite, 0);
             if self.mirror_shared {
                 plan.program_shared(g, 0, copy, TAG_MIRROR | lpn, token, Class::HostWrite, 0);
@@ -173,18 +173,18 @@ impl ParityRaid {
     /// Mirror chips at their threshold: recompute the parity of the stripe
     /// of the oldest mirrored page, in the background.
     pub(super) fn reclaim_full_mirrors(&mut self, ctx: &mut Ctx) {
-        for ch in 0..self.l.n {
-            if !self.mt.full(ch) {
+        for ch in 0..self.layout.n {
+            if !self.mirror_table.full(ch) {
                 continue;
             }
-            let Some(lpn) = self.mt.oldest(ch) else { continue };
+            let Some(lpn) = self.mirror_table.oldest(ch) else { continue };
             let mut plan = Plan::default();
-            let j = self.l.stripe(lpn);
+            let j = self.layout.stripe(lpn);
             if self.parity_update(j, &[], Class::Background, ctx, &mut plan).is_ok() {
                 self.stats.reclaims += 1;
                 ctx.background.push(plan);
             } else {
-                self.mt.fifo[ch as usize].push_front(lpn);
+                self.mirror_table.fifo[ch as usize].push_front(lpn);
             }
         }
     }

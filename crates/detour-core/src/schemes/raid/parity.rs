@@ -18,12 +18,12 @@ use std::ops::Range;
 
 pub struct ParityRaid {
     pub(super) org: Org,
-    pub(super) l: Layout,
+    pub(super) layout: Layout,
     /// Token of each LPN's current data, and of each stripe's parity.
-    pub(super) tok: Chunked<Token>,
+    pub(super) page_tokens: Chunked<Token>,
     pub(super) parity: Chunked<Ppn>,
-    pub(super) ptok: Chunked<Token>,
-    pub(super) mt: MirrorTable,
+    pub(super) parity_tokens: Chunked<Token>,
+    pub(super) mirror_table: MirrorTable,
     pub(super) fail: Failure,
     pub(super) stats: Stats,
     /// Planning a write with no simulated time (preconditioning, placement).
@@ -35,22 +35,34 @@ pub struct ParityRaid {
     /// CR5M mirroring writes share one data transfer (`mirror_write = "interleaved"`).
     pub(super) mirror_shared: bool,
     ready: bool,
-    pub(super) rb: Rebuild,
+    pub(super) rebuild_state: Rebuild,
 }
 
 impl ParityRaid {
     pub fn new(org: Org, cfg: &Config) -> ParityRaid {
-        let l = Layout { org, n: 1, chips: 1, dies_per_chip: 1 };
-        let shares = (cfg.scheme.raid.mirror_threshold, cfg.ftl.gc_threshold, cfg.device.overprovisioning);
-        let fail = Failure::from_config(cfg);
-        let empty = MirrorTable::new(0, 0, 0);
-        let (tok, parity, ptok) = (Chunked::new(0, 0), Chunked::new(0, NO_PAGE), Chunked::new(0, 0));
-        ParityRaid { org, l, tok, parity, ptok, mt: empty, fail, stats: Stats::default(), instant: false, shares, mirror_next: cfg.scheme.raid.mirror_channel == "next", mirror_shared: cfg.scheme.raid.mirror_write == MirrorWrite::Interleaved && cfg.scheme.raid.mirror_channel != "next", ready: false, rb: Rebuild::default() }
+        let raid = &cfg.scheme.raid;
+        // The tables are sized by `setup`, once the geometry is known.
+        ParityRaid {
+            org,
+            layout: Layout { org, n: 1, chips: 1, dies_per_chip: 1 },
+            page_tokens: Chunked::new(0, 0),
+            parity: Chunked::new(0, NO_PAGE),
+            parity_tokens: Chunked::new(0, 0),
+            mirror_table: MirrorTable::new(0, 0, 0),
+            fail: Failure::from_config(cfg),
+            stats: Stats::default(),
+            instant: false,
+            shares: (raid.mirror_threshold, cfg.ftl.gc_threshold, cfg.device.overprovisioning),
+            mirror_next: raid.mirror_channel == "next",
+            mirror_shared: raid.mirror_write == MirrorWrite::Interleaved && raid.mirror_channel != "next",
+            ready: false,
+            rebuild_state: Rebuild::default(),
+        }
     }
 
     /// The dies of the mirror chip that holds channel `ch`'s mirror copies.
     pub(super) fn mirror_dies_of(&self, ch: u32) -> std::ops::Range<u32> {
-        self.l.mirror_dies(if self.mirror_next { (ch + 1) % self.l.n } else { ch })
+        self.layout.mirror_dies(if self.mirror_next { (ch + 1) % self.layout.n } else { ch })
     }
 
     pub(super) fn org_mirrors(&self) -> bool {
@@ -59,7 +71,7 @@ impl ParityRaid {
 
     pub(super) fn mt_get(&self, lpn: Lpn) -> Option<super::mirror::Entry> {
         if self.org_mirrors() {
-            self.mt.get(lpn)
+            self.mirror_table.get(lpn)
         } else {
             None
         }
@@ -77,14 +89,14 @@ impl ParityRaid {
             return;
         }
         self.ready = true;
-        self.l = Layout::new(self.org, geo);
-        let stripes = geo.logical_pages / self.l.width();
-        self.tok = Chunked::new(geo.logical_pages as u64, 0);
+        self.layout = Layout::new(self.org, geo);
+        let stripes = geo.logical_pages / self.layout.width();
+        self.page_tokens = Chunked::new(geo.logical_pages as u64, 0);
         self.parity = Chunked::new(stripes as u64, NO_PAGE);
-        self.ptok = Chunked::new(stripes as u64, 0);
+        self.parity_tokens = Chunked::new(stripes as u64, 0);
         self.stats = Stats::new(geo.channels);
         let limit = if self.org_mirrors() { self.mirror_limit(geo) } else { 0 };
-        self.mt = MirrorTable::new(if self.org_mirrors() { geo.logical_pages } else { 0 }, geo.channels, limit);
+        self.mirror_table = MirrorTable::new(if self.org_mirrors() { geo.logical_pages } else { 0 }, geo.channels, limit);
     }
 
     /// Mirror entries a channel may hold: the mirror chip down to its free
@@ -136,10 +148,10 @@ impl ParityRaid {
     /// The pages whose XOR is `lpn`'s data: the parity and the version of
     /// every other member it covers; and how many of them are on failed dies.
     fn rebuild_set(&self, lpn: Lpn, ctx: &Ctx) -> (Vec<Ppn>, u32) {
-        let j = self.l.stripe(lpn);
+        let j = self.layout.stripe(lpn);
         let mut pages = vec![self.parity.get(j)];
         let mut dead = (pages[0] == NO_PAGE) as u32;
-        for m in self.l.members(j).filter(|&m| m != lpn) {
+        for m in self.layout.members(j).filter(|&m| m != lpn) {
             let p = self.mt_get(m).map_or(ctx.ftl.map.get(m), |e| e.eppn);
             if p != NO_PAGE {
                 pages.push(p);
@@ -226,8 +238,8 @@ impl Scheme for ParityRaid {
         // Split the request into one group of pages per stripe (paper III.A).
         let mut i = 0;
         while i < tokens.len() {
-            let j = self.l.stripe(lpns.start + i as u32);
-            let end = tokens.len().min((self.l.members(j).end - lpns.start) as usize);
+            let j = self.layout.stripe(lpns.start + i as u32);
+            let end = tokens.len().min((self.layout.members(j).end - lpns.start) as usize);
             let upd: Vec<(Lpn, Token)> = (i..end).map(|k| (lpns.start + k as u32, tokens[k])).collect();
             self.write_stripe(j, &upd, ctx, plan, i as u32)?;
             i = end;
@@ -265,11 +277,11 @@ impl Scheme for ParityRaid {
 
     fn counters(&self) -> Vec<(&'static str, f64)> {
         let mut v = self.stats.to_vec();
-        let entries: u32 = self.mt.count.iter().sum();
+        let entries: u32 = self.mirror_table.count.iter().sum();
         v.push(("mirror_entries", entries as f64));
         v.push(("lost_pages", self.fail.lost as f64));
         v.push(("failed_at_us", self.fail.at_us()));
-        let rb = &self.rb;
+        let rb = &self.rebuild_state;
         let time = rb.done_ns.map_or(-1.0, |t| (t - rb.started_ns) as f64 / 1e3);
         v.extend([("rebuild_stripes", rb.stripes as f64), ("rebuild_pages", rb.pages as f64), ("rebuild_waiting", rb.retry.len() as f64), ("rebuild_no_space", rb.no_space as f64), ("rebuild_time_us", time)]);
         v
@@ -283,7 +295,7 @@ impl ParityRaid {
         let slot = if mirror { &mut e.mppn } else { &mut e.eppn };
         if *slot == from {
             *slot = to;
-            self.mt.set(lpn, self.l.data_channel(lpn), e);
+            self.mirror_table.set(lpn, self.layout.data_channel(lpn), e);
         }
     }
 }

@@ -39,17 +39,17 @@ pub struct Rebuild {
 impl ParityRaid {
     /// Plan the rebuild of every stripe the failure touched.
     pub(super) fn start_rebuild(&mut self, ctx: &mut Ctx) {
-        self.rb.started_ns = ctx.now;
-        let all: Vec<u32> = (0..ctx.geo.logical_pages / self.l.width()).filter(|&j| self.touched(j, ctx)).collect();
-        self.rb.stripes = all.len() as u64;
+        self.rebuild_state.started_ns = ctx.now;
+        let all: Vec<u32> = (0..ctx.geo.logical_pages / self.layout.width()).filter(|&j| self.touched(j, ctx)).collect();
+        self.rebuild_state.stripes = all.len() as u64;
         self.rebuild_pass(all, ctx);
     }
 
     /// Stripes whose sources were still being written at the last pass are
     /// tried again when the scheme next plans.
     pub(super) fn retry_rebuild(&mut self, ctx: &mut Ctx) {
-        if !self.rb.retry.is_empty() && !self.instant {
-            let again = std::mem::take(&mut self.rb.retry);
+        if !self.rebuild_state.retry.is_empty() && !self.instant {
+            let again = std::mem::take(&mut self.rebuild_state.retry);
             self.rebuild_pass(again, ctx);
         }
     }
@@ -58,15 +58,15 @@ impl ParityRaid {
         let mut plan = Plan::default();
         for j in stripes {
             if self.touched(j, ctx) && !self.rebuild_stripe(j, ctx, &mut plan) {
-                self.rb.retry.push(j);
+                self.rebuild_state.retry.push(j);
             }
         }
         for op in plan.ops.iter_mut() {
             op.tag = TAG_REBUILD;
         }
-        self.rb.left += plan.ops.len() as u64;
-        if self.rb.left == 0 && self.rb.retry.is_empty() {
-            self.rb.done_ns.get_or_insert(ctx.now);
+        self.rebuild_state.left += plan.ops.len() as u64;
+        if self.rebuild_state.left == 0 && self.rebuild_state.retry.is_empty() {
+            self.rebuild_state.done_ns.get_or_insert(ctx.now);
         } else if !plan.ops.is_empty() {
             ctx.background.push(plan);
         }
@@ -78,20 +78,20 @@ impl ParityRaid {
 
     fn touched(&self, j: u32, ctx: &Ctx) -> bool {
         self.dead_page(self.parity.get(j), ctx)
-            || self.l.members(j).any(|m| {
+            || self.layout.members(j).any(|m| {
                 self.dead_page(ctx.ftl.map.get(m), ctx) || self.mt_get(m).is_some_and(|e| self.dead_page(e.eppn, ctx) || self.dead_page(e.mppn, ctx))
             })
     }
 
     /// Plan stripe `j`'s rebuild; false if some of it must wait for a retry.
     fn rebuild_stripe(&mut self, j: u32, ctx: &mut Ctx, plan: &mut Plan) -> bool {
-        let in_flight = |s: &Self, p: Ppn| s.rb.pending.iter().any(|&(_, old)| old == p);
-        let lost: Vec<Lpn> = self.l.members(j).filter(|&m| self.dead_page(ctx.ftl.map.get(m), ctx) && !in_flight(self, ctx.ftl.map.get(m))).collect();
+        let in_flight = |s: &Self, p: Ppn| s.rebuild_state.pending.iter().any(|&(_, old)| old == p);
+        let lost: Vec<Lpn> = self.layout.members(j).filter(|&m| self.dead_page(ctx.ftl.map.get(m), ctx) && !in_flight(self, ctx.ftl.map.get(m))).collect();
         let mut ok = true;
         for x in lost {
             ok &= self.rebuild_page(x, ctx, plan);
         }
-        let stale = self.dead_page(self.parity.get(j), ctx) || self.l.members(j).any(|m| self.mt_get(m).is_some());
+        let stale = self.dead_page(self.parity.get(j), ctx) || self.layout.members(j).any(|m| self.mt_get(m).is_some());
         if stale {
             ok &= self.parity_update(j, &[], Class::Background, ctx, plan).is_ok();
         }
@@ -107,10 +107,10 @@ impl ParityRaid {
             Some(_) => return false, // mirror lost too: the parity covers only the expired version
             None => self.rebuild_set_pub(x, ctx).into_iter().filter(|&p| live(p)).collect(),
         };
-        let dies = self.l.data_dies(self.l.data_channel(x));
+        let dies = self.layout.data_dies(self.layout.data_channel(x));
         if dies.clone().all(|d| self.fail.dead(d)) {
             // No data die left in the channel: no spare space; reads stay degraded.
-            self.rb.no_space += 1;
+            self.rebuild_state.no_space += 1;
             return true;
         }
         if src.iter().any(|&p| !ctx.ftl.is_programmed(p)) || blocked(ctx, dies.clone(), &self.fail, Stream::Aux) {
@@ -122,16 +122,16 @@ impl ParityRaid {
             plan.read(g, 0, p, Class::Background, 0);
         }
         plan.program_from_prev(g, 1, new, x, 0, Class::Background, 0);
-        self.rb.pending.push((new, old));
-        self.rb.pages += 1;
+        self.rebuild_state.pending.push((new, old));
+        self.rebuild_state.pages += 1;
         true
     }
 
     /// A rebuild operation finished: switch the map to a rebuilt page (unless
     /// the host rewrote the LPN meanwhile) and time the end of the rebuild.
     pub(super) fn rebuild_done(&mut self, op: &OpDone, ctx: &mut Ctx) {
-        if let Some(k) = self.rb.pending.iter().position(|&(new, _)| new == op.ppn && op.kind == crate::device::OpKind::Program) {
-            let (new, old) = self.rb.pending.swap_remove(k);
+        if let Some(k) = self.rebuild_state.pending.iter().position(|&(new, _)| new == op.ppn && op.kind == crate::device::OpKind::Program) {
+            let (new, old) = self.rebuild_state.pending.swap_remove(k);
             let x = op.owner;
             if ctx.ftl.map.get(x) == old {
                 ctx.ftl.invalidate(old);
@@ -140,9 +140,9 @@ impl ParityRaid {
                 ctx.ftl.invalidate(new);
             }
         }
-        self.rb.left = self.rb.left.saturating_sub(1);
-        if self.rb.left == 0 && self.rb.retry.is_empty() && self.rb.done_ns.is_none() {
-            self.rb.done_ns = Some(ctx.now);
+        self.rebuild_state.left = self.rebuild_state.left.saturating_sub(1);
+        if self.rebuild_state.left == 0 && self.rebuild_state.retry.is_empty() && self.rebuild_state.done_ns.is_none() {
+            self.rebuild_state.done_ns = Some(ctx.now);
         }
     }
 }

@@ -20,7 +20,7 @@ use crate::types::{Lpn, Ppn, Token, NO_PAGE};
 impl ParityRaid {
     /// Plan the write of `upd` (pages of stripe `j`); `done` is for stalls.
     pub(super) fn write_stripe(&mut self, j: u32, upd: &[(Lpn, Token)], ctx: &mut Ctx, plan: &mut Plan, done: u32) -> Result<(), Stall> {
-        let full = upd.len() as u32 == self.l.width();
+        let full = upd.len() as u32 == self.layout.width();
         if self.org_mirrors() && !full && self.mw_ok(upd, ctx) {
             return self.mirror_write(upd, ctx, plan, done);
         }
@@ -30,7 +30,7 @@ impl ParityRaid {
     /// Write `upd` (possibly nothing: a reclaim) and a new parity for stripe `j`.
     pub(super) fn parity_update(&mut self, j: u32, upd: &[(Lpn, Token)], class: Class, ctx: &mut Ctx, plan: &mut Plan) -> Result<(), Stall> {
         let (data, parity) = self.alloc_stripe(j, upd, ctx, plan)?;
-        let g = plan.group(self.l.members(j).start, false);
+        let g = plan.group(self.layout.members(j).start, false);
         let reads = if parity.is_some() { self.pre_reads(j, upd, g, class, ctx, plan) } else { 0 };
         let stage = (reads > 0) as u8;
         self.release_entries(j, upd, ctx);
@@ -39,20 +39,20 @@ impl ParityRaid {
             invalidate(ctx, ctx.ftl.map.get(lpn));
             // No page when the data channel has failed: the data lives in the parity only.
             ctx.ftl.map.set(lpn, data[k].unwrap_or(NO_PAGE));
-            self.tok.set(lpn, token);
+            self.page_tokens.set(lpn, token);
             if let Some(p) = data[k] {
                 plan.program(g, stage, p, lpn, token, wclass, 0);
-                self.count_writes(self.l.data_channel(lpn), 1);
+                self.count_writes(self.layout.data_channel(lpn), 1);
             }
         }
         invalidate(ctx, self.parity.get(j));
-        let ptok = self.l.members(j).fold(0, |acc, m| acc ^ self.tok.get(m));
+        let ptok = self.layout.members(j).fold(0, |acc, m| acc ^ self.page_tokens.get(m));
         self.parity.set(j, parity.unwrap_or(NO_PAGE));
-        self.ptok.set(j, ptok);
+        self.parity_tokens.set(j, ptok);
         match parity {
             Some(p) => {
                 plan.program(g, stage, p, TAG_PARITY | j, ptok, wclass, 0);
-                self.count_writes(self.l.parity_channel(j), 1);
+                self.count_writes(self.layout.parity_channel(j), 1);
             }
             None => self.stats.unprotected += 1,
         }
@@ -65,16 +65,16 @@ impl ParityRaid {
     fn alloc_stripe(&mut self, j: u32, upd: &[(Lpn, Token)], ctx: &mut Ctx, plan: &mut Plan) -> Result<(Vec<Option<Ppn>>, Option<Ppn>), Stall> {
         let mut got = Vec::with_capacity(upd.len() + 1);
         let mut data = Vec::with_capacity(upd.len());
-        let targets: Vec<_> = upd.iter().map(|&(lpn, _)| (self.l.data_channel(lpn), lpn, Stream::Host)).collect();
-        let targets = targets.into_iter().chain([(self.l.parity_channel(j), TAG_PARITY | j, Stream::Aux)]).collect::<Vec<_>>();
+        let targets: Vec<_> = upd.iter().map(|&(lpn, _)| (self.layout.data_channel(lpn), lpn, Stream::Host)).collect();
+        let targets = targets.into_iter().chain([(self.layout.parity_channel(j), TAG_PARITY | j, Stream::Aux)]).collect::<Vec<_>>();
         // Each channel takes at most one page of a stripe per stream, so this check is exact.
         for &(ch, _, st) in &targets {
-            if blocked(ctx, self.l.data_dies(ch), &self.fail, st) {
+            if blocked(ctx, self.layout.data_dies(ch), &self.fail, st) {
                 return Err(Stall { done: 0 });
             }
         }
         for (ch, owner, stream) in targets {
-            let dies = self.l.data_dies(ch);
+            let dies = self.layout.data_dies(ch);
             let page = alloc_in(ctx, dies.clone(), &self.fail, stream, owner);
             if page.is_none() && dies.clone().any(|d| !self.fail.dead(d)) {
                 abandon(&got, ctx, plan);
@@ -89,16 +89,16 @@ impl ParityRaid {
 
     /// Plan the pre-reads (stage 0 of group `g`) and return how many.
     fn pre_reads(&mut self, j: u32, upd: &[(Lpn, Token)], g: u32, class: Class, ctx: &mut Ctx, plan: &mut Plan) -> u32 {
-        let members = self.l.members(j);
+        let members = self.layout.members(j);
         let updated = |m: Lpn| upd.iter().any(|&(l, _)| l == m);
         let u = upd.len() as u32;
         let others_mirrored = members.clone().filter(|&m| !updated(m) && self.mt_get(m).is_some()).count() as u32;
-        let full = u == self.l.width();
+        let full = u == self.layout.width();
         // RMW reads the old version of each update and the parity, plus the
         // expired and current pages of other mirrored members (to fold them
         // into the parity); RCW reads the current data not being updated.
         let rmw = u + 1 + 2 * others_mirrored;
-        let rcw = self.l.width() - u;
+        let rcw = self.layout.width() - u;
         let mut pages: Vec<Ppn> = Vec::new();
         if full {
         } else if rcw <= rmw {
@@ -153,9 +153,9 @@ impl ParityRaid {
             return;
         }
         let _ = upd; // updated members are released like the others
-        for m in self.l.members(j) {
-            let ch = self.l.data_channel(m);
-            if let Some(e) = self.mt.remove(m, ch) {
+        for m in self.layout.members(j) {
+            let ch = self.layout.data_channel(m);
+            if let Some(e) = self.mirror_table.remove(m, ch) {
                 invalidate(ctx, e.eppn);
                 invalidate(ctx, e.mppn);
             }
