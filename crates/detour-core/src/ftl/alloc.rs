@@ -23,6 +23,8 @@ pub enum Stream {
 }
 
 impl Stream {
+    pub(crate) const ALL: [Stream; STREAMS] = [Stream::Host, Stream::Gc, Stream::Aux, Stream::Map, Stream::MapGc];
+
     /// GC's own writes may take the last free blocks (the reserve).
     #[inline]
     fn uses_reserve(self) -> bool {
@@ -161,14 +163,8 @@ impl Ftl {
 
     /// `can_alloc` for a stream given by its index (`Stream as u8`).
     pub fn can_alloc_stream(&self, plane: u32, stream: u8) -> bool {
-        let stream = match stream {
-            0 => Stream::Host,
-            1 => Stream::Gc,
-            3 => Stream::Map,
-            4 => Stream::MapGc,
-            _ => Stream::Aux,
-        };
-        self.can_alloc(plane, stream)
+        // Indices come from `Stream as u8` (refusals noted by `alloc`).
+        self.can_alloc(plane, Stream::ALL[stream as usize % STREAMS])
     }
 
     /// Remember that `plane` refused `stream` a page: a stalled request

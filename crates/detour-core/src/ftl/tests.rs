@@ -200,3 +200,10 @@ fn translation_pages_live_in_map_blocks() {
     assert_eq!(f.gc_stream(f.geo.block_of(data)), Stream::Gc);
     assert_eq!(f.stats.programs_map, 1 + f.mapping.cmt().unwrap().translation_pages() as u64);
 }
+
+#[test]
+fn streams_are_listed_at_their_indices() {
+    for (i, s) in Stream::ALL.iter().enumerate() {
+        assert_eq!(*s as usize, i);
+    }
+}

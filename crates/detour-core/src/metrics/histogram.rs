@@ -109,17 +109,7 @@ mod tests {
 
     #[test]
     fn bins_ascend_and_their_middles_lie_inside() {
-        let mut probes: Vec<u64> = (0..5000).collect();
-        for e in 11..64 {
-            for d in [0u64, 1, 2] {
-                probes.extend([(1u64 << e) - d, (1u64 << e) + d, (3u64 << (e - 1)) + d]);
-            }
-        }
-        probes.push(u64::MAX);
-        probes.sort_unstable();
-        for w in probes.windows(2) {
-            assert!(bin(w[0]) <= bin(w[1]), "{} -> {}, {} -> {}", w[0], bin(w[0]), w[1], bin(w[1]));
-        }
+        let probes = crate::metrics::percentile::tests::ascending_probes(5000, 11, bin);
         for &v in &probes {
             let m = middle(bin(v));
             assert_eq!(bin(m), bin(v), "the middle of {v}'s bin ({m}) is in another bin");

@@ -236,7 +236,7 @@ pub fn rsd(values: &[u64]) -> (f64, f64) {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
 
     #[test]
@@ -258,10 +258,12 @@ mod tests {
         assert_eq!(s.max, 3.0);
     }
 
-    #[test]
-    fn bins_ascend_with_values_and_stay_in_range() {
-        let mut probes: Vec<u64> = (0..4096).collect();
-        for e in 8..64 {
+    /// Every value below `linear`, the values around each power of two
+    /// from `2^first_exp` and half-way to the next, and `u64::MAX`, in
+    /// order; asserts `bin` never decreases over them.
+    pub(crate) fn ascending_probes(linear: u64, first_exp: u32, bin: fn(u64) -> usize) -> Vec<u64> {
+        let mut probes: Vec<u64> = (0..linear).collect();
+        for e in first_exp..64 {
             for d in [0u64, 1, 2] {
                 probes.extend([(1u64 << e) - d, (1u64 << e) + d, (3u64 << (e - 1)) + d]);
             }
@@ -271,6 +273,12 @@ mod tests {
         for w in probes.windows(2) {
             assert!(bin(w[0]) <= bin(w[1]), "{} -> {}, {} -> {}", w[0], bin(w[0]), w[1], bin(w[1]));
         }
+        probes
+    }
+
+    #[test]
+    fn bins_ascend_with_values_and_stay_in_range() {
+        ascending_probes(4096, 8, bin);
         assert_eq!(bin(255), 255);
         assert_eq!(bin(u64::MAX), BINS - 1);
     }

@@ -54,8 +54,20 @@ type Queue = BinaryHeap<Reverse<Waiter>>;
 /// The index that names the `any` queue.
 const ANY: u32 = u32::MAX;
 
+/// A (plane, stream) pair as one word: `plane << STREAM_BITS | stream`.
+const STREAM_BITS: u32 = 3;
+const _: () = assert!(crate::ftl::STREAMS <= 1 << STREAM_BITS);
+
+fn pair_word(plane: u32, stream: u8) -> u32 {
+    plane << STREAM_BITS | stream as u32
+}
+
+fn pair_of(word: u32) -> (u32, u8) {
+    (word >> STREAM_BITS, (word & ((1 << STREAM_BITS) - 1)) as u8)
+}
+
 /// The waiters whose blockers are `sig` (each group a length, then
-/// `plane << 2 | stream` per pair, as in `ParkState::blockers`).
+/// `pair_word(plane, stream)` per pair, as in `ParkState::blockers`).
 struct Bucket {
     sig: Box<[u32]>,
     queue: Queue,
@@ -103,7 +115,7 @@ pub(super) struct ParkState {
     /// Its current wait's id (0: not waiting).
     pub id: u64,
     /// The groups of (plane, stream) pairs that refused it since it last
-    /// got further: each a length, then `plane << 2 | stream` per pair.
+    /// got further: each a length, then `pair_word(plane, stream)` per pair.
     pub blockers: Vec<u32>,
     /// A read's never-written page it waits to place.
     pub lpn: Option<Lpn>,
@@ -147,7 +159,7 @@ impl ParkLot {
         }
         let b = self.buckets.len() as u32;
         let key: Box<[u32]> = sig.into();
-        let mut planes: Vec<u32> = groups(sig).flatten().map(|&x| x >> 2).collect();
+        let mut planes: Vec<u32> = groups(sig).flatten().map(|&x| pair_of(x).0).collect();
         planes.sort_unstable();
         planes.dedup();
         for p in planes {
@@ -221,7 +233,7 @@ impl Simulation {
         }
         let at = blockers.len();
         blockers.push(lot.pairs.len() as u32);
-        blockers.extend(lot.pairs.iter().map(|&(p, s)| p << 2 | s as u32));
+        blockers.extend(lot.pairs.iter().map(|&(p, s)| pair_word(p, s)));
         // A group it already had adds nothing (and would split buckets).
         if groups(&blockers[..at]).any(|g| g == &blockers[at + 1..]) {
             blockers.truncate(at);
@@ -234,7 +246,10 @@ impl Simulation {
     /// Every group of `sig` has a pair with room: a waiter blocked by it,
     /// planned again now, could get further.
     fn is_open(&self, sig: &[u32]) -> bool {
-        groups(sig).all(|g| g.iter().any(|&x| self.ftl.can_alloc_stream(x >> 2, (x & 3) as u8)))
+        groups(sig).all(|g| g.iter().any(|&x| {
+            let (plane, stream) = pair_of(x);
+            self.ftl.can_alloc_stream(plane, stream)
+        }))
     }
 
     /// An erase on `plane` ended: plan again, in the order they first
