@@ -64,8 +64,8 @@ def compats() -> List[Tuple[str, str]]:
 def compat_settings(name: str) -> List[Tuple[str, str, str]]:
     """(key, TOML value, the peer behaviour it follows) of one bundle."""
 
-def schemes() -> List[Tuple[str, str]]:
-    """(name, description) of every scheme."""
+def schemes() -> List[Tuple[str, str, str]]:
+    """(name, description, config section or "") of every registered scheme."""
 
 def formats() -> List[str]:
     """Trace format names, in auto-detection priority order."""

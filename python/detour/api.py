@@ -115,8 +115,9 @@ def compat_settings(name: str) -> list:
 
 
 def schemes() -> list:
-    """`[(name, description), ...]` of every scheme."""
-    return list(_detour.schemes())
+    """`[(name, description), ...]` of every registered scheme, in the
+    registry's order (`schemes/mod.rs`)."""
+    return [(name, about) for name, about, _section in _detour.schemes()]
 
 
 @dataclass(repr=False)

@@ -329,9 +329,10 @@ def cmd_presets(a: argparse.Namespace) -> None:
 
 
 def cmd_schemes(a: argparse.Namespace) -> None:
-    from .api import schemes
+    from . import _detour
 
-    print(report.table(["scheme", "description"], schemes()))
+    rows = [(name, about, f"[scheme.{section}]" if section else "") for name, about, section in _detour.schemes()]
+    print(report.table(["scheme", "description", "config section"], rows))
 
 
 def cmd_profiles(a: argparse.Namespace) -> None:

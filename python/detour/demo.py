@@ -84,7 +84,7 @@ def _overrides(name: str, device: str) -> Dict[str, Any]:
         # The bundled trace has no content hashes: the dedup schemes run on
         # unique synthetic values, asked for explicitly (they refuse such a
         # trace otherwise; docs/schemes/rr-ssd.md).
-        out["scheme.rrssd.synthetic_content"] = True
+        out["scheme.dedup.synthetic_content"] = True
     for k, v in IF_AVAILABLE.get(name, {}).items():
         try:
             config(device, overrides={k: v})

@@ -14,7 +14,7 @@ import detour
 # A short mail profile on 1 GiB (the small device holds 1.8 GiB), arrivals
 # compressed 20x (it lasts about 20 ms), in periods of 4 ms.
 PROFILE = ["requests=6000", "footprint_bytes=1073741824"]
-DAY = {"scheme.rrssd.period_s": 0.004, "host.time_scale": 0.05, "run.verify": True}
+DAY = {"scheme.dedup.period_s": 0.004, "host.time_scale": 0.05, "run.verify": True}
 
 
 @pytest.mark.parametrize("scheme", ["ca-ssd", "rr-ssd", "oracle", "pblru"])
@@ -56,7 +56,7 @@ def test_value_popularity_of_a_profile(cli):
 def test_an_unset_period_is_a_seventh_of_a_short_profile():
     # 6000 requests at mail's mean rate span about 3 s: no day would end, so
     # the auto period is span / 7 (scaled like the arrivals), and copies are made.
-    over = {k: v for k, v in DAY.items() if k != "scheme.rrssd.period_s"}
+    over = {k: v for k, v in DAY.items() if k != "scheme.dedup.period_s"}
     s = detour.run("small", profile="mail", profile_overrides=PROFILE, scheme="rr-ssd", overrides=over).summary
     c = s["scheme_counters"]
     assert 0 < c["dedup.period_s"] < 86_400 * 0.05 / 7

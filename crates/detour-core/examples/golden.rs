@@ -5,14 +5,14 @@
 //! Usage: golden [key=value ...] (applied to every run).
 
 use detour_core::config::ConfigBuilder;
-use detour_core::schemes::SchemeKind;
+use detour_core::schemes::SCHEMES;
 use detour_core::sim::{NoProgress, Simulation};
 use detour_core::workload::generator::Generator;
 use detour_core::workload::profiles::profile;
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
     let extra: Vec<String> = std::env::args().skip(1).collect();
-    for (scheme, _) in SchemeKind::ALL {
+    for scheme in SCHEMES.iter().map(|e| e.name) {
         for (preset, prof, kv) in [("small", "bench-like", "run.verify=true"), ("small", "bench-like", "ftl.precondition.valid=0.5")] {
             let name = format!("scheme.name={scheme}");
             let cfg = ConfigBuilder::from_preset(preset)?

@@ -272,7 +272,7 @@ fn layer_composes_with_other_schemes() {
         // The deduplicating FTLs keep their own LPN -> value -> page tables
         // (the layer finds pages through `Scheme::page_of` / `holds`).
         &["scheme.collisions.base=ca-ssd"],
-        &["scheme.collisions.base=rr-ssd", "scheme.rrssd.period_s=1"],
+        &["scheme.collisions.base=rr-ssd", "scheme.dedup.period_s=1"],
         &["scheme.collisions.base=ttflash", "host.address=fold"],
         &["scheme.collisions.base=cr5", "host.address=fold", "scheme.raid.fail_unit=die", "scheme.raid.fail_index=3", "scheme.raid.fail_at_us=200000"],
     ];

@@ -2,14 +2,14 @@
 //! run either completes every request with the latest data or ends in an
 //! error that says why. A panic, a lost request or a wrong read fails.
 //!
-//! Every scheme of `SchemeKind::ALL` is drawn. The geometries are small and
+//! Every registered scheme (`schemes::SCHEMES`) is drawn. The geometries are small and
 //! odd on purpose (counts that are not powers of two, one-page blocks, no
 //! over-provisioning, a GC threshold of 0), and the workloads may address
 //! past the device or go back in time, so the checks that refuse such input
 //! are exercised as well.
 
 use detour_core::config::ConfigBuilder;
-use detour_core::schemes::SchemeKind;
+use detour_core::schemes::SCHEMES;
 use detour_core::sim;
 use detour_core::Error;
 use detour_core::workload::Request;
@@ -31,11 +31,11 @@ fn keys() -> impl Strategy<Value = Vec<String>> {
     let sched = (any::<bool>(), any::<bool>(), any::<bool>(), 0u32..=3, pick(&[0.0, 5.0, 50.0]));
     let ftl = (pick(&["static", "dynamic"]), pick(&["CWDP", "PDWC", "WCDP", "DPCW"]), pick(&[0.0, 0.05, 0.2]), pick(&[0.0, 0.0, 0.3, 0.6]), pick(&[0.0, 0.0, 0.0, 0.1]), any::<bool>());
     let host = (pick(&[0u32, 1, 4]), pick(&[0.5, 1.0, 20.0]), pick(&["strict", "fold", "fold", "fold"]));
-    (pick(SchemeKind::ALL).prop_map(|(name, _)| name), device, sched, ftl, host, 0..i64::MAX as u64, any::<bool>()).prop_map(|(scheme, d, s, f, h, seed, coll)| {
+    (proptest::sample::select(SCHEMES.iter().map(|e| e.name).collect::<Vec<_>>()), device, sched, ftl, host, 0..i64::MAX as u64, any::<bool>()).prop_map(|(scheme, d, s, f, h, seed, coll)| {
         let mut k = vec![
             "run.verify=true".to_string(),
             // Its requests carry no content: dedup schemes run on unique values.
-            "scheme.rrssd.synthetic_content=true".to_string(),
+            "scheme.dedup.synthetic_content=true".to_string(),
             format!("run.seed={seed}"),
             format!("scheme.name={scheme}"),
             format!("metrics.collisions={coll}"),

@@ -122,7 +122,7 @@ fn a_device_with_no_room_reports_instead_of_hanging() {
 #[test]
 fn a_device_with_no_room_reports_instead_of_ticking_on() {
     let reqs = overfill();
-    for scheme in [&["scheme.name=rr-ssd", "scheme.rrssd.synthetic_content=true"][..], &["scheme.name=conventional", "scheme.tick_us=1000"]] {
+    for scheme in [&["scheme.name=rr-ssd", "scheme.dedup.synthetic_content=true"][..], &["scheme.name=conventional", "scheme.tick_us=1000"]] {
         let mut o = vec!["device.overprovisioning=0.0", "ftl.gc_threshold=0.0"];
         o.extend_from_slice(scheme);
         let err = sim::run_requests(tiny(&o), &reqs).unwrap_err();

@@ -95,7 +95,7 @@ fn gc_keeps_shared_pages_until_no_lpn_points_at_them() {
         let s = run("ca-ssd", &o, &reqs);
         assert!(s.gc.runs > 0 && s.gc.moves > 0, "{variant:?}: the workload must drive GC");
         assert!(counter(&s, "dedup.write_hits") > 1000.0);
-        let s = run("rr-ssd", &[&o[..], &["scheme.rrssd.period_s=0.1", "scheme.rrssd.replication_io=simulated"]].concat(), &reqs);
+        let s = run("rr-ssd", &[&o[..], &["scheme.dedup.period_s=0.1", "scheme.dedup.replication_io=simulated"]].concat(), &reqs);
         assert!(s.gc.runs > 0, "{variant:?}");
     }
 }
@@ -116,7 +116,7 @@ fn skewed_workload() -> Vec<Request> {
     reqs
 }
 
-const PERIOD: &str = "scheme.rrssd.period_s=0.2";
+const PERIOD: &str = "scheme.dedup.period_s=0.2";
 
 #[test]
 fn rr_ssd_replicates_popular_values_and_beats_ca_ssd_on_skewed_reads() {
@@ -143,7 +143,7 @@ fn rr_ssd_replicates_popular_values_and_beats_ca_ssd_on_skewed_reads() {
 fn replicas_stay_within_the_budget() {
     let reqs = skewed_workload();
     for alpha in ["0", "5"] {
-        let a = format!("scheme.rrssd.alpha_pct={alpha}");
+        let a = format!("scheme.dedup.alpha_pct={alpha}");
         // A small saving (1 in 8 LPNs duplicated) makes the budget bind.
         let mut reqs2 = fill(8000, 7000);
         reqs2.extend(skewed_reads(20_000, 200_000_000, 12_000, 7000, 7000, 9));
@@ -163,10 +163,10 @@ fn replicas_stay_within_the_budget() {
 fn placements_pblru_and_simulated_copies_run_clean_and_deterministic() {
     let reqs = skewed_workload();
     let cases: [(&str, &[&str]); 6] = [
-        ("rr-ssd", &["scheme.rrssd.placement=random"]),
-        ("rr-ssd", &["scheme.rrssd.placement=static"]),
-        ("rr-ssd", &["scheme.rrssd.placement=online"]),
-        ("rr-ssd", &["scheme.rrssd.replication_io=simulated"]),
+        ("rr-ssd", &["scheme.dedup.placement=random"]),
+        ("rr-ssd", &["scheme.dedup.placement=static"]),
+        ("rr-ssd", &["scheme.dedup.placement=online"]),
+        ("rr-ssd", &["scheme.dedup.replication_io=simulated"]),
         ("pblru", &[]),
         ("rr-ssd", &[]),
     ];
@@ -186,13 +186,13 @@ fn placements_pblru_and_simulated_copies_run_clean_and_deterministic() {
 fn bad_rrssd_keys_name_themselves() {
     let err = detour_core::config::ConfigBuilder::from_preset("small")
         .unwrap()
-        .set_all(["scheme.rrssd.placement=best"])
+        .set_all(["scheme.dedup.placement=best"])
         .unwrap()
         .build()
         .unwrap_err()
         .to_string();
-    assert!(err.contains("scheme.rrssd.placement"), "{err}");
-    let err = detour_core::config::ConfigBuilder::from_preset("small").unwrap().set_all(["scheme.rrssd.nope=1"]).map(|b| b.build());
+    assert!(err.contains("scheme.dedup.placement"), "{err}");
+    let err = detour_core::config::ConfigBuilder::from_preset("small").unwrap().set_all(["scheme.dedup.nope=1"]).map(|b| b.build());
     assert!(format!("{err:?}").contains("nope"), "{err:?}");
 }
 
@@ -203,7 +203,7 @@ fn bad_rrssd_keys_name_themselves() {
 /// SCALE=x compresses arrival times by x, and the 60 s day with them, to
 /// load the 256-die device: the profiles' 2,000 req/s barely queue on it;
 /// DAYS=k makes the replication period k days: rr-5's weekly replication;
-/// ALPHA=a sets scheme.rrssd.alpha_pct (rr-8); ONLY=rr-ssd,oracle keeps
+/// ALPHA=a sets scheme.dedup.alpha_pct (rr-8); ONLY=rr-ssd,oracle keeps
 /// those schemes (CA-SSD always runs, as the baseline); IO=simulated makes
 /// the end-of-period copies background I/O instead of the mirror SSD's).
 #[test]
@@ -218,9 +218,9 @@ fn profiles_compare_schemes() {
         ("ca-ssd", &[]),
         ("rr-ssd", &[]),
         ("oracle", &[]),
-        ("rr-ssd", &["scheme.rrssd.placement=random"]),
-        ("rr-ssd", &["scheme.rrssd.placement=static"]),
-        ("rr-ssd", &["scheme.rrssd.placement=online"]),
+        ("rr-ssd", &["scheme.dedup.placement=random"]),
+        ("rr-ssd", &["scheme.dedup.placement=static"]),
+        ("rr-ssd", &["scheme.dedup.placement=online"]),
         ("pblru", &[]),
     ];
     for name in names.split(',') {
@@ -236,10 +236,10 @@ fn profiles_compare_schemes() {
         }
         let scale: f64 = std::env::var("SCALE").map_or(1.0, |s| s.parse().unwrap());
         let days: f64 = std::env::var("DAYS").map_or(1.0, |s| s.parse().unwrap());
-        let (ts, period) = (format!("host.time_scale={scale}"), format!("scheme.rrssd.period_s={}", 60.0 * scale * days));
-        let alpha = format!("scheme.rrssd.alpha_pct={}", std::env::var("ALPHA").unwrap_or_else(|_| "0".into()));
+        let (ts, period) = (format!("host.time_scale={scale}"), format!("scheme.dedup.period_s={}", 60.0 * scale * days));
+        let alpha = format!("scheme.dedup.alpha_pct={}", std::env::var("ALPHA").unwrap_or_else(|_| "0".into()));
         let only = std::env::var("ONLY").unwrap_or_default();
-        let io = format!("scheme.rrssd.replication_io={}", std::env::var("IO").unwrap_or_else(|_| "mirror".into()));
+        let io = format!("scheme.dedup.replication_io={}", std::env::var("IO").unwrap_or_else(|_| "mirror".into()));
         let (mut base, mut conv) = ((0.0, 0.0), (0.0, 0.0));
         for (scheme, extra) in schemes {
             if !["ca-ssd", "conventional"].contains(&scheme) && !only.is_empty() && !only.split(',').any(|o| o == scheme) {
@@ -340,10 +340,10 @@ fn dedup_without_content_is_refused_unless_synthetic_content_is_asked_for() {
     for o in setups {
         let err = sim::run_requests(small(o), &reqs).unwrap_err().to_string();
         assert!(
-            err.starts_with("<workload>:2:") && err.contains("scheme.rrssd.synthetic_content") && err.contains("deduplicates"),
+            err.starts_with("<workload>:2:") && err.contains("scheme.dedup.synthetic_content") && err.contains("deduplicates"),
             "{o:?}: {err}"
         );
-        let ok = [o, &["scheme.rrssd.synthetic_content=true"][..]].concat();
+        let ok = [o, &["scheme.dedup.synthetic_content=true"][..]].concat();
         let s = sim::run_requests(small(&ok), &reqs).unwrap_or_else(|e| panic!("{ok:?}: {e}")).summary;
         assert_eq!((s.requests, counter(&s, "dedup.write_hits")), (50, 0.0), "{ok:?}");
     }
@@ -358,8 +358,8 @@ fn dedup_without_content_is_refused_unless_synthetic_content_is_asked_for() {
 fn a_request_beyond_the_most_periods_is_refused_naming_the_period() {
     let mut reqs = fill(20, 5);
     reqs.push(with_content(req(10 * 86_400 * 1_000_000_000, 0, 1, IoKind::Write), 1, 21));
-    let err = sim::run_requests(small(&["scheme.name=oracle", "scheme.rrssd.period_s=0.05"]), &reqs).unwrap_err().to_string();
-    assert!(err.starts_with("<workload>:21:") && err.contains("scheme.rrssd.period_s"), "{err}");
+    let err = sim::run_requests(small(&["scheme.name=oracle", "scheme.dedup.period_s=0.05"]), &reqs).unwrap_err().to_string();
+    assert!(err.starts_with("<workload>:21:") && err.contains("scheme.dedup.period_s"), "{err}");
     let err = sim::run_requests(small(&["scheme.name=rr-ssd", "scheme.tick_us=1000"]), &reqs).unwrap_err().to_string();
     assert!(err.contains("scheme.tick_us"), "{err}");
     // A day-long period holds the same trace.

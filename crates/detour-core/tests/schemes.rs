@@ -1,17 +1,20 @@
 //! The scheme test table: every scheme, under every scheduler/FTL variant,
 //! on a workload with GC pressure, reads of pending writes and multi-page
 //! requests, must complete every request and return the latest data.
-//! Adding a scheme adds one row to SCHEMES (docs/adding-a-scheme.md).
+//! Every registered scheme (`schemes::SCHEMES`) runs: with the extra
+//! config of its rows in ROWS, or with none if it has no row, so a new
+//! scheme is tested the moment it is registered (docs/extending.md).
 
 mod common;
 use common::*;
+use detour_core::schemes::SCHEMES;
 use detour_core::sim;
 
 /// (scheme name, extra config for it)
 /// Rows that hide capacity double the blocks (or fold addresses) so the
 /// workload still fits. HotR's dedicated staging chip is tested in
 /// tests/hotr.rs.
-const SCHEMES: &[(&str, &[&str])] = &[
+const ROWS: &[(&str, &[&str])] = &[
     ("conventional", &[]),
     ("hotr", &["scheme.hotr.migrate_share=0.5", "scheme.hotr.rlru_per_chip=64"]),
     ("rails", &["device.blocks_per_plane=64", "scheme.rails.swap_us=20000"]),
@@ -39,16 +42,16 @@ const SCHEMES: &[(&str, &[&str])] = &[
     ("collisions", &["scheme.collisions.base=ttflash", "scheme.collisions.l_m=0.0005", "device.blocks_per_plane=64", "scheme.ttflash.width=2"]),
     ("collisions", &["scheme.collisions.base=cr5", "scheme.collisions.l_m=0.0005", "host.address=fold", "device.channels=4", "device.dies_per_chip=1", "scheme.raid.fail_unit=die", "scheme.raid.fail_index=2", "scheme.raid.fail_at_us=100000"]),
     // The deduplicating schemes: the stress workload carries no content, so
-    // (with scheme.rrssd.synthetic_content) every write is unique and the
+    // (with scheme.dedup.synthetic_content) every write is unique and the
     // replication budget is alpha% alone.
     ("ca-ssd", &[]),
-    ("rr-ssd", &["scheme.rrssd.period_s=0.05", "scheme.rrssd.alpha_pct=10"]),
-    ("rr-ssd", &["scheme.rrssd.period_s=0.05", "scheme.rrssd.alpha_pct=10", "scheme.rrssd.replication_io=simulated"]),
-    ("rr-ssd", &["scheme.rrssd.period_s=0.05", "scheme.rrssd.alpha_pct=10", "scheme.rrssd.placement=random"]),
-    ("rr-ssd", &["scheme.rrssd.period_s=0.05", "scheme.rrssd.alpha_pct=10", "scheme.rrssd.placement=static"]),
-    ("rr-ssd", &["scheme.rrssd.period_s=0.05", "scheme.rrssd.alpha_pct=10", "scheme.rrssd.placement=online"]),
+    ("rr-ssd", &["scheme.dedup.period_s=0.05", "scheme.dedup.alpha_pct=10"]),
+    ("rr-ssd", &["scheme.dedup.period_s=0.05", "scheme.dedup.alpha_pct=10", "scheme.dedup.replication_io=simulated"]),
+    ("rr-ssd", &["scheme.dedup.period_s=0.05", "scheme.dedup.alpha_pct=10", "scheme.dedup.placement=random"]),
+    ("rr-ssd", &["scheme.dedup.period_s=0.05", "scheme.dedup.alpha_pct=10", "scheme.dedup.placement=static"]),
+    ("rr-ssd", &["scheme.dedup.period_s=0.05", "scheme.dedup.alpha_pct=10", "scheme.dedup.placement=online"]),
     ("oracle", &[]),
-    ("pblru", &["scheme.rrssd.alpha_pct=10", "scheme.rrssd.pblru_min_blocked=1"]),
+    ("pblru", &["scheme.dedup.alpha_pct=10", "scheme.dedup.pblru_min_blocked=1"]),
 ];
 
 const VARIANTS: &[&[&str]] = &[
@@ -64,9 +67,28 @@ const VARIANTS: &[&[&str]] = &[
 ];
 
 
+/// ROWS, and a row with no extra config for each registered scheme ROWS
+/// does not name.
+fn rows() -> Vec<(&'static str, &'static [&'static str])> {
+    let mut rows = ROWS.to_vec();
+    for e in SCHEMES {
+        if !ROWS.iter().any(|(n, _)| *n == e.name) {
+            rows.push((e.name, &[]));
+        }
+    }
+    rows
+}
+
+#[test]
+fn the_rows_name_registered_schemes_only() {
+    for (name, _) in ROWS {
+        assert!(SCHEMES.iter().any(|e| e.name == *name), "{name} is not registered");
+    }
+}
+
 #[test]
 fn every_scheme_under_every_variant_verifies_clean() {
-    for (scheme, extra) in SCHEMES {
+    for (scheme, extra) in rows() {
         for (v, variant) in VARIANTS.iter().enumerate() {
             let mut o = vec![
                 "run.verify=true",
@@ -78,7 +100,7 @@ fn every_scheme_under_every_variant_verifies_clean() {
                 "device.pages_per_block=32",
                 "device.overprovisioning=0.2",
                 // The stress workload has no content (see the dedup rows).
-                "scheme.rrssd.synthetic_content=true",
+                "scheme.dedup.synthetic_content=true",
             ];
             let name = format!("scheme.name={scheme}");
             o.push(&name);

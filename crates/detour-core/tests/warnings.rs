@@ -57,7 +57,7 @@ fn rr_ssd_with_a_period_longer_than_the_trace_says_so_and_ends_with_the_trace() 
     // A streamed workload (a trace) has no known span: the auto period is a day.
     let s = sim::run(small(&["scheme.name=rr-ssd"]), reqs.iter().map(|r| Ok(*r))).unwrap().summary;
     assert!(message(&s, "scheme_idle").contains("period_s = 86400"), "{:?}", s.warnings);
-    let s = run(&["scheme.name=rr-ssd", "scheme.rrssd.period_s=86400"], &reqs);
+    let s = run(&["scheme.name=rr-ssd", "scheme.dedup.period_s=86400"], &reqs);
     let m = message(&s, "scheme_idle");
     assert!(m.contains("dedup.replica_reads") && m.contains("period_s = 86400"), "{m}");
     // It used to be the first tick, a day later.
@@ -81,7 +81,7 @@ fn rr_ssd_on_a_short_request_table_gets_a_seventh_of_its_span_as_period() {
     // Scaled arrivals scale the period with them; a set period stays.
     let s = run(&["scheme.name=rr-ssd", "host.time_scale=0.5"], &reqs);
     assert!((counter(&s, "dedup.period_s") - span / 14.0).abs() < 1e-6);
-    let s = run(&["scheme.name=rr-ssd", "scheme.rrssd.period_s=0.5"], &reqs);
+    let s = run(&["scheme.name=rr-ssd", "scheme.dedup.period_s=0.5"], &reqs);
     assert_eq!(counter(&s, "dedup.period_s"), 0.5);
 }
 
@@ -89,7 +89,7 @@ fn rr_ssd_on_a_short_request_table_gets_a_seventh_of_its_span_as_period() {
 fn a_zero_replication_budget_and_unique_content_are_named() {
     let mut reqs = write_then_read(200, 50_000);
     reqs.iter_mut().for_each(|r| r.content = 0);
-    let unique = ["scheme.rrssd.synthetic_content=true", "scheme.rrssd.period_s=0.001"];
+    let unique = ["scheme.dedup.synthetic_content=true", "scheme.dedup.period_s=0.001"];
     let s = run(&[&unique[..], &["scheme.name=pblru"]].concat(), &reqs);
     assert!(message(&s, "scheme_idle").contains("alpha_pct = 0"), "{:?}", s.warnings);
     let s = run(&[&unique[..], &["scheme.name=ca-ssd"]].concat(), &reqs);

@@ -3,7 +3,7 @@
 use crate::error::ToPyResult;
 use detour_core::config::{self as core_config, Config, ConfigBuilder};
 use detour_core::device::Geometry;
-use detour_core::schemes::SchemeKind;
+use detour_core::schemes::registry;
 use pyo3::prelude::*;
 use std::path::PathBuf;
 
@@ -63,7 +63,7 @@ pub fn compat_settings(name: &str) -> PyResult<Vec<(&'static str, &'static str, 
 pub fn logical_bytes(config_toml: &str) -> PyResult<u64> {
     let cfg = parse(config_toml)?;
     let geo = Geometry::from_config(&cfg.device).py()?;
-    let scheme = SchemeKind::parse(&cfg.scheme.name).py()?.build(&cfg).py()?;
+    let scheme = registry::build(&cfg).py()?;
     let pages = scheme.logical_pages(&geo).unwrap_or(geo.logical_pages);
     Ok(u64::from(pages) * u64::from(cfg.device.page_size))
 }

@@ -1,10 +1,11 @@
 //! The scheme catalogue.
 
-use detour_core::schemes::SchemeKind;
+use detour_core::schemes::SCHEMES;
 use pyo3::prelude::*;
 
-/// `(name, description)` of every scheme, in the core's order.
+/// `(name, description, config section)` of every registered scheme, in
+/// the registry's order (the section is "" for a scheme without one).
 #[pyfunction]
-pub fn schemes() -> Vec<(&'static str, &'static str)> {
-    SchemeKind::ALL.to_vec()
+pub fn schemes() -> Vec<(&'static str, &'static str, &'static str)> {
+    SCHEMES.iter().map(|e| (e.name, e.about, e.section.map_or("", |s| s.key))).collect()
 }

@@ -7,7 +7,7 @@ use crate::workload::{requests_from_dict, resolve_spec, trace_options, Source};
 use crate::{config, metrics};
 use detour_core::metrics::parquet::ParquetSink;
 use detour_core::metrics::RequestSink;
-use detour_core::schemes::SchemeKind;
+use detour_core::schemes::registry;
 use detour_core::sim::{Progress, Simulation};
 use detour_core::workload::ahead::ReadAhead;
 use detour_core::ErrorKind;
@@ -105,21 +105,18 @@ pub fn run<'py>(
         (None, false, Some(d)) => Source::Requests(requests_from_dict(&d)?),
         _ => return Err(PyValueError::new_err("give exactly one workload: trace, profile (or profile_toml) or requests")),
     };
-    // An auto RR-SSD period (scheme.rrssd.period_s = 0) follows the
+    // An auto RR-SSD period (scheme.dedup.period_s = 0) follows the
     // workload's span where it is known before the run; a trace's is not
     // (it streams), so a trace gets a day and, if shorter, the scheme_idle
     // warning saying why nothing was replicated.
     // Finding a profile's span means generating it once more: only when the
     // scheme works in periods and the period is automatic.
-    let periods = SchemeKind::parse(&cfg.scheme.name).is_ok_and(|k| k.works_in_periods());
-    let span = match &source {
-        _ if !periods || cfg.scheme.rrssd.period_s > 0.0 => None,
-        Source::Profile { spec, .. } => detour_core::workload::generator::span_s(spec).map_err(to_py)?,
-        Source::Requests(v) => detour_core::sim::span_s(v),
-        Source::Trace { .. } => None,
+    let mut span = || match &source {
+        Source::Profile { spec, .. } => detour_core::workload::generator::span_s(spec),
+        Source::Requests(v) => Ok(detour_core::sim::span_s(v)),
+        Source::Trace { .. } => Ok(None),
     };
-    let scale = cfg.host.time_scale;
-    cfg.scheme.rrssd.resolve_period(span, scale);
+    registry::on_span(&mut cfg, &mut span).map_err(to_py)?;
     let mut prog = PyProgress { callback: progress, error: None };
     let in_memory = matches!(source, Source::Requests(_));
     let kept = requests_parquet.is_none() && cfg.run.record_requests;

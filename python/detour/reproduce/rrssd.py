@@ -31,9 +31,9 @@ INTRO = ("Device: the `rr-ssd` preset (Table II: 8 channels x 8 chips x 4 dies x
          "3 of the profiles' 7 days.")
 #: (column, scheme, extra config)
 SCHEMES = [("ca-ssd", "ca-ssd", {}), ("rr-ssd", "rr-ssd", {}), ("oracle", "oracle", {}),
-           ("random", "rr-ssd", {"scheme.rrssd.placement": "random"}),
-           ("static", "rr-ssd", {"scheme.rrssd.placement": "static"}),
-           ("online", "rr-ssd", {"scheme.rrssd.placement": "online"}), ("pblru", "pblru", {})]
+           ("random", "rr-ssd", {"scheme.dedup.placement": "random"}),
+           ("static", "rr-ssd", {"scheme.dedup.placement": "static"}),
+           ("online", "rr-ssd", {"scheme.dedup.placement": "online"}), ("pblru", "pblru", {})]
 #: The paper's numbers (EXPERIMENTS.md section 1; Tables I, IV, V).
 PAPER_TABLE4 = {  # read RR, total RR, read Oracle, total Oracle (%)
     "webvm": (23.43, 15.71, 26.60, 19.07), "homes": (35.11, 16.89, 45.21, 17.71), "mail": (45.37, 40.26, 57.61, 48.05),
@@ -130,14 +130,14 @@ def experiments(ctx: Context) -> List[Section]:
     if ctx.calibrations:
         desc += f"; burstiness calibrated so the conventional SSD's reads queue {read_queue_share().target:g}% of their time"
     _T0_NS = day * SCALE * 1e9
-    fixed = {**base, "scheme.rrssd.period_s": day * SCALE, "run.verify": True}
+    fixed = {**base, "scheme.dedup.period_s": day * SCALE, "run.verify": True}
     cols = {col: ctx.sweep(f"rrssd-{col}", w, ["rr-ssd"], [scheme], fixed={**fixed, **more}) for col, scheme, more in SCHEMES}
     conv = ctx.sweep("rrssd-conventional", w, ["rr-ssd"], ["conventional"], fixed={**fixed, "probes.interval_us": PROBE_US})
     names = list(dict.fromkeys(r.workload for r in conv))
-    weekly = ctx.sweep("rrssd-weekly", w, ["rr-ssd"], ["rr-ssd"], fixed={**fixed, "scheme.rrssd.period_s": 7 * day * SCALE})
+    weekly = ctx.sweep("rrssd-weekly", w, ["rr-ssd"], ["rr-ssd"], fixed={**fixed, "scheme.dedup.period_s": 7 * day * SCALE})
     alpha_w = [x for x in w if x.get("label") in ("hadoop", "trans")] or w
     alpha = ctx.sweep("rrssd-alpha", alpha_w, ["rr-ssd"], ["rr-ssd"], fixed=fixed,
-                      grid={"scheme.rrssd.alpha_pct": ALPHAS[1:]})
+                      grid={"scheme.dedup.alpha_pct": ALPHAS[1:]})
     by = {n: {col: runs.one(workload=n) for col, runs in cols.items()} for n in names}
     cv = {n: conv.one(workload=n) for n in names}
     sections = [rr1(cv, desc), rr2(cv, desc, day), rr3(by, cv, desc), rr4(ctx, names, day, desc), rr5(by, weekly, desc),
@@ -388,7 +388,7 @@ def rr8(by: Dict, alpha: Runs, desc: str) -> Section:
         ca, rr0 = by[n]["ca-ssd"], by[n]["rr-ssd"]
         rows.append([n, 0.0, _gain(rr0, ca), rr0.counter("rrssd.copies_made")])
         for r in alpha.select(workload=n):
-            rows.append([n, r.grid("scheme.rrssd.alpha_pct"), _gain(r, ca), r.counter("rrssd.copies_made")])
+            rows.append([n, r.grid("scheme.dedup.alpha_pct"), _gain(r, ca), r.counter("rrssd.copies_made")])
     best = {n: max(r[2] for r in rows if r[0] == n) for n in dict.fromkeys(r[0] for r in rows)}
     s = Section("rr-8", "Read improvement from day 1 vs replication space (alpha, % of the footprint beyond the saved space)",
                 "saturates near 20% at ~25% / ~33% (hadoop, trans)", desc,

@@ -107,12 +107,20 @@ impl ConfigBuilder {
 
     /// Deserialise (rejecting unknown keys, naming their path) and validate.
     pub fn build(self) -> Result<Config> {
+        self.build_with(&[])
+    }
+
+    /// [`build`](Self::build) knowing the schemes `extra` (out of tree)
+    /// besides the registered ones, with their config sections.
+    pub fn build_with(self, extra: &[crate::schemes::SchemeEntry]) -> Result<Config> {
         let de = Value::Table(self.table);
-        let cfg: Config = serde_path_to_error::deserialize(de).map_err(|e| {
+        let mut cfg: Config = serde_path_to_error::deserialize(de).map_err(|e| {
             let key = e.path().to_string();
             Error::config(if key == "." { "<root>".into() } else { key }, e.into_inner().to_string())
         })?;
         cfg.validate()?;
+        // The scheme sections belong to the schemes layer (its registry).
+        crate::schemes::registry::resolve_with(&mut cfg, extra)?;
         Ok(cfg)
     }
 }

@@ -4,24 +4,24 @@ use super::Config;
 use crate::ensure_config;
 use crate::error::Result;
 
-fn in_range_u(key: &str, v: u64, lo: u64, hi: u64) -> Result<()> {
+pub(crate) fn in_range_u(key: &str, v: u64, lo: u64, hi: u64) -> Result<()> {
     ensure_config!(v >= lo && v <= hi, key, "{v} is out of range; valid: {lo}..={hi}");
     Ok(())
 }
 
-fn in_range_f(key: &str, v: f64, lo: f64, hi: f64) -> Result<()> {
+pub(crate) fn in_range_f(key: &str, v: f64, lo: f64, hi: f64) -> Result<()> {
     ensure_config!(v.is_finite() && v >= lo && v <= hi, key, "{v} is out of range; valid: {lo}..={hi}");
     Ok(())
 }
 
 /// A duration that must take time: a zero (or negative) latency would make
 /// the flash operation free, and every result built on it meaningless.
-fn positive_f(key: &str, v: f64, hi: f64) -> Result<()> {
+pub(crate) fn positive_f(key: &str, v: f64, hi: f64) -> Result<()> {
     ensure_config!(v.is_finite() && v > 0.0 && v <= hi, key, "{v} is out of range; valid: more than 0, at most {hi}");
     Ok(())
 }
 
-fn one_of(key: &str, v: &str, allowed: &[&str]) -> Result<()> {
+pub(crate) fn one_of(key: &str, v: &str, allowed: &[&str]) -> Result<()> {
     ensure_config!(allowed.contains(&v), key, "`{v}` is not one of: {}", allowed.join(", "));
     Ok(())
 }
@@ -37,35 +37,7 @@ impl Config {
         in_range_u("ftl.cmt_size_kib", f.cmt_size_kib, lo, 1 << 30)
     }
 
-    /// Ranges of the scheme sections (hotr, rails, ttflash).
-    fn validate_schemes(&self) -> Result<()> {
-        let h = &self.scheme.hotr;
-        one_of("scheme.hotr.staging", &h.staging, &["op", "chip"])?;
-        in_range_f("scheme.hotr.staging_share", h.staging_share, 0.0, 0.5)?;
-        in_range_f("scheme.hotr.migrate_share", h.migrate_share, 0.0, 1.0)?;
-        in_range_u("scheme.hotr.rlru_per_chip", h.rlru_per_chip as u64, 1, 1 << 24)?;
-        in_range_u("scheme.hotr.min_hits", h.min_hits as u64, 1, 1 << 20)?;
-        in_range_f("scheme.rails.swap_us", self.scheme.rails.swap_us, 1.0, 1e12)?;
-        let t = &self.scheme.ttflash;
-        ensure_config!(t.width == 0 || (2..=1024).contains(&t.width), "scheme.ttflash.width", "{} is out of range; valid: 0 (auto) or 2..=1024", t.width);
-        one_of("scheme.ttflash.unit", &t.unit, &["chip", "channel"])?;
-        let c = &self.scheme.collisions;
-        let base = crate::schemes::SchemeKind::parse(&c.base).map_err(|_| crate::error::Error::config("scheme.collisions.base", format!("unknown scheme `{}`", c.base)))?;
-        ensure_config!(base != crate::schemes::SchemeKind::Collisions, "scheme.collisions.base", "the collision layer cannot wrap itself");
-        in_range_u("scheme.collisions.l_r", c.l_r as u64, 0, 1 << 16)?;
-        in_range_f("scheme.collisions.l_m", c.l_m, 0.0, 0.5)?;
-        in_range_f("scheme.collisions.rate_window_ms", c.rate_window_ms, 1e-3, 1e9)?;
-        let r = &self.scheme.rrssd;
-        in_range_f("scheme.rrssd.hash_us", r.hash_us, 0.0, 1e6)?;
-        // 0 = auto (resolved before the run from the workload's span).
-        if r.period_s != 0.0 {
-            in_range_f("scheme.rrssd.period_s", r.period_s, 1e-3, 1e9)?;
-        }
-        in_range_f("scheme.rrssd.alpha_pct", r.alpha_pct, 0.0, 1000.0)?;
-        one_of("scheme.rrssd.placement", &r.placement, &["popularity", "random", "static", "online"])?;
-        one_of("scheme.rrssd.replication_io", &r.replication_io, &["mirror", "simulated"])?;
-        in_range_u("scheme.rrssd.counter_bits", r.counter_bits as u64, 0, 16)?;
-        in_range_u("scheme.rrssd.pblru_min_blocked", r.pblru_min_blocked as u64, 1, 1 << 20)?;
+    fn validate_probes(&self) -> Result<()> {
         let p = self.probes.interval_us;
         ensure_config!(p == 0.0 || (1.0..=1e9).contains(&p), "probes.interval_us", "{p} is out of range; valid: 0 (off) or 1..=1e9");
         Ok(())
@@ -118,35 +90,8 @@ impl Config {
         // billions of ticks over a trace of seconds: in effect a hang.
         let tick = self.scheme.tick_us;
         ensure_config!(tick == 0.0 || tick >= 1.0, "scheme.tick_us", "{tick} is out of range; valid: 0 (the scheme's own) or at least 1");
-        crate::schemes::SchemeKind::parse(&self.scheme.name)?;
-        self.validate_schemes()?;
+        self.validate_probes()?;
         self.validate_model()?;
-        let r = &self.scheme.raid;
-        in_range_f("scheme.raid.mirror_threshold", r.mirror_threshold, 0.0, 0.5)?;
-        one_of("scheme.raid.mirror_channel", &r.mirror_channel, &["same", "next"])?;
-        one_of("scheme.raid.fail_unit", &r.fail_unit, &["none", "die", "chip", "channel"])?;
-        in_range_f("scheme.raid.fail_at_us", r.fail_at_us, 0.0, 1e15)?;
-        let units = match r.fail_unit.as_str() {
-            "die" => d.channels as u64 * d.chips_per_channel as u64 * d.dies_per_chip as u64,
-            "chip" => d.channels as u64 * d.chips_per_channel as u64,
-            _ => d.channels as u64,
-        };
-        in_range_u("scheme.raid.fail_index", r.fail_index as u64, 0, units - 1)?;
-        // The collision layer's inner scheme needs what it needs alone.
-        let name = match self.scheme.name.as_str() {
-            "collisions" => self.scheme.collisions.base.as_str(),
-            n => n,
-        };
-        if name == "cr1" {
-            ensure_config!(d.channels % 2 == 0, "device.channels", "cr1 pairs channels: {} is not even", d.channels);
-        }
-        if matches!(name, "cr4" | "cr5" | "cr5m") {
-            ensure_config!(d.channels >= 2, "device.channels", "{name} needs at least 2 channels (N-1 data + 1 parity)");
-        }
-        if name == "cr5m" {
-            ensure_config!(d.chips_per_channel >= 2, "device.chips_per_channel", "cr5m needs a data chip and a mirror chip per channel");
-        }
-
         // Relations: the geometry must be buildable and leave room for GC.
         let geo = crate::device::Geometry::from_config(d)?;
         ensure_config!(self.flows.len() < u16::MAX as usize, "flows", "{} flows; at most {}", self.flows.len(), u16::MAX - 1);

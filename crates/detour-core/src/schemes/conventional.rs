@@ -10,10 +10,21 @@
 //!
 //! **References:** page-level mapping as in MQSim and SSDSim.
 
+use super::registry::{Env, SchemeEntry};
 use super::{Ctx, Plan, Scheme, Stall};
 use crate::scheduler::Class;
 use crate::types::{Lpn, Ppn, Token};
 use std::ops::Range;
+
+pub const ENTRY: SchemeEntry = SchemeEntry::new(
+    "conventional",
+    "Page-mapped FTL with the configured allocation; one copy of every page",
+    build,
+);
+
+fn build(_: &Env) -> crate::error::Result<Box<dyn Scheme>> {
+    Ok(Box::new(Conventional))
+}
 
 #[derive(Default)]
 pub struct Conventional;
@@ -43,6 +54,10 @@ impl Scheme for Conventional {
 
     fn wants_completions(&self) -> bool {
         false
+    }
+
+    fn uses_shared_map(&self) -> bool {
+        true
     }
 
     fn on_gc_move(&mut self, from: Ppn, to: Ppn, owner: u32, ctx: &mut Ctx) {

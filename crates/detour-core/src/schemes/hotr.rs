@@ -17,15 +17,81 @@
 //!
 //! **References:** HotR (papers/hotr-hot-read-replication.txt), Sec. III.
 
+use super::registry::{Env, SchemeEntry, SchemeSection};
 use super::{Ctx, OpDone, Plan, Scheme, Stall};
-use crate::config::HotrConfig;
+use crate::config::{in_range_f, in_range_u, DeviceConfig};
 use crate::device::{Geometry, OpKind};
 use crate::error::Error;
 use crate::ftl::Stream;
 use crate::scheduler::Class;
 use crate::types::{Lpn, Ppn, Token, NO_PAGE};
 use std::collections::{BTreeMap, BTreeSet, HashMap};
+use serde::{Deserialize, Serialize};
 use std::ops::Range;
+
+pub const ENTRY: SchemeEntry = SchemeEntry::new(
+    "hotr",
+    "HotR: hot read pages copied to staging; reads blocked by a write served there",
+    build,
+)
+    .section::<HotrConfig>()
+    .activity(&["hotr.migrations", "hotr.staging_hits"]);
+
+fn build(env: &Env) -> crate::error::Result<Box<dyn Scheme>> {
+    Ok(Box::new(HotR::new(&env.section()?, env.geometry)?))
+}
+
+/// `[scheme.hotr]`: hot read replication (docs/schemes/hotr.md).
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields, default)]
+pub struct HotrConfig {
+    /// Where staging copies live. Default "op".
+    pub staging: Staging,
+    /// Staging capacity as a share of the physical pages (op mode only; in
+    /// chip mode it is the chip). Default 0.02; 0..=0.5.
+    pub staging_share: f64,
+    /// Share of the pages read so far that may be held in staging (the paper's
+    /// "10% hot read pages migrated"). Default 0.10; 0 disables migration.
+    pub migrate_share: f64,
+    /// R-LRU entries per chip. Default 4096.
+    pub rlru_per_chip: u32,
+    /// R-LRU hits (reads while listed) before a page is migrated. Default 1:
+    /// the second read of a listed page migrates it, as in the paper's Fig. 4.
+    pub min_hits: u32,
+    /// When the staged set is full, a page read more often than the
+    /// coldest staged page (fewest reads while listed, then least recently)
+    /// takes its place. Default false: a full staged set takes no new page
+    /// until one of its pages is written or falls out of the R-LRU.
+    pub replace: bool,
+}
+
+/// `scheme.hotr.staging`.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Staging {
+    /// In over-provisioned space on any die other than the original's.
+    #[default]
+    Op,
+    /// On the last chip, a dedicated staging chip hidden from the host.
+    Chip,
+}
+
+impl Default for HotrConfig {
+    fn default() -> Self {
+        HotrConfig { staging: Staging::Op, staging_share: 0.02, migrate_share: 0.10, rlru_per_chip: 4096, min_hits: 1, replace: false }
+    }
+}
+
+impl SchemeSection for HotrConfig {
+    const KEY: &'static str = "hotr";
+
+    fn validate(&self, _: &DeviceConfig) -> crate::error::Result<()> {
+        in_range_f("scheme.hotr.staging_share", self.staging_share, 0.0, 0.5)?;
+        in_range_f("scheme.hotr.migrate_share", self.migrate_share, 0.0, 1.0)?;
+        in_range_u("scheme.hotr.rlru_per_chip", self.rlru_per_chip as u64, 1, 1 << 24)?;
+        in_range_u("scheme.hotr.min_hits", self.min_hits as u64, 1, 1 << 20)
+    }
+}
 
 /// Owner bit that marks a staging copy (GC must not remap the host map).
 const STAGE: u32 = 1 << 31;
@@ -77,7 +143,7 @@ pub struct HotR {
 
 impl HotR {
     pub fn new(cfg: &HotrConfig, geo: &Geometry) -> crate::error::Result<HotR> {
-        let chip_mode = cfg.staging == "chip";
+        let chip_mode = cfg.staging == Staging::Chip;
         if chip_mode && geo.chips() < 2 {
             return Err(Error::config("scheme.hotr.staging", "\"chip\" needs at least 2 chips (one is the staging chip)"));
         }
@@ -284,6 +350,10 @@ impl HotR {
 impl Scheme for HotR {
     fn name(&self) -> &'static str {
         "hotr"
+    }
+
+    fn uses_shared_map(&self) -> bool {
+        true
     }
 
     fn logical_pages(&self, geo: &Geometry) -> Option<u32> {

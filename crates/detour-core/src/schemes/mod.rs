@@ -5,32 +5,37 @@
 //! state, the shared page map) and a way to submit background plans, and
 //! fills a [`Plan`]. The simulator runs the plan, and tells the scheme when
 //! operations finish and when GC moves a page. To add one, follow
-//! docs/adding-a-scheme.md: one file here, one [`SchemeKind`] variant, one
-//! config section, one row in tests/schemes.rs.
+//! docs/extending.md: one file here (its config section, constructor and
+//! [`registry::SchemeEntry`]) and one line in `registry.rs`.
 
-mod collisions;
 mod common;
-mod conventional;
-mod dedup;
-mod hotr;
-mod rails;
-mod ttflash;
 mod plan;
-mod raid;
+pub mod prelude;
+pub mod registry;
 pub mod requirements;
 
-pub use collisions::{Collisions, RateWindow};
+registry::registry! {
+    conventional => [ENTRY],
+    hotr => [ENTRY],
+    rails => [ENTRY],
+    ttflash => [ENTRY],
+    raid => [PURE, CR1, CR4, CR5, CR5M],
+    collisions => [ENTRY],
+    dedup => [CA_SSD, RR_SSD, ORACLE, PBLRU],
+}
+
+pub use collisions::{Collisions, CollisionsConfig, RateWindow};
 pub use common::Ctx;
 pub use conventional::Conventional;
-pub use dedup::{Dedup, Mode as DedupMode};
-pub use hotr::HotR;
-pub use rails::Rails;
-pub use ttflash::TtFlash;
+pub use dedup::{Dedup, DedupConfig, Mode as DedupMode, Placement, ReplicationIo};
+pub use hotr::{HotR, HotrConfig, Staging};
+pub use rails::{Rails, RailsConfig};
+pub use raid::{FailUnit, MirrorChannel, MirrorWrite, RaidConfig};
+pub use registry::{SchemeEntry, SchemeSection};
+pub use ttflash::{StripeUnit, TtFlash, TtflashConfig};
 pub use plan::{GroupSpec, Plan, PlannedOp};
 
-use crate::config::Config;
 use crate::device::{Geometry, OpKind};
-use crate::error::{Error, Result};
 use crate::scheduler::Class;
 use crate::types::{Lpn, Ppn, Time, Token};
 use std::collections::BTreeMap;
@@ -141,91 +146,35 @@ pub trait Scheme {
     fn periods(&self) -> Vec<BTreeMap<String, f64>> {
         Vec::new()
     }
-}
 
-/// Every scheme Detour knows, by its config name.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum SchemeKind {
-    Conventional,
-    HotR,
-    Rails,
-    TtFlash,
-    Pure,
-    Cr1,
-    Cr4,
-    Cr5,
-    Cr5m,
-    Collisions,
-    CaSsd,
-    RrSsd,
-    Oracle,
-    Pblru,
-}
-
-impl SchemeKind {
-    pub const ALL: &'static [(&'static str, &'static str)] = &[
-        ("conventional", "Page-mapped FTL with the configured allocation; one copy of every page"),
-        ("hotr", "HotR: hot read pages copied to staging; reads blocked by a write served there"),
-        ("rails", "Rails in-drive: mirrored halves, one serves reads while the other absorbs writes"),
-        ("ttflash", "TTFlash: k+1 RAID-5 over chips or channels; blocked reads rebuilt from parity"),
-        ("pure", "The CR5M paper's pure SSD: conventional placement, no redundancy; takes scheme.raid.fail_* and counts lost pages"),
-        ("cr1", "Channel RAID-1: every page mirrored on a partner channel (half the capacity)"),
-        ("cr4", "Channel RAID-4: stripes of N-1 data pages, parity on a dedicated channel"),
-        ("cr5", "Channel RAID-5: stripes of N-1 data pages, rotating parity, semi-dynamic allocation"),
-        ("cr5m", "CR5 with a hidden mirror chip per channel: small updates mirrored, parity deferred"),
-        ("collisions", "A layer (over conventional by default) replicating pages of repeating imbalanced read-collision pairs"),
-        ("ca-ssd", "CA-SSD: content-addressed dedup FTL; duplicate content costs no flash write"),
-        ("rr-ssd", "RR-SSD: CA-SSD plus popular values replicated each period, reads to the least-loaded copy"),
-        ("oracle", "Ideal-All-Chip replication on CA-SSD: every read served by the least-loaded die, free"),
-        ("pblru", "PBLRU on CA-SSD: blocked pages replicated on-line in a priority-based LRU space"),
-    ];
-
-    pub fn parse(name: &str) -> Result<SchemeKind> {
-        match name {
-            "conventional" => Ok(SchemeKind::Conventional),
-            "hotr" => Ok(SchemeKind::HotR),
-            "rails" => Ok(SchemeKind::Rails),
-            "ttflash" => Ok(SchemeKind::TtFlash),
-            "pure" => Ok(SchemeKind::Pure),
-            "cr1" => Ok(SchemeKind::Cr1),
-            "cr4" => Ok(SchemeKind::Cr4),
-            "cr5" => Ok(SchemeKind::Cr5),
-            "cr5m" => Ok(SchemeKind::Cr5m),
-            "collisions" => Ok(SchemeKind::Collisions),
-            "ca-ssd" => Ok(SchemeKind::CaSsd),
-            "rr-ssd" => Ok(SchemeKind::RrSsd),
-            "oracle" => Ok(SchemeKind::Oracle),
-            "pblru" => Ok(SchemeKind::Pblru),
-            _ => {
-                let known: Vec<&str> = Self::ALL.iter().map(|(n, _)| *n).collect();
-                Err(Error::config("scheme.name", format!("unknown scheme `{name}`; known: {}", known.join(", "))))
-            }
-        }
+    /// The length of those periods in s of simulated time, so the request
+    /// log can give each its mean latency; None for a scheme without periods.
+    fn period_s(&self) -> Option<f64> {
+        None
     }
 
-    /// The deduplicating schemes work in periods (`scheme.rrssd.period_s`).
-    pub fn works_in_periods(self) -> bool {
-        matches!(self, SchemeKind::CaSsd | SchemeKind::RrSsd | SchemeKind::Oracle | SchemeKind::Pblru)
+    /// Whether a write must carry content (a deduplicating scheme, unless
+    /// told to make it up): a write without is then refused
+    /// (requirements.rs), since the run would mean nothing.
+    fn needs_content(&self) -> bool {
+        false
     }
 
-    pub fn build(self, cfg: &Config) -> Result<Box<dyn Scheme>> {
-        let geo = || Geometry::from_config(&cfg.device);
-        let dynamic = cfg.ftl.allocation == "dynamic";
-        Ok(match self {
-            SchemeKind::Conventional => Box::new(Conventional),
-            SchemeKind::HotR => Box::new(HotR::new(&cfg.scheme.hotr, &geo()?)?),
-            SchemeKind::Rails => Box::new(Rails::new(&cfg.scheme.rails, &geo()?, dynamic)?),
-            SchemeKind::TtFlash => Box::new(TtFlash::new(&cfg.scheme.ttflash, &geo()?, dynamic)?),
-            SchemeKind::Pure => raid::build(raid::Org::Pure, cfg),
-            SchemeKind::Cr1 => raid::build(raid::Org::Cr1, cfg),
-            SchemeKind::Cr4 => raid::build(raid::Org::Cr4, cfg),
-            SchemeKind::Cr5 => raid::build(raid::Org::Cr5, cfg),
-            SchemeKind::Cr5m => raid::build(raid::Org::Cr5m, cfg),
-            SchemeKind::Collisions => Box::new(Collisions::new(cfg, &geo()?)?),
-            SchemeKind::CaSsd => Box::new(Dedup::new(DedupMode::CaSsd, cfg)?),
-            SchemeKind::RrSsd => Box::new(Dedup::new(DedupMode::RrSsd, cfg)?),
-            SchemeKind::Oracle => Box::new(Dedup::new(DedupMode::Oracle, cfg)?),
-            SchemeKind::Pblru => Box::new(Dedup::new(DedupMode::Pblru, cfg)?),
-        })
+    /// The config key that sets the scheme's own tick, named when a
+    /// request arrives too many ticks after the start.
+    fn tick_key(&self) -> &'static str {
+        "scheme.tick_us"
+    }
+
+    /// The most ticks a run may take (requirements.rs): fewer for a scheme
+    /// that keeps a row per tick.
+    fn max_ticks(&self) -> f64 {
+        requirements::MAX_TICKS
+    }
+
+    /// Whether the host's data is found through the FTL's shared page map
+    /// (`ctx.ftl.map`): a layer over the scheme may then remap it.
+    fn uses_shared_map(&self) -> bool {
+        false
     }
 }

@@ -17,15 +17,51 @@
 //! **References:** Skourtis et al., "Flash on Rails", USENIX ATC 2014; the
 //! 4+4 in-drive setting of papers/hotr-hot-read-replication.txt.
 
+use super::registry::{Env, SchemeEntry, SchemeSection};
 use super::{Ctx, Plan, Scheme, Stall};
-use crate::config::RailsConfig;
+use crate::config::{in_range_f, DeviceConfig};
 use crate::device::Geometry;
 use crate::error::Error;
 use crate::ftl::Stream;
 use crate::scheduler::Class;
 use crate::types::{Lpn, Ppn, Time, Token, NO_PAGE, NS_PER_US};
 use std::collections::BTreeMap;
+use serde::{Deserialize, Serialize};
 use std::ops::Range;
+
+pub const ENTRY: SchemeEntry = SchemeEntry::new(
+    "rails",
+    "Rails in-drive: mirrored halves, one serves reads while the other absorbs writes",
+    build,
+)
+    .section::<RailsConfig>()
+    .activity(&["rails.swaps"]);
+
+fn build(env: &Env) -> crate::error::Result<Box<dyn Scheme>> {
+    Ok(Box::new(Rails::new(&env.section()?, env.geometry, env.dynamic_allocation())?))
+}
+
+/// `[scheme.rails]`: in-drive Rails (docs/schemes/rails.md).
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields, default)]
+pub struct RailsConfig {
+    /// Time between role swaps of the two halves, µs. Default 50,000; at least 1.
+    pub swap_us: f64,
+}
+
+impl Default for RailsConfig {
+    fn default() -> Self {
+        RailsConfig { swap_us: 50_000.0 }
+    }
+}
+
+impl SchemeSection for RailsConfig {
+    const KEY: &'static str = "rails";
+
+    fn validate(&self, _: &DeviceConfig) -> crate::error::Result<()> {
+        in_range_f("scheme.rails.swap_us", self.swap_us, 1.0, 1e12)
+    }
+}
 
 /// Owner bit for a half-1 copy (bit clear: half 0).
 const HALF1: u32 = 1 << 31;
@@ -215,6 +251,10 @@ impl Scheme for Rails {
 
     fn tick_interval(&self) -> Option<Time> {
         Some(self.interval)
+    }
+
+    fn tick_key(&self) -> &'static str {
+        "scheme.rails.swap_us"
     }
 
     fn counters(&self) -> Vec<(&'static str, f64)> {

@@ -7,7 +7,7 @@
 //! the values written. A trace without content hashes (every format but
 //! FIU) gives each write a unique value, so nothing deduplicates and the
 //! four schemes report the same numbers. Such a write is an error naming
-//! the line and the key that accepts it: `scheme.rrssd.synthetic_content =
+//! the line and the key that accepts it: `scheme.dedup.synthetic_content =
 //! true` asks for unique synthetic values on purpose (today's behaviour for
 //! writes without content).
 //!
@@ -20,20 +20,14 @@
 //! `summary.periods`, so for them the bound is [`MAX_PERIODS`]: a ten-day
 //! gap under a 50 ms period would otherwise fill memory with empty rows
 //! (the run fuzz test found both cases).
+//!
+//! What each scheme needs it says itself ([`Scheme::needs_content`],
+//! [`Scheme::max_ticks`], [`Scheme::tick_key`]); a layer asks its base.
 
-use crate::config::Config;
+use super::Scheme;
 use crate::error::{Error, Result};
 use crate::types::IoKind;
 use crate::workload::Request;
-
-/// The scheme that plans the requests: the collision layer's base, or the
-/// scheme itself.
-fn planning_scheme(cfg: &Config) -> &str {
-    match cfg.scheme.name.as_str() {
-        "collisions" => cfg.scheme.collisions.base.as_str(),
-        name => name,
-    }
-}
 
 /// Most period rows a run may make: 100,000 (a week of the synthetic
 /// profiles' 60 s days is 10,080), about 150 MB of rows.
@@ -41,27 +35,6 @@ pub const MAX_PERIODS: f64 = 100_000.0;
 /// Most ticks a run may take: 1e8, 58 days of Rails' default 50 ms swaps,
 /// and on the order of a minute of ticking.
 pub const MAX_TICKS: f64 = 100_000_000.0;
-
-fn is_dedup(cfg: &Config) -> bool {
-    matches!(planning_scheme(cfg), "ca-ssd" | "rr-ssd" | "oracle" | "pblru")
-}
-
-/// Whether the configured scheme deduplicates by content and the user has
-/// not asked for synthetic content.
-pub fn needs_trace_content(cfg: &Config) -> bool {
-    is_dedup(cfg) && !cfg.scheme.rrssd.synthetic_content
-}
-
-/// The key that sets the scheme's tick (`scheme.tick_us` overrides the
-/// scheme's own).
-fn tick_key(cfg: &Config) -> &'static str {
-    match planning_scheme(cfg) {
-        _ if cfg.scheme.tick_us > 0.0 => "scheme.tick_us",
-        "rails" => "scheme.rails.swap_us",
-        _ if is_dedup(cfg) => "scheme.rrssd.period_s",
-        _ => "scheme.tick_us",
-    }
-}
 
 /// Passes requests through, and turns the first request the scheme cannot
 /// use into an error (see the module docs).
@@ -75,16 +48,19 @@ pub struct InputGuard<'a> {
 }
 
 impl<'a> InputGuard<'a> {
-    /// `tick_ns`: the simulation's tick interval, if the scheme ticks.
+    /// `tick_ns`: the simulation's tick interval, if the scheme ticks;
+    /// `tick_us_set`: `scheme.tick_us` overrides the scheme's own.
     pub fn new(
         inner: &'a mut dyn Iterator<Item = Result<Request>>,
-        cfg: &Config,
-        tick_ns: Option<u64>,
+        scheme: &dyn Scheme,
+        (tick_ns, tick_us_set): (Option<u64>, bool),
+        time_scale: f64,
         source: &str,
     ) -> Self {
-        let scheme = needs_trace_content(cfg).then(|| planning_scheme(cfg).to_string());
-        let most = if is_dedup(cfg) { MAX_PERIODS } else { MAX_TICKS };
-        let tick_limit = tick_ns.map(|ns| (ns as f64 * most / cfg.host.time_scale, most, tick_key(cfg)));
+        let most = scheme.max_ticks();
+        let key = if tick_us_set { "scheme.tick_us" } else { scheme.tick_key() };
+        let tick_limit = tick_ns.map(|ns| (ns as f64 * most / time_scale, most, key));
+        let scheme = scheme.needs_content().then(|| scheme.name().to_string());
         InputGuard { inner, scheme, tick_limit, source: source.to_string() }
     }
 
@@ -112,7 +88,7 @@ impl<'a> InputGuard<'a> {
             "scheme {scheme} deduplicates by content, but this write carries none (of the trace formats only \
              FIU has content hashes; synthetic profiles always do): every write would count as unique and \
              ca-ssd, rr-ssd, oracle and pblru would give the same numbers. Give a trace with content, or set \
-             scheme.rrssd.synthetic_content = true to give each written page a unique value on purpose"
+             scheme.dedup.synthetic_content = true to give each written page a unique value on purpose"
         );
         Error::trace(&self.source, req.line, reason)
     }

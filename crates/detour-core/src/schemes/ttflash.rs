@@ -22,14 +22,70 @@
 //! **References:** Yan et al., "Tiny-Tail Flash", FAST 2017; the 4+1
 //! setting of papers/hotr-hot-read-replication.txt.
 
+use super::registry::{Env, SchemeEntry, SchemeSection};
 use super::{Ctx, Plan, Scheme, Stall};
-use crate::config::TtflashConfig;
+use crate::config::DeviceConfig;
+use crate::ensure_config;
 use crate::device::Geometry;
 use crate::error::Error;
 use crate::ftl::{Stream, GC_RESERVE};
 use crate::scheduler::Class;
 use crate::types::{Lpn, Ppn, Token, NO_PAGE};
+use serde::{Deserialize, Serialize};
 use std::ops::Range;
+
+pub const ENTRY: SchemeEntry = SchemeEntry::new(
+    "ttflash",
+    "TTFlash: k+1 RAID-5 over chips or channels; blocked reads rebuilt from parity",
+    build,
+)
+    .section::<TtflashConfig>()
+    .activity(&["ttflash.reads_reconstructed"]);
+
+fn build(env: &Env) -> crate::error::Result<Box<dyn Scheme>> {
+    Ok(Box::new(TtFlash::new(&env.section()?, env.geometry, env.dynamic_allocation())?))
+}
+
+/// `[scheme.ttflash]`: RAID-5 with read reconstruction (docs/schemes/ttflash.md).
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields, default)]
+pub struct TtflashConfig {
+    /// Stripe width k+1 (data plus parity); it must divide the number of
+    /// units. Default 0 = the largest of 5, 4, 3, 2 that divides it (the
+    /// paper's 4+1 when the device allows).
+    pub width: u32,
+    /// What a stripe member is. Default "chip".
+    pub unit: StripeUnit,
+    /// Rotating GC: a plane starts collecting only while no other member of
+    /// its stripe group collects, so a rebuild meets at most one busy
+    /// member. Default true (TTFlash's GC-rotation).
+    pub rotating_gc: bool,
+}
+
+/// `scheme.ttflash.unit`.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum StripeUnit {
+    #[default]
+    Chip,
+    Channel,
+}
+
+impl Default for TtflashConfig {
+    fn default() -> Self {
+        TtflashConfig { width: 0, unit: StripeUnit::Chip, rotating_gc: true }
+    }
+}
+
+impl SchemeSection for TtflashConfig {
+    const KEY: &'static str = "ttflash";
+
+    fn validate(&self, _: &DeviceConfig) -> crate::error::Result<()> {
+        let w = self.width;
+        ensure_config!(w == 0 || (2..=1024).contains(&w), "scheme.ttflash.width", "{w} is out of range; valid: 0 (auto) or 2..=1024");
+        Ok(())
+    }
+}
 
 /// Owner bit of a parity page (the rest is the stripe number).
 const PARITY: u32 = 1 << 31;
@@ -65,9 +121,9 @@ pub struct TtFlash {
 
 impl TtFlash {
     pub fn new(cfg: &TtflashConfig, geo: &Geometry, dynamic: bool) -> crate::error::Result<TtFlash> {
-        let (units, unit_dies) = match cfg.unit.as_str() {
-            "channel" => (geo.channels, geo.dies_per_channel()),
-            _ => (geo.chips(), geo.dies_per_chip),
+        let (units, unit_dies, unit) = match cfg.unit {
+            StripeUnit::Channel => (geo.channels, geo.dies_per_channel(), "channel"),
+            StripeUnit::Chip => (geo.chips(), geo.dies_per_chip, "chip"),
         };
         let width = match cfg.width {
             0 => (2..=5).rev().find(|w| units % w == 0).unwrap_or(units.max(2)),
@@ -76,7 +132,7 @@ impl TtFlash {
         if width > units || units % width != 0 {
             return Err(Error::config(
                 "scheme.ttflash.width",
-                format!("{width} must divide the {units} {}s of the device", cfg.unit),
+                format!("{width} must divide the {units} {unit}s of the device"),
             ));
         }
         let k = width - 1;

@@ -79,8 +79,9 @@ fn ns(seconds: f64) -> u64 {
 
 impl ClosedLoop {
     /// The streams of `cfg.flows` over a logical space of `logical` bytes
-    /// (the scheme's, which may be smaller than the device's); None without flows.
-    pub fn new(cfg: &Config, logical: u64) -> Result<Option<Box<ClosedLoop>>> {
+    /// (the scheme's, which may be smaller than the device's); None without
+    /// flows. `needs_content`: the scheme refuses writes without content.
+    pub fn new(cfg: &Config, logical: u64, needs_content: bool) -> Result<Option<Box<ClosedLoop>>> {
         if cfg.flows.is_empty() {
             return Ok(None);
         }
@@ -93,7 +94,7 @@ impl ClosedLoop {
                 streams.push(Stream { flow: i + 1, src, issued: 0, ios: u64::MAX, stop_ns: u64::MAX, think_ns: 0, ramp_ns: ns(f.ramp_s), iodepth: 0, done: false });
             } else {
                 flows.push(FlowTally::new(f.label(i), FlowKind::Closed, f.iodepth, f.numjobs));
-                streams.extend(job_streams(cfg, i, logical)?);
+                streams.extend(job_streams(cfg, i, logical, needs_content)?);
             }
         }
         ensure_config!(streams.len() < u16::MAX as usize, "flows", "{} streams in all (numjobs summed); at most {}", streams.len(), u16::MAX - 1);
@@ -252,14 +253,14 @@ fn open_source(f: &FlowConfig, i: usize) -> Result<Box<dyn Iterator<Item = Resul
 
 /// The `numjobs` streams of closed-loop flow `i` over a logical space of
 /// `logical` bytes.
-fn job_streams(cfg: &Config, i: usize, logical: u64) -> Result<Vec<Stream>> {
+fn job_streams(cfg: &Config, i: usize, logical: u64, needs_content: bool) -> Result<Vec<Stream>> {
     let f = &cfg.flows[i];
     let region = f.region(i, logical)?;
     let writes = f.rw.read_share(f.rwmixread) < 1.0;
     ensure_config!(
-        !(writes && crate::schemes::requirements::needs_trace_content(cfg)),
+        !(writes && needs_content),
         format!("flows[{i}].rw"),
-        "scheme {} deduplicates by content and closed-loop writes carry none; set scheme.rrssd.synthetic_content = true",
+        "scheme {} deduplicates by content and closed-loop writes carry none; set scheme.dedup.synthetic_content = true",
         cfg.scheme.name
     );
     let ramp_ns = ns(f.ramp_s);

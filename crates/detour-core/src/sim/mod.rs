@@ -26,7 +26,7 @@ use crate::error::{Error, Result};
 use crate::ftl::{Chunked, Ftl};
 use crate::metrics::{self, CollisionTracker, PairCount, Probe, ProbeInput, ProbeSeries, RequestColumns, RequestLog, RequestSink, Summary};
 use crate::scheduler::Scheduler;
-use crate::schemes::{Plan, Scheme, SchemeKind};
+use crate::schemes::{registry, Plan, Scheme};
 use crate::types::{Lpn, Time, Token};
 use crate::workload::Request;
 use rand::SeedableRng;
@@ -148,19 +148,18 @@ pub struct Simulation {
 impl Simulation {
     /// Build a device, FTL, scheduler and scheme from a validated config.
     pub fn new(mut cfg: Config) -> Result<Simulation> {
-        // An auto period not resolved from the workload's span (callers
-        // that know it use `RrssdConfig::resolve_period` first) is a day.
-        let scale = cfg.host.time_scale;
-        cfg.scheme.rrssd.resolve_period(None, scale);
-        let scheme = SchemeKind::parse(&cfg.scheme.name)?.build(&cfg)?;
+        registry::resolve(&mut cfg)?;
+        // What follows the workload's span and was not settled from it
+        // (callers that know it use `registry::on_span` first) takes the
+        // scheme's default (dedup's auto period: a day).
+        registry::on_span(&mut cfg, &mut || Ok(None))?;
+        let scheme = registry::build(&cfg)?;
         Self::with_scheme(cfg, scheme)
     }
 
-    /// Build with a scheme object that is not (yet) one of [`SchemeKind`]:
+    /// Build with a scheme object that is not registered (`schemes::SCHEMES`):
     /// for trying a scheme out of tree, and for tests that break one on purpose.
-    pub fn with_scheme(mut cfg: Config, scheme: Box<dyn Scheme>) -> Result<Simulation> {
-        let scale = cfg.host.time_scale;
-        cfg.scheme.rrssd.resolve_period(None, scale);
+    pub fn with_scheme(cfg: Config, scheme: Box<dyn Scheme>) -> Result<Simulation> {
         cfg.validate()?;
         let mut geo = Geometry::from_config(&cfg.device)?;
         if let Some(n) = scheme.logical_pages(&geo) {
@@ -176,6 +175,7 @@ impl Simulation {
         let timing = Timing::from_config(&cfg);
         let verify = cfg.run.verify;
         let completions = scheme.wants_completions();
+        let (needs_content, log_period) = (scheme.needs_content(), period_s(scheme.as_ref()));
         let sched = Scheduler::new(&geo, &timing, &cfg.scheduler, cfg.host.write_ack);
         let sched_unit_dies = sched.unit_dies();
         Ok(Simulation {
@@ -187,7 +187,7 @@ impl Simulation {
             scheme,
             rng: ChaCha8Rng::seed_from_u64(cfg.run.seed),
             txns: Txns::default(),
-            log: RequestLog::new(RequestSink::Discard, cfg.scheme.rrssd.period_s),
+            log: RequestLog::new(RequestSink::Discard, log_period),
             oracle: verify.then(|| Chunked::new(geo.logical_pages as u64, 0)),
             placed: Chunked::new((geo.logical_pages as u64).div_ceil(64), 0),
             next_req: None,
@@ -211,7 +211,7 @@ impl Simulation {
             probe: Probe::new(cfg.probes.interval_us, geo.dies(), geo.dies_per_chip, sched_unit_dies),
             wbuf: flush::BufferRun::new(&cfg.write_buffer, cfg.device.page_size, geo.logical_pages),
             link: link::HostLink::new(cfg.host.link_gbps),
-            closed: closed::ClosedLoop::new(&cfg, geo.logical_bytes())?,
+            closed: closed::ClosedLoop::new(&cfg, geo.logical_bytes(), needs_content)?,
             source: "<workload>".into(),
             geo,
             cfg,
@@ -248,11 +248,13 @@ impl Simulation {
         progress: &mut dyn Progress,
         sink: RequestSink,
     ) -> Result<RunResult> {
-        self.log = RequestLog::new(sink, self.cfg.scheme.rrssd.period_s);
+        self.log = RequestLog::new(sink, period_s(self.scheme.as_ref()));
         self.source = source.to_string();
         // Requests the scheme cannot use are refused: a dedup write without
         // content, an arrival too many ticks away (schemes/requirements.rs).
-        let mut guard = crate::schemes::requirements::InputGuard::new(workload, &self.cfg, self.tick_interval(), source);
+        let tick = (self.tick_interval(), self.cfg.scheme.tick_us > 0.0);
+        let scale = self.cfg.host.time_scale;
+        let mut guard = crate::schemes::requirements::InputGuard::new(workload, self.scheme.as_ref(), tick, scale, source);
         let workload: &mut dyn Iterator<Item = Result<Request>> = &mut guard;
         self.precondition(progress)?;
         self.pull_next(workload)?;
@@ -422,9 +424,14 @@ pub fn run(cfg: Config, workload: impl IntoIterator<Item = Result<Request>>) -> 
 
 /// Run a config over in-memory requests (an auto RR-SSD period from their span).
 pub fn run_requests(mut cfg: Config, requests: &[Request]) -> Result<RunResult> {
-    let scale = cfg.host.time_scale;
-    cfg.scheme.rrssd.resolve_period(span_s(requests), scale);
+    registry::on_span(&mut cfg, &mut || Ok(span_s(requests)))?;
     run(cfg, requests.iter().map(|r| Ok(*r)))
+}
+
+/// The request log's period: the scheme's, or one period for the whole
+/// run (no scheme period, no period rows).
+fn period_s(scheme: &dyn Scheme) -> f64 {
+    scheme.period_s().unwrap_or(f64::INFINITY)
 }
 
 /// Seconds from the first arrival to the last (trace time), if any.

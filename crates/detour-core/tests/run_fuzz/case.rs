@@ -4,7 +4,7 @@
 //! random time). Everything comes from one seed, so a failing case is
 //! reproduced by its seed alone.
 
-use detour_core::schemes::SchemeKind;
+use detour_core::schemes::SCHEMES;
 use detour_core::workload::{Request, TraceFormat, TraceOptions};
 use detour_core::IoKind;
 use rand::seq::IndexedRandom;
@@ -117,15 +117,15 @@ fn mutate(rng: &mut ChaCha8Rng, text: &str) -> String {
 }
 
 fn keys(rng: &mut ChaCha8Rng, span_us: u64) -> Vec<String> {
-    let scheme = SchemeKind::ALL.choose(rng).expect("schemes").0;
+    let scheme = SCHEMES.choose(rng).expect("schemes").name;
     let raid = RAID.contains(&scheme);
     let channels = if raid { [2u32, 4].choose(rng).copied() } else { Some(rng.random_range(1..=4)) };
     let mut k = vec![
         "run.verify=true".to_string(),
         format!("run.seed={}", rng.random::<u32>()),
         format!("scheme.name={scheme}"),
-        format!("scheme.rrssd.synthetic_content={}", rng.random_bool(0.5)),
-        format!("scheme.rrssd.period_s={}", [0.001, 0.05, 86_400.0].choose(rng).expect("periods")),
+        format!("scheme.dedup.synthetic_content={}", rng.random_bool(0.5)),
+        format!("scheme.dedup.period_s={}", [0.001, 0.05, 86_400.0].choose(rng).expect("periods")),
         format!("scheme.collisions.base={}", ["conventional", "ca-ssd", "hotr"].choose(rng).expect("bases")),
         format!("device.channels={}", channels.unwrap_or(2)),
         format!("device.chips_per_channel={}", rng.random_range(1..=3)),

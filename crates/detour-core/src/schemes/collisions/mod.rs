@@ -31,8 +31,10 @@ mod replicas;
 
 pub use rate::RateWindow;
 
-use super::{Ctx, OpDone, Plan, Scheme, SchemeKind, Stall};
-use crate::config::Config;
+use super::registry::{self, Env, SchemeEntry, SchemeSection};
+use super::{Ctx, OpDone, Plan, Scheme, Stall};
+use crate::config::{in_range_f, in_range_u, Config, DeviceConfig, SchemeConfig};
+use crate::ensure_config;
 use crate::device::{Geometry, OpKind};
 use crate::error::{Error, Result};
 use crate::ftl::Stream;
@@ -42,7 +44,73 @@ use crate::types::{Lpn, Ppn, Time, Token, NO_PAGE};
 use pairs::PairList;
 use rate::RateMeter;
 use replicas::ReplicaMap;
+use serde::{Deserialize, Serialize};
 use std::ops::Range;
+
+pub const ENTRY: SchemeEntry = SchemeEntry::new(
+    "collisions",
+    "A layer (over conventional by default) replicating pages of repeating imbalanced read-collision pairs",
+    build,
+)
+    .section::<CollisionsConfig>()
+    .activity(&["collisions.replications"])
+    .on_span(base_on_span)
+    .requires(base_requires);
+
+fn build(env: &Env) -> Result<Box<dyn Scheme>> {
+    Ok(Box::new(Collisions::new(&env.section()?, env)?))
+}
+
+/// The base's parameters that follow the workload's span are the layer's.
+fn base_on_span(scheme: &mut SchemeConfig, span_s: registry::SpanOf, time_scale: f64) -> Result<()> {
+    let c: CollisionsConfig = registry::section(scheme)?;
+    registry::span_of(&c.base, scheme, span_s, time_scale)
+}
+
+/// The base needs of the device what it needs alone.
+fn base_requires(cfg: &Config) -> Result<()> {
+    let c: CollisionsConfig = registry::section(&cfg.scheme)?;
+    registry::requires(cfg, &c.base, &[])
+}
+
+/// `[scheme.collisions]`: replication of pages in patterned read collisions
+/// (docs/schemes/collisions.md).
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields, default)]
+pub struct CollisionsConfig {
+    /// The scheme the collision layer wraps (any but `collisions`). Default
+    /// "conventional".
+    pub base: String,
+    /// l_R: collision pairs tracked per die. Default 5; 0 tracks nothing.
+    pub l_r: u32,
+    /// l_M: replicated pages at most, as a share of the physical pages.
+    /// Default 0.002 (the paper's 0.2% of capacity).
+    pub l_m: f64,
+    /// Over what time the cost term's read rate r is measured: "lifetime"
+    /// (reads since the start / elapsed time; default) or "recent" (the
+    /// last `rate_window_ms`). docs/schemes/collisions.md.
+    pub rate: RateWindow,
+    /// Length of the `recent` window in ms. Default 10; 0.001..=1e9.
+    pub rate_window_ms: f64,
+}
+
+impl Default for CollisionsConfig {
+    fn default() -> Self {
+        CollisionsConfig { base: "conventional".into(), l_r: 5, l_m: 0.002, rate: Default::default(), rate_window_ms: 10.0 }
+    }
+}
+
+impl SchemeSection for CollisionsConfig {
+    const KEY: &'static str = "collisions";
+
+    fn validate(&self, _: &DeviceConfig) -> Result<()> {
+        let known = registry::find(&self.base).map_err(|e| Error::config("scheme.collisions.base", e.to_string()));
+        ensure_config!(known?.name != ENTRY.name, "scheme.collisions.base", "the collision layer cannot wrap itself");
+        in_range_u("scheme.collisions.l_r", self.l_r as u64, 0, 1 << 16)?;
+        in_range_f("scheme.collisions.l_m", self.l_m, 0.0, 0.5)?;
+        in_range_f("scheme.collisions.rate_window_ms", self.rate_window_ms, 1e-3, 1e9)
+    }
+}
 
 #[derive(Default)]
 struct Counts {
@@ -90,16 +158,14 @@ pub struct Collisions {
 }
 
 impl Collisions {
-    pub fn new(cfg: &Config, geo: &Geometry) -> Result<Collisions> {
-        let c = &cfg.scheme.collisions;
-        let kind = SchemeKind::parse(&c.base).map_err(|_| Error::config("scheme.collisions.base", format!("unknown scheme `{}`", c.base)))?;
-        if kind == SchemeKind::Collisions {
-            return Err(Error::config("scheme.collisions.base", "the collision layer cannot wrap itself"));
-        }
+    pub fn new(c: &CollisionsConfig, env: &Env) -> Result<Collisions> {
+        c.validate(env.device)?;
+        let geo = env.geometry;
+        let inner = env.build_named(&c.base)?;
         let dies = geo.dies() as usize;
         Ok(Collisions {
-            inner: kind.build(cfg)?,
-            map_based: matches!(kind, SchemeKind::Conventional | SchemeKind::HotR),
+            map_based: inner.uses_shared_map(),
+            inner,
             dies,
             lists: (0..dies).map(|_| PairList::new(c.l_r)).collect(),
             queued: (0..dies).map(|_| Vec::with_capacity(8)).collect(),
@@ -108,8 +174,8 @@ impl Collisions {
             pending: Vec::new(),
             map: ReplicaMap::default(),
             max_replicas: (c.l_m * geo.total_pages() as f64) as usize,
-            t_read_s: cfg.device.flash.read_us * 1e-6,
-            t_prog_s: cfg.device.flash.program_us * 1e-6,
+            t_read_s: env.device.flash.read_us * 1e-6,
+            t_prog_s: env.device.flash.program_us * 1e-6,
             n: Counts::default(),
         })
     }
@@ -327,6 +393,22 @@ impl Scheme for Collisions {
 
     fn tick(&mut self, ctx: &mut Ctx) {
         self.inner.tick(ctx);
+    }
+
+    fn needs_content(&self) -> bool {
+        self.inner.needs_content()
+    }
+
+    fn tick_key(&self) -> &'static str {
+        self.inner.tick_key()
+    }
+
+    fn max_ticks(&self) -> f64 {
+        self.inner.max_ticks()
+    }
+
+    fn period_s(&self) -> Option<f64> {
+        self.inner.period_s()
     }
 
     fn tick_interval(&self) -> Option<Time> {

@@ -15,14 +15,18 @@
 //! **References:** RR-SSD (papers/rr-ssd-content-popularity-replication.txt),
 //! Sec. II-III; CAFTL (Chen et al., FAST 2011); docs/schemes/rr-ssd.md.
 
+mod config;
 mod periods;
 mod pblru;
 mod rrssd;
 mod tables;
 
+pub use config::{DedupConfig, Placement, ReplicationIo};
+
+use super::registry::{Env, SchemeEntry};
+use super::requirements::MAX_PERIODS;
 use super::{Ctx, Plan, Scheme, Stall};
-use crate::config::{Config, RrssdConfig};
-use crate::device::{Geometry, Timing};
+use crate::device::Geometry;
 use crate::error::Result;
 use crate::ftl::Stream;
 use crate::scheduler::Class;
@@ -33,6 +37,38 @@ use rrssd::Replicator;
 use std::collections::BTreeMap;
 use std::ops::Range;
 use tables::{Tables, NO_VPN};
+
+type Build = fn(&Env) -> Result<Box<dyn Scheme>>;
+
+const fn entry(name: &'static str, about: &'static str, activity: &'static [&'static str], build: Build) -> SchemeEntry {
+    SchemeEntry::new(name, about, build).section::<DedupConfig>().activity(activity).on_span(config::on_span)
+}
+
+pub const CA_SSD: SchemeEntry = entry("ca-ssd", "CA-SSD: content-addressed dedup FTL; duplicate content costs no flash write", &["dedup.write_hits"], |env| {
+    build(Mode::CaSsd, env)
+});
+pub const RR_SSD: SchemeEntry = entry(
+    "rr-ssd",
+    "RR-SSD: CA-SSD plus popular values replicated each period, reads to the least-loaded copy",
+    &["dedup.replica_reads"],
+    |env| build(Mode::RrSsd, env),
+);
+pub const ORACLE: SchemeEntry = entry(
+    "oracle",
+    "Ideal-All-Chip replication on CA-SSD: every read served by the least-loaded die, free",
+    &["oracle.shadow_reads"],
+    |env| build(Mode::Oracle, env),
+);
+pub const PBLRU: SchemeEntry = entry(
+    "pblru",
+    "PBLRU on CA-SSD: blocked pages replicated on-line in a priority-based LRU space",
+    &["pblru.copies_made"],
+    |env| build(Mode::Pblru, env),
+);
+
+fn build(mode: Mode, env: &Env) -> Result<Box<dyn Scheme>> {
+    Ok(Box::new(Dedup::new(mode, &env.section()?, env)))
+}
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Mode {
@@ -55,7 +91,11 @@ pub struct Dedup {
     mode: Mode,
     t: Tables,
     hash_ns: Time,
+    /// `scheme.dedup.period_s`, resolved (the request log's periods).
+    period_s: f64,
     period_ns: Time,
+    /// Content is needed (`synthetic_content` off).
+    needs_content: bool,
     rep: Option<Replicator>,
     pblru: Option<Pblru>,
     periods: Periods,
@@ -65,22 +105,22 @@ pub struct Dedup {
 }
 
 impl Dedup {
-    pub fn new(mode: Mode, cfg: &Config) -> Result<Dedup> {
-        let geo = Geometry::from_config(&cfg.device)?;
-        let r: &RrssdConfig = &cfg.scheme.rrssd;
-        let timing = Timing::from_config(cfg);
-        Ok(Dedup {
+    pub fn new(mode: Mode, r: &DedupConfig, env: &Env) -> Dedup {
+        let (geo, timing) = (env.geometry, env.timing);
+        Dedup {
             mode,
             t: Tables::new(geo.logical_pages),
             hash_ns: (r.hash_us * 1e3).round() as Time,
+            period_s: r.period_s,
             period_ns: (r.period_s * 1e9).round().max(1.0) as Time,
-            rep: (mode == Mode::RrSsd).then(|| Replicator::new(r, &geo, &timing)),
+            needs_content: !r.synthetic_content,
+            rep: (mode == Mode::RrSsd).then(|| Replicator::new(r, geo, timing)),
             pblru: (mode == Mode::Pblru).then(|| Pblru::new(r)),
             periods: Periods::default(),
             n: Counts::default(),
             oracle_cursor: 0,
             read_ns: timing.read,
-        })
+        }
     }
 
     /// Store `token` at `lpn`: map to the stored value, or program a new page.
@@ -326,6 +366,22 @@ impl Scheme for Dedup {
 
     fn tick_interval(&self) -> Option<Time> {
         Some(self.period_ns)
+    }
+
+    fn period_s(&self) -> Option<f64> {
+        Some(self.period_s)
+    }
+
+    fn needs_content(&self) -> bool {
+        self.needs_content
+    }
+
+    fn tick_key(&self) -> &'static str {
+        "scheme.dedup.period_s"
+    }
+
+    fn max_ticks(&self) -> f64 {
+        MAX_PERIODS
     }
 
     fn counters(&self) -> Vec<(&'static str, f64)> {

@@ -16,7 +16,7 @@
 use super::periods::Periods;
 use super::tables::Tables;
 use super::{budget_pages, chips_holding, copy_to_chip, plane_on_chip, room_for_copy};
-use crate::config::RrssdConfig;
+use super::config::DedupConfig;
 use crate::schemes::Ctx;
 use crate::types::Ppn;
 use std::collections::{BTreeMap, BTreeSet};
@@ -39,7 +39,7 @@ fn priority(blocked: u32) -> u8 {
 }
 
 impl Pblru {
-    pub fn new(r: &RrssdConfig) -> Pblru {
+    pub fn new(r: &DedupConfig) -> Pblru {
         Pblru {
             alpha: r.alpha_pct,
             min_blocked: r.pblru_min_blocked,

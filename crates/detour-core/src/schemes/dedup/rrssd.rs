@@ -18,19 +18,11 @@
 use super::periods::Periods;
 use super::tables::Tables;
 use super::{budget_pages, chips_holding, copy_to_chip, plane_on_chip, room_for_copy};
-use crate::config::RrssdConfig;
+use super::config::{DedupConfig, Placement, ReplicationIo};
 use crate::device::{Geometry, Timing};
 use crate::schemes::Ctx;
 use rand::Rng;
 use std::cmp::Reverse;
-
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Placement {
-    Popularity,
-    Random,
-    Static,
-    Online,
-}
 
 /// Per-chip counters the placement metric uses (paper Sec. II-D).
 #[derive(Default)]
@@ -60,21 +52,16 @@ pub struct Replicator {
 }
 
 impl Replicator {
-    pub fn new(r: &RrssdConfig, geo: &Geometry, timing: &Timing) -> Replicator {
+    pub fn new(r: &DedupConfig, geo: &Geometry, timing: &Timing) -> Replicator {
         let chips = geo.chips();
         let bits = if r.counter_bits > 0 { r.counter_bits } else { chips.next_power_of_two().trailing_zeros().max(1) };
-        let placement = match r.placement.as_str() {
-            "random" => Placement::Random,
-            "static" => Placement::Static,
-            "online" => Placement::Online,
-            _ => Placement::Popularity,
-        };
+        let placement = r.placement;
         Replicator {
             placement,
             alpha: r.alpha_pct,
             max_vpc: ((1u32 << bits) - 1).min(u16::MAX as u32) as u16,
             chips,
-            mirror: r.replication_io == "mirror",
+            mirror: r.replication_io == ReplicationIo::Mirror,
             copy_ns: timing.read + timing.program + 2 * timing.transfer,
             stats: ChipStats::default(),
             made: 0,

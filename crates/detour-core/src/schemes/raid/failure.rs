@@ -4,7 +4,8 @@
 //! on the failed dies, serves their pages by reconstruction (degraded mode)
 //! and counts the logical pages no surviving copy or stripe can rebuild.
 
-use crate::config::Config;
+use super::config::{FailUnit, RaidConfig};
+use crate::config::DeviceConfig;
 use crate::types::Time;
 
 #[derive(Clone, Debug, Default)]
@@ -20,17 +21,10 @@ pub struct Failure {
 }
 
 impl Failure {
-    pub fn from_config(cfg: &Config) -> Failure {
-        let r = &cfg.scheme.raid;
-        let d = &cfg.device;
-        let span = match r.fail_unit.as_str() {
-            "die" => 1,
-            "chip" => d.dies_per_chip,
-            "channel" => d.dies_per_chip * d.chips_per_channel,
-            _ => 0,
-        };
+    pub fn new(r: &RaidConfig, d: &DeviceConfig) -> Failure {
+        let span = r.fail_unit.dies(d);
         let first = r.fail_index * span;
-        let rebuild = r.rebuild && r.fail_unit != "channel";
+        let rebuild = r.rebuild && r.fail_unit != FailUnit::Channel;
         Failure { dies: (first, first + span), at_ns: (r.fail_at_us * 1e3).round() as Time, active: false, lost: 0, rebuild }
     }
 

@@ -16,6 +16,7 @@
 //!
 //! **References:** papers/cr5m-channel-raid5-mirroring.txt (Section III).
 
+mod config;
 mod cr1;
 mod failure;
 mod mirror;
@@ -26,12 +27,16 @@ mod stats;
 mod stripe;
 mod write;
 
+pub use config::{FailUnit, MirrorChannel, MirrorWrite, RaidConfig};
 pub use cr1::Cr1;
 pub use parity::ParityRaid;
 pub use pure::Pure;
 
-use super::{Ctx, Plan};
-use crate::config::Config;
+use super::registry::{Env, SchemeEntry};
+use super::{Ctx, Plan, Scheme};
+use crate::config::{Config, DeviceConfig};
+use crate::ensure_config;
+use crate::error::Result;
 use crate::ftl::Stream;
 use crate::scheduler::Class;
 use crate::types::Ppn;
@@ -57,7 +62,6 @@ pub const TAG_PARITY: u32 = 0x8000_0000;
 /// A page allocated for a plan that stalled: programmed as garbage.
 pub const OWNER_ABANDONED: u32 = 0xFFFF_FFFE;
 
-/// Build the scheme for `org` from the config.
 /// The RAID schemes' instant write: plan it in "instant" mode (no mirroring
 /// or reclaim side work during setup), then apply it at once. Even a stalled
 /// plan is applied: it programs the pages it already allocated, so their
@@ -78,13 +82,70 @@ pub fn write_instantly<S: super::Scheme>(
     r
 }
 
-pub fn build(org: Org, cfg: &Config) -> Box<dyn super::Scheme> {
-    let fail = Failure::from_config(cfg);
-    match org {
-        Org::Pure => Box::new(Pure::new(fail, cfg.device.channels)),
-        Org::Cr1 => Box::new(Cr1::new(fail)),
-        _ => Box::new(ParityRaid::new(org, cfg)),
+type Build = fn(&Env) -> Result<Box<dyn Scheme>>;
+type Requires = fn(&Config) -> Result<()>;
+
+const fn entry(name: &'static str, about: &'static str, build: Build, requires: Requires) -> SchemeEntry {
+    SchemeEntry::new(name, about, build).section::<RaidConfig>().requires(requires)
+}
+
+pub const PURE: SchemeEntry = entry(
+    "pure",
+    "The CR5M paper's pure SSD: conventional placement, no redundancy; takes scheme.raid.fail_* and counts lost pages",
+    |env| build(Org::Pure, env),
+    |_| Ok(()),
+);
+pub const CR1: SchemeEntry = entry(
+    "cr1",
+    "Channel RAID-1: every page mirrored on a partner channel (half the capacity)",
+    |env| build(Org::Cr1, env),
+    |cfg| device_fits(Org::Cr1, &cfg.device),
+);
+pub const CR4: SchemeEntry = entry(
+    "cr4",
+    "Channel RAID-4: stripes of N-1 data pages, parity on a dedicated channel",
+    |env| build(Org::Cr4, env),
+    |cfg| device_fits(Org::Cr4, &cfg.device),
+);
+pub const CR5: SchemeEntry = entry(
+    "cr5",
+    "Channel RAID-5: stripes of N-1 data pages, rotating parity, semi-dynamic allocation",
+    |env| build(Org::Cr5, env),
+    |cfg| device_fits(Org::Cr5, &cfg.device),
+);
+pub const CR5M: SchemeEntry = entry(
+    "cr5m",
+    "CR5 with a hidden mirror chip per channel: small updates mirrored, parity deferred",
+    |env| build(Org::Cr5m, env),
+    |cfg| device_fits(Org::Cr5m, &cfg.device),
+);
+
+/// What organisation `org` needs of the device.
+fn device_fits(org: Org, d: &DeviceConfig) -> Result<()> {
+    let name = format!("{org:?}").to_lowercase();
+    if org == Org::Cr1 {
+        ensure_config!(d.channels % 2 == 0, "device.channels", "cr1 pairs channels: {} is not even", d.channels);
     }
+    if matches!(org, Org::Cr4 | Org::Cr5 | Org::Cr5m) {
+        ensure_config!(d.channels >= 2, "device.channels", "{name} needs at least 2 channels (N-1 data + 1 parity)");
+    }
+    if org == Org::Cr5m {
+        ensure_config!(d.chips_per_channel >= 2, "device.chips_per_channel", "cr5m needs a data chip and a mirror chip per channel");
+    }
+    Ok(())
+}
+
+/// Build the scheme for `org`, once the device has what it needs.
+fn build(org: Org, env: &Env) -> Result<Box<dyn Scheme>> {
+    let d = env.device;
+    device_fits(org, d)?;
+    let raid: RaidConfig = env.section()?;
+    let fail = Failure::new(&raid, d);
+    Ok(match org {
+        Org::Pure => Box::new(Pure::new(fail, d.channels)),
+        Org::Cr1 => Box::new(Cr1::new(fail)),
+        _ => Box::new(ParityRaid::new(org, &raid, env)),
+    })
 }
 
 /// Allocate a page for `owner` on the least-loaded live die of `dies`

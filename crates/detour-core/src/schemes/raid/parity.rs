@@ -8,7 +8,8 @@ use super::rebuild::{Rebuild, TAG_REBUILD};
 use super::stats::Stats;
 use super::stripe::Layout;
 use super::{Org, OWNER_MASK, TAG_MIRROR, TAG_PARITY};
-use crate::config::{Config, MirrorWrite};
+use super::config::{MirrorChannel, MirrorWrite, RaidConfig};
+use crate::schemes::registry::Env;
 use crate::device::Geometry;
 use crate::ftl::Chunked;
 use crate::scheduler::Class;
@@ -39,8 +40,7 @@ pub struct ParityRaid {
 }
 
 impl ParityRaid {
-    pub fn new(org: Org, cfg: &Config) -> ParityRaid {
-        let raid = &cfg.scheme.raid;
+    pub fn new(org: Org, raid: &RaidConfig, env: &Env) -> ParityRaid {
         // The tables are sized by `setup`, once the geometry is known.
         ParityRaid {
             org,
@@ -49,12 +49,12 @@ impl ParityRaid {
             parity: Chunked::new(0, NO_PAGE),
             parity_tokens: Chunked::new(0, 0),
             mirror_table: MirrorTable::new(0, 0, 0),
-            fail: Failure::from_config(cfg),
+            fail: Failure::new(raid, env.device),
             stats: Stats::default(),
             instant: false,
-            shares: (raid.mirror_threshold, cfg.ftl.gc_threshold, cfg.device.overprovisioning),
-            mirror_next: raid.mirror_channel == "next",
-            mirror_shared: raid.mirror_write == MirrorWrite::Interleaved && raid.mirror_channel != "next",
+            shares: (raid.mirror_threshold, env.ftl.gc_threshold, env.device.overprovisioning),
+            mirror_next: raid.mirror_channel == MirrorChannel::Next,
+            mirror_shared: raid.mirror_write == MirrorWrite::Interleaved && raid.mirror_channel != MirrorChannel::Next,
             ready: false,
             rebuild_state: Rebuild::default(),
         }
