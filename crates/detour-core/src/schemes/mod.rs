@@ -210,7 +210,7 @@ impl SchemeKind {
 
     pub fn build(self, cfg: &Config) -> Result<Box<dyn Scheme>> {
         let geo = || Geometry::from_config(&cfg.device);
-        let dynamic = cfg.ftl.allocation == "dynamic";
+        let dynamic = cfg.ftl.allocation == crate::config::Allocation::Dynamic;
         Ok(match self {
             SchemeKind::Conventional => Box::new(Conventional),
             SchemeKind::HotR => Box::new(HotR::new(&cfg.scheme.hotr, &geo()?)?),
