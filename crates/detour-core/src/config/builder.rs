@@ -1,7 +1,7 @@
 //! Layered configuration: preset, then files, then `key=value` overrides,
 //! merged as TOML values and deserialised once at the end.
 
-use super::{presets, Config};
+use super::{presets, CellType, Config};
 use crate::error::{Error, Result};
 use toml::{Table, Value};
 
@@ -160,7 +160,9 @@ fn merge_layer(base: &mut Table, layer: Table) {
 }
 
 fn reset_cell_times(base: &mut Table, layer: &Table) {
-    let Some(cell) = layer.get("cell").and_then(Value::as_str) else { return };
+    // A misspelt cell resets nothing; deserialising the merged table then
+    // refuses it, naming the key and the valid cells.
+    let Some(Ok(cell)) = layer.get("cell").cloned().map(Value::try_into::<CellType>) else { return };
     let Some(t) = presets::cell_timing(cell) else { return };
     for (key, val) in [("read_us", t.read_us), ("program_us", t.program_us), ("erase_us", t.erase_us)] {
         if !layer.contains_key(key) {
@@ -200,7 +202,7 @@ mod tests {
             .build()
             .unwrap();
         assert_eq!(cfg.device.channels, 4);
-        assert_eq!(cfg.ftl.allocation, "dynamic");
+        assert_eq!(cfg.ftl.allocation, crate::config::Allocation::Dynamic);
     }
 
     #[test]
@@ -212,7 +214,7 @@ mod tests {
     #[test]
     fn cell_resets_times_unless_given() {
         let cfg = ConfigBuilder::new().set("device.flash.cell", "qlc").unwrap().build().unwrap();
-        let qlc = presets::cell_timing("qlc").unwrap();
+        let qlc = presets::cell_timing(CellType::Qlc).unwrap();
         assert_eq!(cfg.device.flash.program_us, qlc.program_us);
         let cfg = ConfigBuilder::new()
             .merge_toml_str("[device.flash]\ncell = \"slc\"\nread_us = 99.0\n")
@@ -220,7 +222,7 @@ mod tests {
             .build()
             .unwrap();
         assert_eq!(cfg.device.flash.read_us, 99.0);
-        assert_eq!(cfg.device.flash.program_us, presets::cell_timing("slc").unwrap().program_us);
+        assert_eq!(cfg.device.flash.program_us, presets::cell_timing(CellType::Slc).unwrap().program_us);
     }
 
     #[test]

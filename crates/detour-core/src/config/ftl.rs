@@ -1,16 +1,17 @@
 //! `[ftl]`: allocation, garbage collection and its victim policy, wear
 //! levelling, the mapping table, and preconditioning.
 
+use crate::device::AllocOrder;
 use serde::{Deserialize, Serialize};
 
 #[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
 #[serde(deny_unknown_fields, default)]
 pub struct FtlConfig {
     /// "static" (plane from the LPN in `order`) or "dynamic" (least-loaded die).
-    pub allocation: String,
+    pub allocation: Allocation,
     /// Static allocation order: a permutation of C, W, D, P; the first letter
     /// varies fastest with the LPN (CWDP = channel first).
-    pub order: String,
+    pub order: AllocOrder,
     /// GC starts on a plane when its free blocks fall below this share.
     pub gc_threshold: f64,
     /// Which block GC reclaims: greedy, cost-benefit, random (d choices) or fifo.
@@ -67,6 +68,18 @@ pub struct PreconditionConfig {
     pub headroom_blocks: u32,
 }
 
+/// How a host write's plane is chosen (`ftl.allocation`; ftl/alloc.rs).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Allocation {
+    /// The plane follows from the LPN by `ftl.order`, so a page always
+    /// returns to the same plane.
+    #[default]
+    Static,
+    /// The least-loaded die of the device takes the write.
+    Dynamic,
+}
+
 /// GC victim policy (`ftl.gc_policy`; ftl/gc/victim.rs).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
@@ -109,8 +122,8 @@ pub enum MappingKind {
 impl Default for FtlConfig {
     fn default() -> Self {
         FtlConfig {
-            allocation: "static".into(),
-            order: "CWDP".into(),
+            allocation: Allocation::Static,
+            order: AllocOrder::CWDP,
             gc_threshold: 0.05,
             gc_policy: GcPolicy::Greedy,
             gc_choices: 8,

@@ -12,14 +12,18 @@ pub mod flows;
 mod ftl;
 mod model;
 pub mod presets;
+#[cfg(test)]
+mod tests;
 mod validate;
 pub(crate) use validate::{in_range_f, in_range_u};
 
 pub use builder::ConfigBuilder;
+pub use crate::device::AllocOrder;
 pub use compat::Compat;
 pub use flows::{FlowConfig, RwMode};
-pub use ftl::{FtlConfig, GcPolicy, MappingKind, PreconditionConfig, WearLeveling};
-pub use model::{FlushClass, FlushPolicy, QueueOrder, ServiceUnit, WriteAck, WriteBufferConfig};
+pub use ftl::{Allocation, FtlConfig, GcPolicy, MappingKind, PreconditionConfig, WearLeveling};
+pub use model::{AddressMode, FlushClass, FlushPolicy, QueueOrder, ServiceUnit, WriteAck, WriteBufferConfig};
+pub use presets::CellType;
 
 use serde::{Deserialize, Serialize};
 
@@ -70,7 +74,7 @@ pub struct DeviceConfig {
 #[serde(deny_unknown_fields, default)]
 pub struct FlashConfig {
     /// slc, mlc, tlc, qlc, or custom. The three times, µs, must be above 0.
-    pub cell: String,
+    pub cell: CellType,
     pub read_us: f64,
     pub program_us: f64,
     pub erase_us: f64,
@@ -123,7 +127,7 @@ pub struct HostConfig {
     pub warmup_requests: u64,
     /// "strict": an address beyond the logical space is an error; "fold":
     /// it is taken modulo the logical space and counted.
-    pub address: String,
+    pub address: AddressMode,
     /// When a write is done: `program`, `transfer` or `buffer`.
     pub write_ack: WriteAck,
     /// Data rate of the host link (PCIe) in GB/s, each direction a FIFO;
@@ -165,8 +169,8 @@ impl Default for DeviceConfig {
 
 impl Default for FlashConfig {
     fn default() -> Self {
-        presets::cell_timing("mlc").unwrap_or(FlashConfig {
-            cell: "custom".into(),
+        presets::cell_timing(CellType::Mlc).unwrap_or(FlashConfig {
+            cell: CellType::Custom,
             read_us: 50.0,
             program_us: 600.0,
             erase_us: 3000.0,
@@ -198,7 +202,7 @@ impl Default for SchedulerConfig {
 
 impl Default for HostConfig {
     fn default() -> Self {
-        HostConfig { queue_depth: 0, time_scale: 1.0, warmup_requests: 0, address: "strict".into(), write_ack: WriteAck::Program, link_gbps: 0.0 }
+        HostConfig { queue_depth: 0, time_scale: 1.0, warmup_requests: 0, address: AddressMode::Strict, write_ack: WriteAck::Program, link_gbps: 0.0 }
     }
 }
 

@@ -1,7 +1,8 @@
 //! The timing-model settings a peer simulator fixes and Detour lets you
 //! choose: when a write is acknowledged, how a die (or chip) queue orders
-//! its work, which unit serves one operation at a time, and the DRAM write
-//! buffer. `compat.rs` names the peers' choices as bundles of these.
+//! its work, which unit serves one operation at a time, the DRAM write
+//! buffer, and what becomes of an address beyond the device. `compat.rs`
+//! names the peers' choices as bundles of these.
 
 use super::Config;
 use crate::ensure_config;
@@ -21,6 +22,19 @@ pub enum WriteAck {
     Transfer,
     /// When the data has entered the DRAM write buffer (`[write_buffer]`).
     Buffer,
+}
+
+/// What becomes of a request beyond the logical space (`host.address`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum AddressMode {
+    /// The run stops with an error naming the request: a trace meant for a
+    /// larger device should not silently load a few blocks.
+    #[default]
+    Strict,
+    /// The address is taken modulo the logical space and counted (the
+    /// summary's `folded`), as SSDSim and MQSim do with any trace.
+    Fold,
 }
 
 /// How a die's (or chip's) queue picks its next operation.

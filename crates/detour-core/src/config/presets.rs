@@ -4,6 +4,25 @@
 use super::*;
 use crate::error::{Error, Result};
 
+/// The flash cell type (`device.flash.cell`): it only picks the array
+/// times a layer starts from (`presets::cell_timing`); the simulation reads
+/// the times, never the type.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum CellType {
+    /// One bit per cell: the fastest times.
+    Slc,
+    /// Two bits per cell: the default device's times.
+    #[default]
+    Mlc,
+    /// Three bits per cell.
+    Tlc,
+    /// Four bits per cell: programs several times slower than TLC.
+    Qlc,
+    /// Times given by hand (a paper's table), no cell type's preset.
+    Custom,
+}
+
 /// Typical array times per cell type. These are order-of-magnitude values
 /// from the literature, not one part's datasheet:
 /// - SLC 25 / 200 / 1500 µs and MLC 50 / 600 / 3000 µs: Grupp et al.,
@@ -16,15 +35,17 @@ use crate::error::{Error, Result};
 /// - QLC 140 / 3000 / 10000 µs: within the ranges reported for 64/96-layer
 ///   QLC in ISSCC papers (e.g. Shibata et al., ISSCC 2019; Lee et al.,
 ///   ISSCC 2018), where program is several times TLC's.
-pub fn cell_timing(cell: &str) -> Option<FlashConfig> {
-    let (r, p, e) = match cell.to_ascii_lowercase().as_str() {
-        "slc" => (25.0, 200.0, 1500.0),
-        "mlc" => (50.0, 600.0, 3000.0),
-        "tlc" => (75.0, 1000.0, 3500.0),
-        "qlc" => (140.0, 3000.0, 10000.0),
-        _ => return None,
+///
+/// `custom` has no times of its own: None.
+pub fn cell_timing(cell: CellType) -> Option<FlashConfig> {
+    let (r, p, e) = match cell {
+        CellType::Slc => (25.0, 200.0, 1500.0),
+        CellType::Mlc => (50.0, 600.0, 3000.0),
+        CellType::Tlc => (75.0, 1000.0, 3500.0),
+        CellType::Qlc => (140.0, 3000.0, 10000.0),
+        CellType::Custom => return None,
     };
-    Some(FlashConfig { cell: cell.to_ascii_lowercase(), read_us: r, program_us: p, erase_us: e })
+    Some(FlashConfig { cell, read_us: r, program_us: p, erase_us: e })
 }
 
 /// (name, one-line description) of every preset.
@@ -90,7 +111,7 @@ fn device(geo: [u32; 7], op: f64, flash: FlashConfig, channel: ChannelConfig) ->
 }
 
 fn custom(read_us: f64, program_us: f64, erase_us: f64) -> FlashConfig {
-    FlashConfig { cell: "custom".into(), read_us, program_us, erase_us }
+    FlashConfig { cell: CellType::Custom, read_us, program_us, erase_us }
 }
 
 fn base(device: DeviceConfig) -> Config {
@@ -119,7 +140,7 @@ pub fn bench_matched() -> Config {
 }
 
 fn small() -> Config {
-    let mlc = cell_timing("mlc").unwrap_or_else(|| custom(50.0, 600.0, 3000.0));
+    let mlc = cell_timing(CellType::Mlc).unwrap_or_else(|| custom(50.0, 600.0, 3000.0));
     base(device([4, 2, 2, 2, 256, 64, 4096], 0.10, mlc, ChannelConfig::default()))
 }
 
@@ -134,7 +155,7 @@ fn rr_ssd() -> Config {
 /// 4 KiB. The channel count is not given; 5 channels x 4 packages is assumed
 /// (it lets TTFlash's 4+1 stripe span channels). 15% reserved = OP.
 fn hotr() -> Config {
-    let tlc = cell_timing("tlc").unwrap_or_else(|| custom(75.0, 1000.0, 3500.0));
+    let tlc = cell_timing(CellType::Tlc).unwrap_or_else(|| custom(75.0, 1000.0, 3500.0));
     base(device([5, 4, 1, 8, 2048, 64, 4096], 0.15, tlc, ChannelConfig::default()))
 }
 
@@ -145,7 +166,7 @@ fn hotr() -> Config {
 fn collisions() -> Config {
     let ch = ChannelConfig { width_bits: 8, rate_mts: 1000.0, command_ns: 100 };
     let mut flash = custom(60.0, 700.0, 3500.0);
-    flash.cell = "custom".into();
+    flash.cell = CellType::Custom;
     let mut c = base(device([8, 1, 2, 4, 4096, 256, 16384], 0.07, flash, ch));
     c.scheduler.suspension = true;
     c.scheduler.suspend_us = 50.0;

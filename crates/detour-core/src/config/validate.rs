@@ -60,7 +60,6 @@ impl Config {
         positive_f("device.flash.read_us", d.flash.read_us, 1e6)?;
         positive_f("device.flash.program_us", d.flash.program_us, 1e6)?;
         positive_f("device.flash.erase_us", d.flash.erase_us, 1e7)?;
-        one_of("device.flash.cell", &d.flash.cell, &["slc", "mlc", "tlc", "qlc", "custom"])?;
         one_of("device.channel.width_bits", &d.channel.width_bits.to_string(), &["8", "16", "32"])?;
         in_range_f("device.channel.rate_mts", d.channel.rate_mts, 1.0, 100_000.0)?;
         in_range_u("device.channel.command_ns", d.channel.command_ns, 0, 1_000_000)?;
@@ -71,8 +70,6 @@ impl Config {
         in_range_u("scheduler.max_suspends", s.max_suspends as u64, 0, 1000)?;
 
         let f = &self.ftl;
-        one_of("ftl.allocation", &f.allocation, &["static", "dynamic"])?;
-        crate::device::AllocOrder::parse(&f.order)?;
         in_range_f("ftl.gc_threshold", f.gc_threshold, 0.0, 0.5)?;
         in_range_u("ftl.gc_choices", f.gc_choices as u64, 1, 1 << 20)?;
         in_range_u("ftl.wear_threshold", f.wear_threshold as u64, 1, 1 << 24)?;
@@ -84,7 +81,6 @@ impl Config {
 
         let h = &self.host;
         in_range_f("host.time_scale", h.time_scale, 1e-9, 1e9)?;
-        one_of("host.address", &h.address, &["strict", "fold"])?;
         in_range_f("scheme.tick_us", self.scheme.tick_us, 0.0, 1e15)?;
         // A sub-microsecond tick is no controller's timer, and it would run
         // billions of ticks over a trace of seconds: in effect a hang.

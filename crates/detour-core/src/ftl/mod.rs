@@ -17,7 +17,7 @@ pub use alloc::{Stream, STREAMS};
 pub use chunked::Chunked;
 
 use crate::config::Config;
-use crate::device::{AllocOrder, Divisor, Geometry};
+use crate::device::{Divisor, Geometry};
 use crate::error::Result;
 use crate::types::{Lpn, Ppn, Token, NO_PAGE};
 use std::cell::Cell;
@@ -154,12 +154,9 @@ impl Ftl {
         let gc_free_blocks = ((cfg.ftl.gc_threshold * bpp as f64).ceil() as u32).max(GC_RESERVE + 1);
         Ok(Ftl {
             geo: geo.clone(),
-            plane_of_lpn: {
-                let order = AllocOrder::parse(&cfg.ftl.order)?;
-                (0..geo.planes()).map(|l| order.plane_for(geo, l)).collect()
-            },
+            plane_of_lpn: (0..geo.planes()).map(|l| cfg.ftl.order.plane_for(geo, l)).collect(),
             planes_div: Divisor::new(geo.planes()),
-            dynamic: cfg.ftl.allocation == "dynamic",
+            dynamic: cfg.ftl.allocation == crate::config::Allocation::Dynamic,
             gc_free_blocks,
             wear_threshold: (cfg.ftl.wear_leveling == crate::config::WearLeveling::Static).then_some(cfg.ftl.wear_threshold),
             map: Chunked::new_random(geo.logical_pages as u64, NO_PAGE),

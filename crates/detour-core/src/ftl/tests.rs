@@ -2,6 +2,7 @@
 
 use super::*;
 use crate::config::Config;
+use crate::device::AllocOrder;
 
 /// An FTL on `small` cut to 8 blocks a plane, with `set` applied.
 fn ftl_with(set: impl FnOnce(&mut Config)) -> Ftl {
@@ -80,7 +81,7 @@ fn the_static_plane_table_follows_the_order() {
         // Not powers of two, so the table's modulo is a real division.
         cfg.device.channels = 3;
         cfg.device.chips_per_channel = 5;
-        cfg.ftl.order = order.into();
+        cfg.ftl.order = AllocOrder::parse(order).unwrap();
         let geo = Geometry::from_config(&cfg.device).unwrap();
         let f = Ftl::new(&cfg, &geo, false).unwrap();
         let o = AllocOrder::parse(order).unwrap();

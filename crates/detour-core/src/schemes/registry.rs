@@ -242,7 +242,7 @@ impl<'a> Env<'a> {
 
     /// `ftl.allocation = "dynamic"`: writes go to the least-loaded die.
     pub fn dynamic_allocation(&self) -> bool {
-        self.ftl.allocation == "dynamic"
+        self.ftl.allocation == crate::config::Allocation::Dynamic
     }
 
     /// Build another registered scheme on the same device (a layer's base).

@@ -78,7 +78,7 @@ impl Simulation {
         }
         let mut lpn = first;
         if first + pages > logical {
-            if self.cfg.host.address != "fold" {
+            if self.cfg.host.address != crate::config::AddressMode::Fold {
                 return err(format!(
                     "bytes {}..{} are beyond the logical space ({} bytes); set host.address = \"fold\" to fold them into it",
                     r.offset,
