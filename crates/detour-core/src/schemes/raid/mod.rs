@@ -34,7 +34,7 @@ use super::{Ctx, Plan};
 use crate::config::Config;
 use crate::ftl::Stream;
 use crate::scheduler::Class;
-use crate::types::Ppn;
+use crate::types::{Owner, Ppn};
 use failure::Failure;
 use std::ops::Range;
 
@@ -49,13 +49,10 @@ pub enum Org {
     Cr5m,
 }
 
-/// The top two bits of a page's owner say what it holds; the rest is the
-/// LPN (data, mirror copy) or the stripe (parity). GC hands the owner back.
-pub const OWNER_MASK: u32 = 0x3FFF_FFFF;
-pub const TAG_MIRROR: u32 = 0x4000_0000;
-pub const TAG_PARITY: u32 = 0x8000_0000;
-/// A page allocated for a plan that stalled: programmed as garbage.
-pub const OWNER_ABANDONED: u32 = 0xFFFF_FFFE;
+// A page's owner says what it holds: `Owner::lpn` the data of an LPN,
+// `Owner::mirror` its CR1 or CR5M mirror copy, `Owner::aux` a stripe's
+// parity. Both flags leave 30 bits, so the logical space stops at
+// `Owner::MAX_INDEX`.
 
 /// Build the scheme for `org` from the config.
 /// The RAID schemes' instant write: plan it in "instant" mode (no mirroring
@@ -91,7 +88,7 @@ pub fn build(org: Org, cfg: &Config) -> Box<dyn super::Scheme> {
 /// (the dynamic half of semi-dynamic allocation; ties go to the die with
 /// more free blocks, so an idle device fills evenly); when that die is
 /// full, any other live plane of `dies`. None if all are full or dead.
-pub fn alloc_in(ctx: &mut Ctx, dies: Range<u32>, fail: &Failure, stream: Stream, owner: u32) -> Option<Ppn> {
+pub fn alloc_in(ctx: &mut Ctx, dies: Range<u32>, fail: &Failure, stream: Stream, owner: Owner) -> Option<Ppn> {
     let ppd = ctx.geo.planes_per_die;
     let free = |ctx: &Ctx, d: u32| (d * ppd..(d + 1) * ppd).map(|p| ctx.ftl.free_blocks(p)).sum::<u32>();
     let die = dies.clone().filter(|&d| !fail.dead(d)).min_by_key(|&d| (ctx.load.occ(d), std::cmp::Reverse(free(ctx, d))))?;
@@ -136,6 +133,6 @@ pub fn abandon(pages: &[Ppn], ctx: &mut Ctx, plan: &mut Plan) {
     let g = plan.group(0, false);
     for &p in pages {
         ctx.ftl.invalidate(p);
-        plan.program(g, 0, p, OWNER_ABANDONED, 0, Class::Background, 0);
+        plan.program(g, 0, p, Owner::NONE, 0, Class::Background, 0);
     }
 }

@@ -7,13 +7,13 @@ use super::mirror::MirrorTable;
 use super::rebuild::{Rebuild, TAG_REBUILD};
 use super::stats::Stats;
 use super::stripe::Layout;
-use super::{Org, OWNER_MASK, TAG_MIRROR, TAG_PARITY};
+use super::Org;
 use crate::config::{Config, MirrorWrite};
 use crate::device::Geometry;
 use crate::ftl::Chunked;
 use crate::scheduler::Class;
 use crate::schemes::{Ctx, OpDone, Plan, Scheme, Stall};
-use crate::types::{Lpn, Ppn, Token, NO_PAGE};
+use crate::types::{Lpn, Owner, Ppn, Token, NO_PAGE};
 use std::ops::Range;
 
 pub struct ParityRaid {
@@ -260,18 +260,18 @@ impl Scheme for ParityRaid {
         }
     }
 
-    fn on_gc_move(&mut self, from: Ppn, to: Ppn, owner: u32, ctx: &mut Ctx) {
-        let id = owner & OWNER_MASK;
-        if owner & TAG_PARITY != 0 {
-            if self.parity.get(id) == from {
-                self.parity.set(id, to);
+    fn on_gc_move(&mut self, from: Ppn, to: Ppn, owner: Owner, ctx: &mut Ctx) {
+        if let Some(j) = owner.as_aux() {
+            if self.parity.get(j) == from {
+                self.parity.set(j, to);
             }
-        } else if owner & TAG_MIRROR != 0 {
-            self.move_entry(id, from, to, true);
-        } else if ctx.ftl.map.get(id) == from {
-            ctx.remap_moved(id, from, to);
+        } else if let Some(lpn) = owner.as_mirror() {
+            self.move_entry(lpn, from, to, true);
+        } else if ctx.ftl.map.get(owner.index()) == from {
+            ctx.remap_moved(owner.index(), from, to);
         } else {
-            self.move_entry(id, from, to, false);
+            // A data page the map has left is CR5M's expired version.
+            self.move_entry(owner.index(), from, to, false);
         }
     }
 
