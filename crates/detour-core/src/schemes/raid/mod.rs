@@ -32,6 +32,7 @@ pub use pure::Pure;
 
 use super::{Ctx, Plan};
 use crate::config::Config;
+use crate::error::Result;
 use crate::ftl::Stream;
 use crate::scheduler::Class;
 use crate::types::{Owner, Ppn};
@@ -54,7 +55,6 @@ pub enum Org {
 // parity. Both flags leave 30 bits, so the logical space stops at
 // `Owner::MAX_INDEX`.
 
-/// Build the scheme for `org` from the config.
 /// The RAID schemes' instant write: plan it in "instant" mode (no mirroring
 /// or reclaim side work during setup), then apply it at once. Even a stalled
 /// plan is applied: it programs the pages it already allocated, so their
@@ -75,13 +75,14 @@ pub fn write_instantly<S: super::Scheme>(
     r
 }
 
-pub fn build(org: Org, cfg: &Config) -> Box<dyn super::Scheme> {
+/// Build the scheme for `org` from the config.
+pub fn build(org: Org, cfg: &Config) -> Result<Box<dyn super::Scheme>> {
     let fail = Failure::from_config(cfg);
-    match org {
+    Ok(match org {
         Org::Pure => Box::new(Pure::new(fail, cfg.device.channels)),
         Org::Cr1 => Box::new(Cr1::new(fail)),
-        _ => Box::new(ParityRaid::new(org, cfg)),
-    }
+        _ => Box::new(ParityRaid::new(org, cfg)?),
+    })
 }
 
 /// Allocate a page for `owner` on the least-loaded live die of `dies`
