@@ -6,7 +6,7 @@ use common::*;
 use detour_core::schemes::{Conventional, Ctx, Plan, Scheme, Stall};
 use detour_core::scheduler::Class;
 use detour_core::sim::{NoProgress, Simulation};
-use detour_core::types::{Lpn, Ppn, Token};
+use detour_core::types::{Lpn, Owner, Ppn, Token};
 use std::ops::Range;
 
 /// The conventional scheme, except every `every`-th read goes to the page
@@ -39,7 +39,7 @@ impl Scheme for Misroute {
     fn plan_write(&mut self, lpns: Range<Lpn>, tokens: &[Token], ctx: &mut Ctx, plan: &mut Plan) -> Result<(), Stall> {
         self.inner.plan_write(lpns, tokens, ctx, plan)
     }
-    fn on_gc_move(&mut self, from: Ppn, to: Ppn, owner: u32, ctx: &mut Ctx) {
+    fn on_gc_move(&mut self, from: Ppn, to: Ppn, owner: Owner, ctx: &mut Ctx) {
         self.inner.on_gc_move(from, to, owner, ctx)
     }
 }
@@ -84,7 +84,7 @@ impl Scheme for ForgetsGc {
     fn plan_write(&mut self, lpns: Range<Lpn>, tokens: &[Token], ctx: &mut Ctx, plan: &mut Plan) -> Result<(), Stall> {
         self.0.plan_write(lpns, tokens, ctx, plan)
     }
-    fn on_gc_move(&mut self, _: Ppn, _: Ppn, _: u32, _: &mut Ctx) {}
+    fn on_gc_move(&mut self, _: Ppn, _: Ppn, _: Owner, _: &mut Ctx) {}
 }
 
 #[test]

@@ -3,7 +3,7 @@
 
 use super::{BlockState, Ftl, PageState, GC_RESERVE};
 use crate::scheduler::LoadView;
-use crate::types::{Lpn, Ppn, Token, NO_PAGE};
+use crate::types::{Lpn, Owner, Ppn, Token, NO_PAGE};
 
 /// How many streams there are (`Stream as usize` is below it).
 pub const STREAMS: usize = 5;
@@ -64,7 +64,7 @@ impl Ftl {
     /// Allocate the next page of `stream`'s open block on `plane` for
     /// `owner`. None when the plane has no free page outside GC's reserve
     /// (or, for GC, none at all): the caller must wait for an erase.
-    pub fn alloc(&mut self, plane: u32, stream: Stream, owner: u32) -> Option<Ppn> {
+    pub fn alloc(&mut self, plane: u32, stream: Stream, owner: Owner) -> Option<Ppn> {
         self.take_page(plane, stream, owner, PageState::Pending)
     }
 
@@ -73,7 +73,7 @@ impl Ftl {
     /// `program_done`, without the pending and pinned steps between. For
     /// writes that take no simulated time (preconditioning, placing a
     /// never-written page, instant GC), which are millions per run.
-    pub fn alloc_programmed(&mut self, plane: u32, stream: Stream, owner: u32, token: Token) -> Option<Ppn> {
+    pub fn alloc_programmed(&mut self, plane: u32, stream: Stream, owner: Owner, token: Token) -> Option<Ppn> {
         let ppn = self.take_page(plane, stream, owner, PageState::Valid)?;
         if let Some(t) = self.tokens.as_mut() {
             t.set(ppn, token);
@@ -84,7 +84,7 @@ impl Ftl {
     /// The next page of the open block, left in `state` (Pending: pinned
     /// and counted pending until its program ends; Valid: programmed).
     #[inline(always)]
-    fn take_page(&mut self, plane: u32, stream: Stream, owner: u32, state: PageState) -> Option<Ppn> {
+    fn take_page(&mut self, plane: u32, stream: Stream, owner: Owner, state: PageState) -> Option<Ppn> {
         let ppb = self.geo.pages_per_block;
         let p = &mut self.planes[plane as usize];
         let mut block = p.write_points[stream as usize];

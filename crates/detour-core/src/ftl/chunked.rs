@@ -16,15 +16,13 @@
 //! at most its own size; larger tables, and every other table, keep 4 KiB
 //! granularity, so sparse traces on large devices stay small.
 
-use std::ops::BitXor;
-
 #[derive(Clone, Debug)]
 pub struct Chunked<T: ZeroFresh> {
     v: Zeroed<T>,
     default: T,
 }
 
-impl<T: ZeroFresh + Default + PartialEq + BitXor<Output = T>> Chunked<T> {
+impl<T: TableEntry> Chunked<T> {
     /// A table for indices `0..len`, every entry reading as `default`.
     pub fn new(len: u64, default: T) -> Self {
         Chunked { v: Zeroed::new(len as usize), default }
@@ -40,12 +38,12 @@ impl<T: ZeroFresh + Default + PartialEq + BitXor<Output = T>> Chunked<T> {
 
     #[inline]
     pub fn get(&self, i: u32) -> T {
-        self.v[i as usize] ^ self.default
+        self.v[i as usize].xor(self.default)
     }
 
     #[inline]
     pub fn set(&mut self, i: u32, v: T) {
-        self.v[i as usize] = v ^ self.default;
+        self.v[i as usize] = v.xor(self.default);
     }
 
     /// Ask the CPU to bring entry `i` into cache; a hint only, so an index
@@ -57,7 +55,8 @@ impl<T: ZeroFresh + Default + PartialEq + BitXor<Output = T>> Chunked<T> {
 
     /// Reset `start..start + len` to the default (e.g. on erase).
     pub fn reset(&mut self, start: u32, len: u32) {
-        self.v[start as usize..(start + len) as usize].fill(T::default());
+        let zero = self.default.xor(self.default);
+        self.v[start as usize..(start + len) as usize].fill(zero);
     }
 
     /// Bytes of address space reserved (resident memory is what was touched).
@@ -81,6 +80,26 @@ unsafe impl ZeroFresh for u8 {}
 unsafe impl ZeroFresh for u32 {}
 // SAFETY: as above.
 unsafe impl ZeroFresh for u64 {}
+
+/// What a [`Chunked`] table holds: entries are stored XORed with the
+/// table's default, so that memory never written (zero) reads as it. A
+/// trait of its own rather than `BitXor`, so that types with no arithmetic
+/// meaning (an [`Owner`](crate::types::Owner)) need not offer `^`.
+pub trait TableEntry: ZeroFresh {
+    fn xor(self, other: Self) -> Self;
+}
+
+macro_rules! int_entries {
+    ($($t:ty),*) => {$(
+        impl TableEntry for $t {
+            #[inline]
+            fn xor(self, other: $t) -> $t {
+                self ^ other
+            }
+        }
+    )*};
+}
+int_entries!(u8, u32, u64);
 
 /// A fixed-length table of `T` starting all zero, whose memory becomes
 /// resident only where written (see the module's notes).

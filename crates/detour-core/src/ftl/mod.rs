@@ -14,12 +14,12 @@ pub mod mapping;
 mod prefetch;
 
 pub use alloc::{Stream, STREAMS};
-pub use chunked::Chunked;
+pub use chunked::{Chunked, TableEntry, ZeroFresh};
 
 use crate::config::Config;
 use crate::device::{Divisor, Geometry};
 use crate::error::Result;
-use crate::types::{Lpn, Ppn, Token, NO_PAGE};
+use crate::types::{Lpn, Owner, Ppn, Token, NO_PAGE};
 use std::cell::Cell;
 use std::collections::VecDeque;
 
@@ -99,7 +99,7 @@ pub struct Ftl {
     wear_threshold: Option<u32>,
     /// The page-level map used by page-mapped schemes.
     pub map: Chunked<Ppn>,
-    owner: Chunked<u32>,
+    owner: Chunked<Owner>,
     state: Chunked<u8>,
     tokens: Option<Chunked<Token>>,
     blocks: chunked::Zeroed<BlockInfo>,
@@ -160,7 +160,7 @@ impl Ftl {
             gc_free_blocks,
             wear_threshold: (cfg.ftl.wear_leveling == crate::config::WearLeveling::Static).then_some(cfg.ftl.wear_threshold),
             map: Chunked::new_random(geo.logical_pages as u64, NO_PAGE),
-            owner: Chunked::new(total, NO_PAGE),
+            owner: Chunked::new(total, Owner::NONE),
             state: Chunked::new(total, PageState::Free as u8),
             tokens: track_tokens.then(|| Chunked::new(total, 0)),
             // Zeroed, so a block's entry costs memory once it is written.
@@ -226,7 +226,7 @@ impl Ftl {
     }
 
     #[inline]
-    pub fn owner(&self, ppn: Ppn) -> u32 {
+    pub fn owner(&self, ppn: Ppn) -> Owner {
         self.owner.get(ppn)
     }
 

@@ -23,13 +23,13 @@ fn ftl() -> Ftl {
 #[test]
 fn page_life_cycle() {
     let mut f = ftl();
-    let p = f.alloc(0, Stream::Host, 7).unwrap();
+    let p = f.alloc(0, Stream::Host, Owner::lpn(7)).unwrap();
     assert_eq!(f.page_state(p), PageState::Pending);
     assert!(f.is_live(p) && !f.is_programmed(p));
     assert_eq!(f.block(f.geo.block_of(p)).pins, 1, "a pending program pins its block");
     f.program_done(p, 42);
     assert!(f.is_programmed(p));
-    assert_eq!((f.owner(p), f.token(p)), (7, 42));
+    assert_eq!((f.owner(p), f.token(p)), (Owner::lpn(7), 42));
     f.invalidate(p);
     assert_eq!(f.page_state(p), PageState::Invalid);
     assert_eq!(f.block(f.geo.block_of(p)).valid, 0);
@@ -42,9 +42,9 @@ fn alloc_programmed_leaves_what_alloc_then_program_done_leaves() {
     for i in 0..11u32 {
         let (plane, stream) = (i % 2, if i % 3 == 0 { Stream::Gc } else { Stream::Host });
         let token = 100 + i as u64;
-        let p = a.alloc(plane, stream, i).unwrap();
+        let p = a.alloc(plane, stream, Owner::lpn(i)).unwrap();
         a.program_done(p, token);
-        assert_eq!(b.alloc_programmed(plane, stream, i, token), Some(p));
+        assert_eq!(b.alloc_programmed(plane, stream, Owner::lpn(i), token), Some(p));
         if i == 5 {
             a.invalidate(p);
             b.invalidate(p);
@@ -63,8 +63,8 @@ fn alloc_programmed_leaves_what_alloc_then_program_done_leaves() {
 #[test]
 fn invalidated_while_pending_stays_invalid() {
     let mut f = ftl();
-    let p = f.alloc(0, Stream::Host, 1).unwrap();
-    let q = f.alloc(0, Stream::Host, 2).unwrap();
+    let p = f.alloc(0, Stream::Host, Owner::lpn(1)).unwrap();
+    let q = f.alloc(0, Stream::Host, Owner::lpn(2)).unwrap();
     f.invalidate(p);
     f.program_done(p, 5);
     assert_eq!(f.page_state(p), PageState::Invalid);
@@ -95,19 +95,19 @@ fn the_static_plane_table_follows_the_order() {
 fn host_allocation_leaves_the_gc_reserve() {
     let mut f = ftl();
     let mut host = 0;
-    while f.alloc(0, Stream::Host, 0).is_some() {
+    while f.alloc(0, Stream::Host, Owner::lpn(0)).is_some() {
         host += 1;
     }
     // 8 blocks of 4 pages, 2 blocks kept for GC.
     assert_eq!(host, (8 - GC_RESERVE) * 4);
-    assert!(f.alloc(0, Stream::Gc, 0).is_some());
+    assert!(f.alloc(0, Stream::Gc, Owner::lpn(0)).is_some());
     assert!(!f.gc_wanted.is_empty(), "falling below the threshold asks for GC");
 }
 
 #[test]
 fn greedy_victim_is_the_full_unpinned_block_with_fewest_live_pages() {
     let mut f = ftl();
-    let pages: Vec<u32> = (0..12).map(|i| f.alloc(0, Stream::Host, i).unwrap()).collect();
+    let pages: Vec<u32> = (0..12).map(|i| f.alloc(0, Stream::Host, Owner::lpn(i)).unwrap()).collect();
     for &p in &pages {
         f.program_done(p, 1);
     }
@@ -127,7 +127,7 @@ fn greedy_victim_is_the_full_unpinned_block_with_fewest_live_pages() {
 #[test]
 fn erase_frees_the_block_and_counts() {
     let mut f = ftl();
-    let pages: Vec<u32> = (0..4).map(|i| f.alloc(0, Stream::Host, i).unwrap()).collect();
+    let pages: Vec<u32> = (0..4).map(|i| f.alloc(0, Stream::Host, Owner::lpn(i)).unwrap()).collect();
     for &p in &pages {
         f.program_done(p, 1);
         f.invalidate(p);
@@ -148,7 +148,7 @@ fn planes_start_at_staggered_blocks_and_gc_ties_follow_the_free_order() {
     let mut f = ftl();
     let (plane, bpp) = (3, f.geo.blocks_per_plane);
     let mut pages = Vec::new();
-    while let Some(p) = f.alloc(plane, Stream::Host, pages.len() as u32) {
+    while let Some(p) = f.alloc(plane, Stream::Host, Owner::lpn(pages.len() as u32)) {
         pages.push(p);
     }
     assert_eq!(f.geo.block_of(pages[0]), plane * bpp + 3, "plane 3 starts at its block 3");
@@ -191,12 +191,12 @@ fn translation_pages_live_in_map_blocks() {
     let mut f = ftl_with_cmt();
     f.place_translation_pages().unwrap();
     let first = f.mapping.cmt().unwrap().location(0);
-    assert!(f.is_programmed(first) && f.is_translation_page(first) && f.owner(first) == 0);
+    assert!(f.is_programmed(first) && f.is_translation_page(first) && f.owner(first) == Owner::id(0));
     let again = f.write_back_translation(0).unwrap();
     assert_eq!(f.page_state(first), PageState::Invalid, "a write-back leaves the old copy stale");
     assert_eq!(f.mapping.cmt().unwrap().location(0), again);
     assert_eq!(f.gc_stream(f.geo.block_of(again)), Stream::MapGc);
-    let data = f.alloc(0, Stream::Host, 3).unwrap();
+    let data = f.alloc(0, Stream::Host, Owner::lpn(3)).unwrap();
     assert!(!f.is_translation_page(data));
     assert_eq!(f.gc_stream(f.geo.block_of(data)), Stream::Gc);
     assert_eq!(f.stats.programs_map, 1 + f.mapping.cmt().unwrap().translation_pages() as u64);

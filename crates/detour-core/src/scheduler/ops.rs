@@ -1,7 +1,7 @@
 //! Flash operations in flight, in an arena reused across the run.
 
 use crate::device::OpKind;
-use crate::types::{Ppn, Token};
+use crate::types::{Owner, Ppn, Token};
 
 /// Priority class; lower runs first.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize)]
@@ -37,7 +37,7 @@ pub struct FlashOp {
     /// Page read or programmed; first page of the block for an erase.
     pub ppn: Ppn,
     /// Owner recorded with a programmed page (the scheme's meaning).
-    pub owner: u32,
+    pub owner: Owner,
     /// Program: the token written. Read: the token found (set on completion).
     pub token: Token,
     /// The scheme's own label, handed back on completion.

@@ -2,7 +2,7 @@
 
 use super::*;
 use crate::config::Config;
-use crate::types::Time;
+use crate::types::{Owner, Time};
 
 fn setup(read_priority: bool) -> (Scheduler, EventQueue) {
     let mut cfg = Config::preset("small").unwrap();
@@ -26,7 +26,7 @@ pub(super) fn op(kind: OpKind, class: Class, ppn: u32) -> FlashOp {
         group: 0,
         die: 0,
         ppn,
-        owner: 0,
+        owner: Owner::NONE,
         token: 0,
         tag: ppn,
         txn: 0,

@@ -7,7 +7,7 @@ use crate::scheduler::{Class, LoadView};
 use crate::device::OpKind;
 use crate::scheduler::flags;
 use crate::schemes::OpDone;
-use crate::types::{Lpn, Ppn, Time, Token, NO_PAGE};
+use crate::types::{Lpn, Owner, Ppn, Time, Token, NO_PAGE};
 use rand_chacha::ChaCha8Rng;
 
 /// A scheme's window on the simulator while it plans.
@@ -44,7 +44,7 @@ impl Ctx<'_> {
     #[inline(always)]
     pub fn remap_new(&mut self, lpn: Lpn, done: u32) -> Result<Ppn, Stall> {
         let plane = self.ftl.plane_for_write(lpn, &self.load);
-        let ppn = self.ftl.alloc(plane, Stream::Host, lpn).ok_or(Stall { done })?;
+        let ppn = self.ftl.alloc(plane, Stream::Host, Owner::lpn(lpn)).ok_or(Stall { done })?;
         self.remap_to(lpn, ppn);
         Ok(ppn)
     }
@@ -54,7 +54,7 @@ impl Ctx<'_> {
     #[inline(always)]
     pub fn remap_new_programmed(&mut self, lpn: Lpn, token: Token) -> Result<Ppn, Stall> {
         let plane = self.ftl.plane_for_write(lpn, &self.load);
-        let ppn = self.ftl.alloc_programmed(plane, Stream::Host, lpn, token).ok_or(Stall { done: 0 })?;
+        let ppn = self.ftl.alloc_programmed(plane, Stream::Host, Owner::lpn(lpn), token).ok_or(Stall { done: 0 })?;
         self.remap_to(lpn, ppn);
         Ok(ppn)
     }
@@ -72,7 +72,7 @@ impl Ctx<'_> {
     pub fn write_mapped(&mut self, lpn: Lpn, token: Token, plan: &mut Plan, done: u32) -> Result<(), Stall> {
         let ppn = self.remap_new(lpn, done)?;
         let g = plan.group(lpn, false);
-        plan.program(g, 0, ppn, lpn, token, Class::HostWrite, 0);
+        plan.program(g, 0, ppn, Owner::lpn(lpn), token, Class::HostWrite, 0);
         Ok(())
     }
 

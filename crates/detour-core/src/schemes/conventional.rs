@@ -13,7 +13,7 @@
 use super::registry::{Env, SchemeEntry};
 use super::{Ctx, Plan, Scheme, Stall};
 use crate::scheduler::Class;
-use crate::types::{Lpn, Ppn, Token};
+use crate::types::{Lpn, Owner, Ppn, Token};
 use std::ops::Range;
 
 pub const ENTRY: SchemeEntry = SchemeEntry::new(
@@ -60,7 +60,7 @@ impl Scheme for Conventional {
         true
     }
 
-    fn on_gc_move(&mut self, from: Ppn, to: Ppn, owner: u32, ctx: &mut Ctx) {
-        ctx.remap_moved(owner, from, to);
+    fn on_gc_move(&mut self, from: Ppn, to: Ppn, owner: Owner, ctx: &mut Ctx) {
+        ctx.remap_moved(owner.index(), from, to);
     }
 }

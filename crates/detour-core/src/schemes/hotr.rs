@@ -24,7 +24,7 @@ use crate::device::{Geometry, OpKind};
 use crate::error::Error;
 use crate::ftl::Stream;
 use crate::scheduler::Class;
-use crate::types::{Lpn, Ppn, Token, NO_PAGE};
+use crate::types::{Lpn, Owner, Ppn, Token, NO_PAGE};
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 use serde::{Deserialize, Serialize};
 use std::ops::Range;
@@ -93,8 +93,6 @@ impl SchemeSection for HotrConfig {
     }
 }
 
-/// Owner bit that marks a staging copy (GC must not remap the host map).
-const STAGE: u32 = 1 << 31;
 /// Tag on a host read whose data should be migrated once it is back.
 const MIGRATE: u32 = 1;
 
@@ -300,7 +298,7 @@ impl HotR {
             return;
         }
         let plane = self.staging_plane(ctx.geo.die_of(op.ppn), ctx);
-        let Some(r_ppn) = plane.and_then(|p| ctx.ftl.alloc(p, Stream::Aux, lpn | STAGE)) else {
+        let Some(r_ppn) = plane.and_then(|p| ctx.ftl.alloc(p, Stream::Aux, Owner::aux(lpn))) else {
             self.n.migrations_skipped += 1;
             return;
         };
@@ -313,7 +311,7 @@ impl HotR {
         self.n.migrations += 1;
         let mut plan = Plan::default();
         let g = plan.group(lpn, false);
-        plan.program(g, 0, r_ppn, lpn | STAGE, op.token, Class::Background, 0);
+        plan.program(g, 0, r_ppn, Owner::aux(lpn), op.token, Class::Background, 0);
         ctx.background.push(plan);
     }
 
@@ -333,7 +331,7 @@ impl HotR {
     /// copy are dropped only once the page is allocated (a stall changes nothing).
     fn remap(&mut self, lpn: Lpn, done: u32, ctx: &mut Ctx) -> Result<Ppn, Stall> {
         let plane = self.host_plane(lpn, ctx);
-        let ppn = ctx.ftl.alloc(plane, Stream::Host, lpn).ok_or(Stall { done })?;
+        let ppn = ctx.ftl.alloc(plane, Stream::Host, Owner::lpn(lpn)).ok_or(Stall { done })?;
         if self.entries.get(&lpn).is_some_and(|e| e.r_ppn != NO_PAGE) {
             self.n.invalidated += 1;
         }
@@ -372,7 +370,7 @@ impl Scheme for HotR {
         for (i, lpn) in lpns.enumerate() {
             let ppn = self.remap(lpn, i as u32, ctx)?;
             let g = plan.group(lpn, false);
-            plan.program(g, 0, ppn, lpn, tokens[i], Class::HostWrite, 0);
+            plan.program(g, 0, ppn, Owner::lpn(lpn), tokens[i], Class::HostWrite, 0);
         }
         Ok(())
     }
@@ -389,11 +387,13 @@ impl Scheme for HotR {
         }
     }
 
-    fn on_gc_move(&mut self, from: Ppn, to: Ppn, owner: u32, ctx: &mut Ctx) {
-        if owner & STAGE == 0 {
-            return ctx.remap_moved(owner, from, to);
-        }
-        if let Some(e) = self.entries.get_mut(&(owner & !STAGE)) {
+    fn on_gc_move(&mut self, from: Ppn, to: Ppn, owner: Owner, ctx: &mut Ctx) {
+        // A staging copy is HotR's auxiliary page (its index is the LPN):
+        // the host map must not follow it.
+        let Some(lpn) = owner.as_aux() else {
+            return ctx.remap_moved(owner.index(), from, to);
+        };
+        if let Some(e) = self.entries.get_mut(&lpn) {
             if e.r_ppn == from {
                 e.r_ppn = to;
             }

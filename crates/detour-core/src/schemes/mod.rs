@@ -37,7 +37,7 @@ pub use plan::{GroupSpec, Plan, PlannedOp};
 
 use crate::device::{Geometry, OpKind};
 use crate::scheduler::Class;
-use crate::types::{Lpn, Ppn, Time, Token};
+use crate::types::{Lpn, Owner, Ppn, Time, Token};
 use std::collections::BTreeMap;
 use std::ops::Range;
 
@@ -55,7 +55,7 @@ pub struct OpDone {
     pub kind: OpKind,
     pub class: Class,
     pub ppn: Ppn,
-    pub owner: u32,
+    pub owner: Owner,
     pub token: Token,
     pub tag: u32,
     /// The LPN of the operation's group.
@@ -126,7 +126,7 @@ pub trait Scheme {
     }
 
     /// GC moved a live page; update any table that pointed at `from`.
-    fn on_gc_move(&mut self, from: Ppn, to: Ppn, owner: u32, ctx: &mut Ctx);
+    fn on_gc_move(&mut self, from: Ppn, to: Ppn, owner: Owner, ctx: &mut Ctx);
 
     /// Periodic background work (the interval is `tick_interval`).
     fn tick(&mut self, _ctx: &mut Ctx) {}

@@ -10,7 +10,7 @@
 
 use crate::device::OpKind;
 use crate::scheduler::{flags, Class};
-use crate::types::{Lpn, Ppn, Token};
+use crate::types::{Lpn, Owner, Ppn, Token};
 
 #[derive(Clone, Copy, Debug)]
 pub struct PlannedOp {
@@ -20,7 +20,7 @@ pub struct PlannedOp {
     pub class: Class,
     pub flags: u8,
     pub ppn: Ppn,
-    pub owner: u32,
+    pub owner: Owner,
     pub token: Token,
     pub tag: u32,
 }
@@ -75,23 +75,23 @@ impl Plan {
     }
 
     #[allow(clippy::too_many_arguments)] // one field each; callers use the named helpers below
-    fn push(&mut self, group: u32, stage: u8, kind: OpKind, class: Class, flags: u8, ppn: Ppn, owner: u32, token: Token, tag: u32) {
+    fn push(&mut self, group: u32, stage: u8, kind: OpKind, class: Class, flags: u8, ppn: Ppn, owner: Owner, token: Token, tag: u32) {
         self.ops.push(PlannedOp { group, stage, kind, class, flags, ppn, owner, token, tag });
     }
 
     /// A read whose data is (part of) the group's result.
     pub fn read(&mut self, group: u32, stage: u8, ppn: Ppn, class: Class, tag: u32) {
-        self.push(group, stage, OpKind::Read, class, flags::RESULT, ppn, 0, 0, tag);
+        self.push(group, stage, OpKind::Read, class, flags::RESULT, ppn, Owner::NONE, 0, tag);
     }
 
     /// A read whose data is not part of any result (e.g. a probe).
     pub fn read_only(&mut self, group: u32, stage: u8, ppn: Ppn, class: Class, tag: u32) {
-        self.push(group, stage, OpKind::Read, class, 0, ppn, 0, 0, tag);
+        self.push(group, stage, OpKind::Read, class, 0, ppn, Owner::NONE, 0, tag);
     }
 
     /// Program `token` into `ppn` (already allocated) for `owner`.
     #[allow(clippy::too_many_arguments)]
-    pub fn program(&mut self, group: u32, stage: u8, ppn: Ppn, owner: u32, token: Token, class: Class, tag: u32) {
+    pub fn program(&mut self, group: u32, stage: u8, ppn: Ppn, owner: Owner, token: Token, class: Class, tag: u32) {
         self.push(group, stage, OpKind::Program, class, 0, ppn, owner, token, tag);
     }
 
@@ -99,19 +99,19 @@ impl Plan {
     /// data read earlier in the group when `token` is 0; a parity update
     /// otherwise).
     #[allow(clippy::too_many_arguments)]
-    pub fn program_from_prev(&mut self, group: u32, stage: u8, ppn: Ppn, owner: u32, token: Token, class: Class, tag: u32) {
+    pub fn program_from_prev(&mut self, group: u32, stage: u8, ppn: Ppn, owner: Owner, token: Token, class: Class, tag: u32) {
         self.push(group, stage, OpKind::Program, class, flags::FROM_PREV, ppn, owner, token, tag);
     }
 
     /// `program`, for a copy whose data comes with another program's
     /// transfer on the same channel (see [`flags::SHARED_DATA_IN`]).
     #[allow(clippy::too_many_arguments)]
-    pub fn program_shared(&mut self, group: u32, stage: u8, ppn: Ppn, owner: u32, token: Token, class: Class, tag: u32) {
+    pub fn program_shared(&mut self, group: u32, stage: u8, ppn: Ppn, owner: Owner, token: Token, class: Class, tag: u32) {
         self.push(group, stage, OpKind::Program, class, flags::SHARED_DATA_IN, ppn, owner, token, tag);
     }
 
     /// Erase the block whose first page is `first_ppn`.
     pub fn erase(&mut self, group: u32, stage: u8, first_ppn: Ppn, class: Class, tag: u32) {
-        self.push(group, stage, OpKind::Erase, class, 0, first_ppn, 0, 0, tag);
+        self.push(group, stage, OpKind::Erase, class, 0, first_ppn, Owner::NONE, 0, tag);
     }
 }

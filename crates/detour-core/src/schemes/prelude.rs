@@ -9,6 +9,6 @@ pub use crate::device::{Geometry, OpKind};
 pub use crate::error::{Error, Result};
 pub use crate::ftl::Stream;
 pub use crate::scheduler::Class;
-pub use crate::types::{Lpn, Ppn, Time, Token, NO_PAGE};
+pub use crate::types::{Lpn, Owner, Ppn, Time, Token, NO_PAGE};
 pub use serde::{Deserialize, Serialize};
 pub use std::ops::Range;

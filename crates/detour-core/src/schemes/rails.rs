@@ -24,7 +24,7 @@ use crate::device::Geometry;
 use crate::error::Error;
 use crate::ftl::Stream;
 use crate::scheduler::Class;
-use crate::types::{Lpn, Ppn, Time, Token, NO_PAGE, NS_PER_US};
+use crate::types::{Lpn, Owner, Ppn, Time, Token, NO_PAGE, NS_PER_US};
 use std::collections::BTreeMap;
 use serde::{Deserialize, Serialize};
 use std::ops::Range;
@@ -62,9 +62,6 @@ impl SchemeSection for RailsConfig {
         in_range_f("scheme.rails.swap_us", self.swap_us, 1.0, 1e12)
     }
 }
-
-/// Owner bit for a half-1 copy (bit clear: half 0).
-const HALF1: u32 = 1 << 31;
 
 #[derive(Default)]
 struct Counts {
@@ -109,8 +106,9 @@ impl Rails {
         })
     }
 
-    fn owner(lpn: Lpn, half: usize) -> u32 {
-        if half == 1 { lpn | HALF1 } else { lpn }
+    /// Half 1's copy is Rails' auxiliary page, so a GC move finds the half.
+    fn owner(lpn: Lpn, half: usize) -> Owner {
+        if half == 1 { Owner::aux(lpn) } else { Owner::lpn(lpn) }
     }
 
     /// A plane of half `h` for `lpn`: the least-loaded die of the half
@@ -235,9 +233,12 @@ impl Scheme for Rails {
         Ok(())
     }
 
-    fn on_gc_move(&mut self, from: Ppn, to: Ppn, owner: u32, _ctx: &mut Ctx) {
-        let h = (owner & HALF1 != 0) as usize;
-        let slot = &mut self.copy[h][(owner & !HALF1) as usize];
+    fn on_gc_move(&mut self, from: Ppn, to: Ppn, owner: Owner, _ctx: &mut Ctx) {
+        let (h, lpn) = match owner.as_aux() {
+            Some(lpn) => (1, lpn),
+            None => (0, owner.index()),
+        };
+        let slot = &mut self.copy[h][lpn as usize];
         if *slot == from {
             *slot = to;
         }

@@ -30,7 +30,7 @@ use crate::device::Geometry;
 use crate::error::Error;
 use crate::ftl::{Stream, GC_RESERVE};
 use crate::scheduler::Class;
-use crate::types::{Lpn, Ppn, Token, NO_PAGE};
+use crate::types::{Lpn, Owner, Ppn, Token, NO_PAGE};
 use serde::{Deserialize, Serialize};
 use std::ops::Range;
 
@@ -86,9 +86,6 @@ impl SchemeSection for TtflashConfig {
         Ok(())
     }
 }
-
-/// Owner bit of a parity page (the rest is the stripe number).
-const PARITY: u32 = 1 << 31;
 
 #[derive(Default)]
 struct Counts {
@@ -192,8 +189,8 @@ impl TtFlash {
         if !ctx.ftl.can_alloc(dplane, Stream::Host) || !ctx.ftl.can_alloc(pplane, Stream::Aux) {
             return Err(Stall { done });
         }
-        let d = ctx.ftl.alloc(dplane, Stream::Host, lpn).ok_or(Stall { done })?;
-        let p = ctx.ftl.alloc(pplane, Stream::Aux, PARITY | s).ok_or(Stall { done })?;
+        let d = ctx.ftl.alloc(dplane, Stream::Host, Owner::lpn(lpn)).ok_or(Stall { done })?;
+        let p = ctx.ftl.alloc(pplane, Stream::Aux, Owner::aux(s)).ok_or(Stall { done })?;
         Ok((d, p))
     }
 
@@ -279,8 +276,8 @@ impl Scheme for TtFlash {
             let g = plan.group(lpn, false);
             let s = lpn / self.k();
             let ptoken = self.commit(lpn, tokens[i], d, p, ctx);
-            plan.program(g, 0, d, lpn, tokens[i], Class::HostWrite, 0);
-            plan.program(g, 0, p, PARITY | s, ptoken, Class::HostWrite, 0);
+            plan.program(g, 0, d, Owner::lpn(lpn), tokens[i], Class::HostWrite, 0);
+            plan.program(g, 0, p, Owner::aux(s), ptoken, Class::HostWrite, 0);
         }
         Ok(())
     }
@@ -308,16 +305,17 @@ impl Scheme for TtFlash {
         false
     }
 
-    fn on_gc_move(&mut self, from: Ppn, to: Ppn, owner: u32, ctx: &mut Ctx) {
+    fn on_gc_move(&mut self, from: Ppn, to: Ppn, owner: Owner, ctx: &mut Ctx) {
         // Checks the rotation from outside the hook: a copy landing while
         // another member of the group collects means two collected at once.
         if self.group_collecting(ctx.geo.plane_of(to), ctx) {
             self.n.gc_concurrent_moves += 1;
         }
-        if owner & PARITY == 0 {
-            return ctx.remap_moved(owner, from, to);
-        }
-        let slot = &mut self.parity[(owner & !PARITY) as usize];
+        // A parity page is TTFlash's auxiliary page, indexed by its stripe.
+        let Some(stripe) = owner.as_aux() else {
+            return ctx.remap_moved(owner.index(), from, to);
+        };
+        let slot = &mut self.parity[stripe as usize];
         if *slot == from {
             *slot = to;
         }

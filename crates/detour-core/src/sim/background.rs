@@ -6,7 +6,7 @@ use super::Simulation;
 use crate::engine::Event;
 use crate::error::{Error, Result};
 use crate::scheduler::Class;
-use crate::types::{Ppn, NS_PER_US};
+use crate::types::{Owner, Ppn, NS_PER_US};
 
 impl Simulation {
     /// Start every background plan the scheme submitted.
@@ -80,7 +80,9 @@ impl Simulation {
             let to = self.ftl.alloc(plane, stream, owner).ok_or_else(|| {
                 Error::Sim(format!("GC on plane {plane} found no free page for its copies (reserve exhausted)"))
             })?;
-            let g = plan.group(owner, false);
+            // The owner's bits only label the group: a GC group is neither
+            // checked nor reported to the scheme.
+            let g = plan.group(owner.index(), false);
             plan.read(g, 0, from, Class::Background, 0);
             plan.program_from_prev(g, 1, to, owner, 0, Class::Background, from);
         }
@@ -96,12 +98,12 @@ impl Simulation {
     }
 
     /// A GC copy landed: if the data was still live, tell the scheme.
-    pub(super) fn finish_move(&mut self, from: Ppn, to: Ppn, owner: u32) {
+    pub(super) fn finish_move(&mut self, from: Ppn, to: Ppn, owner: Owner) {
         if self.ftl.finish_move(from, to) {
             // A translation page's owner is its number: the directory
             // follows it, the LPN map and the scheme never see it.
             if !self.ftl.mapping.is_dram() && self.ftl.is_translation_page(to) {
-                return self.ftl.mapping.moved(owner, from, to);
+                return self.ftl.mapping.moved(owner.index(), from, to);
             }
             self.with_ctx(|s, ctx| s.on_gc_move(from, to, owner, ctx));
         }

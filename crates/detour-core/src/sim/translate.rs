@@ -34,6 +34,7 @@ use super::txn::TxnKind;
 use super::Simulation;
 use crate::error::Result;
 use crate::scheduler::Class;
+use crate::types::Owner;
 
 impl Simulation {
     /// Look up the translation pages of host or flush transaction `t`. True if some must
@@ -95,7 +96,7 @@ impl Simulation {
         let mut plan = std::mem::take(&mut self.scratch_plan);
         plan.clear();
         let g = plan.group(tvpn, false);
-        plan.program(g, 0, ppn, tvpn, 0, Class::HostWrite, 0);
+        plan.program(g, 0, ppn, Owner::id(tvpn), 0, Class::HostWrite, 0);
         let t = self.txns.alloc(TxnKind::MapWrite);
         self.materialize(t, &plan, true)?;
         self.scratch_plan = plan;

@@ -73,8 +73,8 @@ impl Scheme for Delayed {
         Ok(())
     }
 
-    fn on_gc_move(&mut self, from: Ppn, to: Ppn, owner: u32, ctx: &mut Ctx) {
-        ctx.remap_moved(owner, from, to);
+    fn on_gc_move(&mut self, from: Ppn, to: Ppn, owner: Owner, ctx: &mut Ctx) {
+        ctx.remap_moved(owner.index(), from, to);
     }
 
     fn uses_shared_map(&self) -> bool {

@@ -34,7 +34,7 @@ use super::{Ftl, Stream};
 use crate::config::{Config, MappingKind};
 use crate::device::Geometry;
 use crate::error::{Error, Result};
-use crate::types::{Ppn, NO_PAGE};
+use crate::types::{Owner, Ppn, NO_PAGE};
 
 /// What a lookup of one translation page found.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
@@ -166,9 +166,9 @@ impl Ftl {
         let (home, planes) = (self.static_plane(tvpn), self.geo.planes());
         let plane = (0..planes).map(|k| (home + k) % planes).find(|&p| self.can_alloc(p, Stream::Map))?;
         if programmed {
-            self.alloc_programmed(plane, Stream::Map, tvpn, 0)
+            self.alloc_programmed(plane, Stream::Map, Owner::id(tvpn), 0)
         } else {
-            self.alloc(plane, Stream::Map, tvpn)
+            self.alloc(plane, Stream::Map, Owner::id(tvpn))
         }
     }
 

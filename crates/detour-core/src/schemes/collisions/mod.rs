@@ -40,7 +40,7 @@ use crate::error::{Error, Result};
 use crate::ftl::Stream;
 use crate::scheduler::Class;
 use crate::scheduler::flags;
-use crate::types::{Lpn, Ppn, Time, Token, NO_PAGE};
+use crate::types::{Lpn, Owner, Ppn, Time, Token, NO_PAGE};
 use pairs::PairList;
 use rate::RateMeter;
 use replicas::ReplicaMap;
@@ -286,7 +286,7 @@ impl Collisions {
             self.n.skipped += 1;
             return;
         };
-        let Some(ppn) = ctx.ftl.alloc(plane, Stream::Aux, p.lpn) else {
+        let Some(ppn) = ctx.ftl.alloc(plane, Stream::Aux, Owner::lpn(p.lpn)) else {
             self.n.skipped += 1;
             return;
         };
@@ -297,7 +297,7 @@ impl Collisions {
         self.n.replications += 1;
         let mut plan = Plan::default();
         let g = plan.group(p.lpn, false);
-        plan.program(g, 0, ppn, p.lpn, op.token, Class::Background, 0);
+        plan.program(g, 0, ppn, Owner::lpn(p.lpn), op.token, Class::Background, 0);
         ctx.background.push(plan);
     }
 
@@ -384,7 +384,7 @@ impl Scheme for Collisions {
         }
     }
 
-    fn on_gc_move(&mut self, from: Ppn, to: Ppn, owner: u32, ctx: &mut Ctx) {
+    fn on_gc_move(&mut self, from: Ppn, to: Ppn, owner: Owner, ctx: &mut Ctx) {
         // A replica kept in place of its original is the inner scheme's page.
         if !self.map.moved(from, to) {
             self.inner.on_gc_move(from, to, owner, ctx);

@@ -30,7 +30,7 @@ use crate::device::Geometry;
 use crate::error::Result;
 use crate::ftl::Stream;
 use crate::scheduler::Class;
-use crate::types::{Lpn, Ppn, Time, Token, NO_PAGE};
+use crate::types::{Lpn, Owner, Ppn, Time, Token, NO_PAGE};
 use periods::Periods;
 use pblru::Pblru;
 use rrssd::Replicator;
@@ -132,7 +132,7 @@ impl Dedup {
             return Ok(());
         }
         let plane = ctx.ftl.plane_for_write(lpn, &ctx.load);
-        let ppn = ctx.ftl.alloc(plane, Stream::Host, self.t.next_id()).ok_or(Stall { done })?;
+        let ppn = ctx.ftl.alloc(plane, Stream::Host, Owner::id(self.t.next_id())).ok_or(Stall { done })?;
         let v = self.t.create(token, ppn);
         self.t.map(lpn, v, ctx.ftl);
         self.n.written += 1;
@@ -140,7 +140,7 @@ impl Dedup {
         match plan {
             Some(plan) => {
                 let g = plan.group(lpn, false);
-                plan.program(g, 0, ppn, v, token, Class::HostWrite, 0);
+                plan.program(g, 0, ppn, Owner::id(v), token, Class::HostWrite, 0);
             }
             None => {
                 ctx.ftl.program_done(ppn, token);
@@ -279,7 +279,7 @@ pub(crate) fn copy_to_chip(t: &mut Tables, v: u32, chip: u32, mirror: bool, ctx:
     let Some(src) = programmed().find(|&p| !ctx.load.writing(ctx.geo.die_of(p))).or_else(|| programmed().next()) else {
         return false;
     };
-    let Some(ppn) = ctx.ftl.alloc(plane, Stream::Aux, v) else { return false };
+    let Some(ppn) = ctx.ftl.alloc(plane, Stream::Aux, Owner::id(v)) else { return false };
     if mirror {
         ctx.ftl.program_done(ppn, token);
     } else {
@@ -288,7 +288,7 @@ pub(crate) fn copy_to_chip(t: &mut Tables, v: u32, chip: u32, mirror: bool, ctx:
         // The copy programs what the read returned, so verify mode would
         // catch a replica made from the wrong page.
         plan.read(g, 0, src, Class::Background, 0);
-        plan.program_from_prev(g, 1, ppn, v, 0, Class::Background, 0);
+        plan.program_from_prev(g, 1, ppn, Owner::id(v), 0, Class::Background, 0);
         ctx.background.push(plan);
     }
     t.add_copy(v, ppn);
@@ -356,8 +356,8 @@ impl Scheme for Dedup {
         false
     }
 
-    fn on_gc_move(&mut self, from: Ppn, to: Ppn, owner: u32, _ctx: &mut Ctx) {
-        self.t.moved(owner, from, to);
+    fn on_gc_move(&mut self, from: Ppn, to: Ppn, owner: Owner, _ctx: &mut Ctx) {
+        self.t.moved(owner.index(), from, to);
     }
 
     fn tick(&mut self, ctx: &mut Ctx) {

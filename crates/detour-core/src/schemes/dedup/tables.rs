@@ -158,6 +158,7 @@ mod tests {
     use crate::config::Config;
     use crate::device::Geometry;
     use crate::ftl::Stream;
+    use crate::types::Owner;
 
     fn ftl() -> Ftl {
         let cfg = Config::preset("small").unwrap();
@@ -168,13 +169,13 @@ mod tests {
     fn shared_value_lives_until_its_last_lpn_moves_away() {
         let mut f = ftl();
         let mut t = Tables::new(1000);
-        let ppn = f.alloc(0, Stream::Host, t.next_id()).unwrap();
+        let ppn = f.alloc(0, Stream::Host, Owner::id(t.next_id())).unwrap();
         let v = t.create(7, ppn);
         f.program_done(ppn, 7);
         t.map(1, v, &mut f);
         t.map(2, v, &mut f);
         assert_eq!((t.mapped_lpns, t.live_vpns, t.saved()), (2, 1, 1));
-        let q = f.alloc(0, Stream::Host, t.next_id()).unwrap();
+        let q = f.alloc(0, Stream::Host, Owner::id(t.next_id())).unwrap();
         let w = t.create(8, q);
         t.map(1, w, &mut f);
         assert!(f.is_live(ppn), "LPN 2 still points at the value");

@@ -6,14 +6,14 @@
 
 use super::failure::Failure;
 use super::stats::Stats;
-use super::{abandon, alloc_in, blocked, TAG_MIRROR, OWNER_MASK};
+use super::{abandon, alloc_in, blocked};
 use crate::device::Geometry;
 use crate::ftl::{Chunked, Stream};
 use crate::scheduler::Class;
 use super::rebuild::TAG_REBUILD;
 use crate::device::OpKind;
 use crate::schemes::{Ctx, OpDone, Plan, Scheme, Stall};
-use crate::types::{Lpn, Ppn, Time, Token, NO_PAGE};
+use crate::types::{Lpn, Owner, Ppn, Time, Token, NO_PAGE};
 use std::ops::Range;
 
 pub struct Cr1 {
@@ -115,8 +115,8 @@ impl Cr1 {
         let dead = |p: Ppn| p != NO_PAGE && self.fail.dead(ctx.geo.die_of(p));
         let in_flight = |p: Ppn| self.rb_pending.iter().any(|&(_, old)| old == p);
         let (from, lost, ch, owner) = match (dead(a), dead(b)) {
-            (true, false) if b != NO_PAGE && !in_flight(a) => (b, a, lpn % half, lpn),
-            (false, true) if a != NO_PAGE && !in_flight(b) => (a, b, lpn % half + half, TAG_MIRROR | lpn),
+            (true, false) if b != NO_PAGE && !in_flight(a) => (b, a, lpn % half, Owner::lpn(lpn)),
+            (false, true) if a != NO_PAGE && !in_flight(b) => (a, b, lpn % half + half, Owner::mirror(lpn)),
             _ => return true,
         };
         let dies = Self::channel_dies(ctx.geo, ch);
@@ -151,7 +151,7 @@ impl Scheme for Cr1 {
     }
 
     fn logical_pages(&self, geo: &Geometry) -> Option<u32> {
-        Some((geo.logical_pages / 2).min(OWNER_MASK))
+        Some((geo.logical_pages / 2).min(Owner::MAX_INDEX))
     }
 
     fn plan_read(&mut self, lpns: Range<Lpn>, ctx: &mut Ctx, plan: &mut Plan) -> Result<(), Stall> {
@@ -189,8 +189,8 @@ impl Scheme for Cr1 {
             if blocked(ctx, da, &self.fail, Stream::Host) || blocked(ctx, db, &self.fail, Stream::Aux) {
                 return Err(Stall { done: i as u32 }); // nothing allocated yet: no page wasted
             }
-            let a = alloc_in(ctx, Self::channel_dies(ctx.geo, ch), &self.fail, Stream::Host, lpn);
-            let b = alloc_in(ctx, Self::channel_dies(ctx.geo, ch + half), &self.fail, Stream::Aux, TAG_MIRROR | lpn);
+            let a = alloc_in(ctx, Self::channel_dies(ctx.geo, ch), &self.fail, Stream::Host, Owner::lpn(lpn));
+            let b = alloc_in(ctx, Self::channel_dies(ctx.geo, ch + half), &self.fail, Stream::Aux, Owner::mirror(lpn));
             // After the checks above a copy is missing only when its whole channel failed.
             let ok = a.is_some() || b.is_some();
             if !ok {
@@ -205,7 +205,7 @@ impl Scheme for Cr1 {
             ctx.ftl.map.set(lpn, a.unwrap_or(NO_PAGE));
             self.mirror.set(lpn, b.unwrap_or(NO_PAGE));
             let g = plan.group(lpn, false);
-            for (p, ch, owner) in [(a, ch, lpn), (b, ch + half, TAG_MIRROR | lpn)] {
+            for (p, ch, owner) in [(a, ch, Owner::lpn(lpn)), (b, ch + half, Owner::mirror(lpn))] {
                 if let Some(p) = p {
                     plan.program(g, 0, p, owner, tokens[i], Class::HostWrite, 0);
                     self.stats.chan_writes[ch as usize] += !self.instant as u64;
@@ -225,12 +225,15 @@ impl Scheme for Cr1 {
         }
         if let Some(k) = self.rb_pending.iter().position(|&(new, _)| new == op.ppn && op.kind == OpKind::Program) {
             let (new, old) = self.rb_pending.swap_remove(k);
-            let lpn = op.owner & OWNER_MASK;
-            let table_is = |s: &Self, ctx: &Ctx| if op.owner & TAG_MIRROR != 0 { s.mirror.get(lpn) } else { ctx.ftl.map.get(lpn) };
+            let (lpn, mirror) = match op.owner.as_mirror() {
+                Some(lpn) => (lpn, true),
+                None => (op.owner.index(), false),
+            };
+            let table_is = |s: &Self, ctx: &Ctx| if mirror { s.mirror.get(lpn) } else { ctx.ftl.map.get(lpn) };
             // Switch only if the host did not rewrite the page meanwhile.
             if table_is(self, ctx) == old {
                 ctx.ftl.invalidate(old);
-                if op.owner & TAG_MIRROR != 0 { self.mirror.set(lpn, new) } else { ctx.ftl.map.set(lpn, new) }
+                if mirror { self.mirror.set(lpn, new) } else { ctx.ftl.map.set(lpn, new) }
             } else {
                 ctx.ftl.invalidate(new);
             }
@@ -241,14 +244,11 @@ impl Scheme for Cr1 {
         }
     }
 
-    fn on_gc_move(&mut self, from: Ppn, to: Ppn, owner: u32, ctx: &mut Ctx) {
-        let lpn = owner & OWNER_MASK;
-        if owner & TAG_MIRROR != 0 {
-            if self.mirror.get(lpn) == from {
-                self.mirror.set(lpn, to);
-            }
-        } else {
-            ctx.remap_moved(lpn, from, to);
+    fn on_gc_move(&mut self, from: Ppn, to: Ppn, owner: Owner, ctx: &mut Ctx) {
+        match owner.as_mirror() {
+            Some(lpn) if self.mirror.get(lpn) == from => self.mirror.set(lpn, to),
+            Some(_) => {}
+            None => ctx.remap_moved(owner.index(), from, to),
         }
     }
 

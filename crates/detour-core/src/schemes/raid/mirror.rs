@@ -7,11 +7,11 @@
 //! field of the mapping entry: 0 is NULL, otherwise the entry's index + 1.
 
 use super::parity::ParityRaid;
-use super::{abandon, alloc_in, can_alloc_in, TAG_MIRROR};
+use super::{abandon, alloc_in, can_alloc_in};
 use crate::ftl::{Chunked, Stream};
 use crate::scheduler::Class;
 use crate::schemes::{Ctx, Plan, Stall};
-use crate::types::{Lpn, Ppn, Token, NO_PAGE};
+use crate::types::{Lpn, Owner, Ppn, Token, NO_PAGE};
 use std::collections::VecDeque;
 
 #[derive(Clone, Copy, Debug)]
@@ -123,8 +123,8 @@ impl ParityRaid {
         let mut got: Vec<Ppn> = Vec::with_capacity(upd.len() * 2);
         for &(lpn, _) in upd {
             let ch = self.layout.data_channel(lpn);
-            let d = alloc_in(ctx, self.layout.data_dies(ch), &self.fail, Stream::Host, lpn);
-            let m = alloc_in(ctx, self.mirror_dies_of(ch), &self.fail, Stream::Aux, TAG_MIRROR | lpn);
+            let d = alloc_in(ctx, self.layout.data_dies(ch), &self.fail, Stream::Host, Owner::lpn(lpn));
+            let m = alloc_in(ctx, self.mirror_dies_of(ch), &self.fail, Stream::Aux, Owner::mirror(lpn));
             got.extend(d.iter().chain(m.iter()));
             if d.is_none() || m.is_none() {
                 abandon(&got, ctx, plan);
@@ -148,11 +148,11 @@ impl ParityRaid {
             self.mirror_table.set(lpn, ch, entry);
             ctx.ftl.map.set(lpn, data);
             self.page_tokens.set(lpn, token);
-            plan.program(g, 0, data, lpn, token, Class::HostWrite, 0);
+            plan.program(g, 0, data, Owner::lpn(lpn), token, Class::HostWrite, 0);
             if self.mirror_shared {
-                plan.program_shared(g, 0, copy, TAG_MIRROR | lpn, token, Class::HostWrite, 0);
+                plan.program_shared(g, 0, copy, Owner::mirror(lpn), token, Class::HostWrite, 0);
             } else {
-                plan.program(g, 0, copy, TAG_MIRROR | lpn, token, Class::HostWrite, 0);
+                plan.program(g, 0, copy, Owner::mirror(lpn), token, Class::HostWrite, 0);
             }
             self.count_writes(ch, 1);
             self.stats.mirror_writes += !self.instant as u64;

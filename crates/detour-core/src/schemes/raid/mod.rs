@@ -39,7 +39,7 @@ use crate::ensure_config;
 use crate::error::Result;
 use crate::ftl::Stream;
 use crate::scheduler::Class;
-use crate::types::Ppn;
+use crate::types::{Owner, Ppn};
 use failure::Failure;
 use std::ops::Range;
 
@@ -54,13 +54,10 @@ pub enum Org {
     Cr5m,
 }
 
-/// The top two bits of a page's owner say what it holds; the rest is the
-/// LPN (data, mirror copy) or the stripe (parity). GC hands the owner back.
-pub const OWNER_MASK: u32 = 0x3FFF_FFFF;
-pub const TAG_MIRROR: u32 = 0x4000_0000;
-pub const TAG_PARITY: u32 = 0x8000_0000;
-/// A page allocated for a plan that stalled: programmed as garbage.
-pub const OWNER_ABANDONED: u32 = 0xFFFF_FFFE;
+// A page's owner says what it holds: `Owner::lpn` the data of an LPN,
+// `Owner::mirror` its CR1 or CR5M mirror copy, `Owner::aux` a stripe's
+// parity. Both flags leave 30 bits, so the logical space stops at
+// `Owner::MAX_INDEX`.
 
 /// The RAID schemes' instant write: plan it in "instant" mode (no mirroring
 /// or reclaim side work during setup), then apply it at once. Even a stalled
@@ -144,7 +141,7 @@ fn build(org: Org, env: &Env) -> Result<Box<dyn Scheme>> {
     Ok(match org {
         Org::Pure => Box::new(Pure::new(fail, d.channels)),
         Org::Cr1 => Box::new(Cr1::new(fail)),
-        _ => Box::new(ParityRaid::new(org, &raid, env)),
+        _ => Box::new(ParityRaid::new(org, &raid, env)?),
     })
 }
 
@@ -152,7 +149,7 @@ fn build(org: Org, env: &Env) -> Result<Box<dyn Scheme>> {
 /// (the dynamic half of semi-dynamic allocation; ties go to the die with
 /// more free blocks, so an idle device fills evenly); when that die is
 /// full, any other live plane of `dies`. None if all are full or dead.
-pub fn alloc_in(ctx: &mut Ctx, dies: Range<u32>, fail: &Failure, stream: Stream, owner: u32) -> Option<Ppn> {
+pub fn alloc_in(ctx: &mut Ctx, dies: Range<u32>, fail: &Failure, stream: Stream, owner: Owner) -> Option<Ppn> {
     let ppd = ctx.geo.planes_per_die;
     let free = |ctx: &Ctx, d: u32| (d * ppd..(d + 1) * ppd).map(|p| ctx.ftl.free_blocks(p)).sum::<u32>();
     let die = dies.clone().filter(|&d| !fail.dead(d)).min_by_key(|&d| (ctx.load.occ(d), std::cmp::Reverse(free(ctx, d))))?;
@@ -197,6 +194,6 @@ pub fn abandon(pages: &[Ppn], ctx: &mut Ctx, plan: &mut Plan) {
     let g = plan.group(0, false);
     for &p in pages {
         ctx.ftl.invalidate(p);
-        plan.program(g, 0, p, OWNER_ABANDONED, 0, Class::Background, 0);
+        plan.program(g, 0, p, Owner::NONE, 0, Class::Background, 0);
     }
 }

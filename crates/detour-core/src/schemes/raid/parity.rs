@@ -7,14 +7,15 @@ use super::mirror::MirrorTable;
 use super::rebuild::{Rebuild, TAG_REBUILD};
 use super::stats::Stats;
 use super::stripe::Layout;
-use super::{Org, OWNER_MASK, TAG_MIRROR, TAG_PARITY};
+use super::Org;
 use super::config::{MirrorChannel, MirrorWrite, RaidConfig};
 use crate::schemes::registry::Env;
 use crate::device::Geometry;
+use crate::error::{Error, Result};
 use crate::ftl::Chunked;
 use crate::scheduler::Class;
 use crate::schemes::{Ctx, OpDone, Plan, Scheme, Stall};
-use crate::types::{Lpn, Ppn, Token, NO_PAGE};
+use crate::types::{Lpn, Owner, Ppn, Token, NO_PAGE};
 use std::ops::Range;
 
 pub struct ParityRaid {
@@ -29,35 +30,45 @@ pub struct ParityRaid {
     pub(super) stats: Stats,
     /// Planning a write with no simulated time (preconditioning, placement).
     pub(super) instant: bool,
-    /// (mirror threshold, GC threshold, over-provisioning) to size the mirror table.
-    shares: (f64, f64, f64),
     /// CR5M mirror copies on the next channel's mirror chip (`mirror_channel = "next"`).
     mirror_next: bool,
     /// CR5M mirroring writes share one data transfer (`mirror_write = "interleaved"`).
     pub(super) mirror_shared: bool,
-    ready: bool,
     pub(super) rebuild_state: Rebuild,
 }
 
 impl ParityRaid {
-    pub fn new(org: Org, raid: &RaidConfig, env: &Env) -> ParityRaid {
-        // The tables are sized by `setup`, once the geometry is known.
-        ParityRaid {
+    /// The scheme on `env`'s device, its tables sized for the logical space
+    /// it leaves the host (`logical_pages`, which the simulator adopts).
+    pub fn new(org: Org, raid: &RaidConfig, env: &Env) -> Result<ParityRaid> {
+        let mut geo = env.geometry.clone();
+        let layout = Layout::new(org, &geo);
+        // Checked again by validation, which may not have run yet: without
+        // it the stripe arithmetic below divides by zero.
+        if layout.width() == 0 {
+            return Err(Error::config("device.channels", format!("{} needs at least 2 channels (N-1 data + 1 parity)", name_of(org))));
+        }
+        geo.logical_pages = layout.logical_pages(&geo);
+        let stripes = geo.logical_pages / layout.width();
+        let mirror_table = if org == Org::Cr5m {
+            MirrorTable::new(geo.logical_pages, geo.channels, mirror_limit(&geo, raid.mirror_threshold, env))
+        } else {
+            MirrorTable::new(0, geo.channels, 0)
+        };
+        Ok(ParityRaid {
             org,
-            layout: Layout { org, n: 1, chips: 1, dies_per_chip: 1 },
-            page_tokens: Chunked::new(0, 0),
-            parity: Chunked::new(0, NO_PAGE),
-            parity_tokens: Chunked::new(0, 0),
-            mirror_table: MirrorTable::new(0, 0, 0),
+            layout,
+            page_tokens: Chunked::new(geo.logical_pages as u64, 0),
+            parity: Chunked::new(stripes as u64, NO_PAGE),
+            parity_tokens: Chunked::new(stripes as u64, 0),
+            mirror_table,
             fail: Failure::new(raid, env.device),
-            stats: Stats::default(),
+            stats: Stats::new(geo.channels),
             instant: false,
-            shares: (raid.mirror_threshold, env.ftl.gc_threshold, env.device.overprovisioning),
             mirror_next: raid.mirror_channel == MirrorChannel::Next,
             mirror_shared: raid.mirror_write == MirrorWrite::Interleaved && raid.mirror_channel != MirrorChannel::Next,
-            ready: false,
             rebuild_state: Rebuild::default(),
-        }
+        })
     }
 
     /// The dies of the mirror chip that holds channel `ch`'s mirror copies.
@@ -81,35 +92,6 @@ impl ParityRaid {
         if !self.instant {
             self.stats.chan_writes[ch as usize] += n;
         }
-    }
-
-    /// Size the tables once the simulator's geometry (with our logical space) is known.
-    fn ensure_tables(&mut self, geo: &Geometry) {
-        if self.ready {
-            return;
-        }
-        self.ready = true;
-        self.layout = Layout::new(self.org, geo);
-        let stripes = geo.logical_pages / self.layout.width();
-        self.page_tokens = Chunked::new(geo.logical_pages as u64, 0);
-        self.parity = Chunked::new(stripes as u64, NO_PAGE);
-        self.parity_tokens = Chunked::new(stripes as u64, 0);
-        self.stats = Stats::new(geo.channels);
-        let limit = if self.org_mirrors() { self.mirror_limit(geo) } else { 0 };
-        self.mirror_table = MirrorTable::new(if self.org_mirrors() { geo.logical_pages } else { 0 }, geo.channels, limit);
-    }
-
-    /// Mirror entries a channel may hold: the mirror chip down to its free
-    /// threshold (less GC's share and reserve), and at most a quarter of the
-    /// data chips' over-provisioning, because every entry also keeps an
-    /// expired page alive on a data chip (an assumption: the paper is silent).
-    fn mirror_limit(&self, geo: &Geometry) -> u32 {
-        let (thr, gc, op) = self.shares;
-        let chip = (geo.dies_per_chip * geo.planes_per_die * geo.blocks_per_plane * geo.pages_per_block) as f64;
-        let reserve = (3 * geo.dies_per_chip * geo.planes_per_die * geo.pages_per_block) as f64;
-        let on_mirror = chip * (1.0 - thr - gc) - reserve;
-        let on_data = chip * (geo.chips_per_channel - 1) as f64 * op / 4.0;
-        on_mirror.min(on_data).max(0.0) as u32
     }
 
     /// Apply the configured failure if its time has come, and count the
@@ -207,13 +189,30 @@ impl ParityRaid {
     }
 }
 
+fn name_of(org: Org) -> &'static str {
+    match org {
+        Org::Cr4 => "cr4",
+        Org::Cr5 => "cr5",
+        _ => "cr5m",
+    }
+}
+
+/// Mirror entries a channel may hold: the mirror chip down to its free
+/// threshold (less GC's share and reserve), and at most a quarter of the
+/// data chips' over-provisioning, because every entry also keeps an
+/// expired page alive on a data chip (an assumption: the paper is silent).
+fn mirror_limit(geo: &Geometry, thr: f64, env: &Env) -> u32 {
+    let (gc, op) = (env.ftl.gc_threshold, env.device.overprovisioning);
+    let chip = (geo.dies_per_chip * geo.planes_per_die * geo.blocks_per_plane * geo.pages_per_block) as f64;
+    let reserve = (3 * geo.dies_per_chip * geo.planes_per_die * geo.pages_per_block) as f64;
+    let on_mirror = chip * (1.0 - thr - gc) - reserve;
+    let on_data = chip * (geo.chips_per_channel - 1) as f64 * op / 4.0;
+    on_mirror.min(on_data).max(0.0) as u32
+}
+
 impl Scheme for ParityRaid {
     fn name(&self) -> &'static str {
-        match self.org {
-            Org::Cr4 => "cr4",
-            Org::Cr5 => "cr5",
-            _ => "cr5m",
-        }
+        name_of(self.org)
     }
 
     fn logical_pages(&self, geo: &Geometry) -> Option<u32> {
@@ -221,7 +220,6 @@ impl Scheme for ParityRaid {
     }
 
     fn plan_read(&mut self, lpns: Range<Lpn>, ctx: &mut Ctx, plan: &mut Plan) -> Result<(), Stall> {
-        self.ensure_tables(ctx.geo);
         self.apply_failure(ctx);
         self.retry_rebuild(ctx);
         for lpn in lpns {
@@ -231,7 +229,6 @@ impl Scheme for ParityRaid {
     }
 
     fn plan_write(&mut self, lpns: Range<Lpn>, tokens: &[Token], ctx: &mut Ctx, plan: &mut Plan) -> Result<(), Stall> {
-        self.ensure_tables(ctx.geo);
         self.apply_failure(ctx);
         self.retry_rebuild(ctx);
         self.stats.write_requests += !self.instant as u64;
@@ -260,18 +257,18 @@ impl Scheme for ParityRaid {
         }
     }
 
-    fn on_gc_move(&mut self, from: Ppn, to: Ppn, owner: u32, ctx: &mut Ctx) {
-        let id = owner & OWNER_MASK;
-        if owner & TAG_PARITY != 0 {
-            if self.parity.get(id) == from {
-                self.parity.set(id, to);
+    fn on_gc_move(&mut self, from: Ppn, to: Ppn, owner: Owner, ctx: &mut Ctx) {
+        if let Some(j) = owner.as_aux() {
+            if self.parity.get(j) == from {
+                self.parity.set(j, to);
             }
-        } else if owner & TAG_MIRROR != 0 {
-            self.move_entry(id, from, to, true);
-        } else if ctx.ftl.map.get(id) == from {
-            ctx.remap_moved(id, from, to);
+        } else if let Some(lpn) = owner.as_mirror() {
+            self.move_entry(lpn, from, to, true);
+        } else if ctx.ftl.map.get(owner.index()) == from {
+            ctx.remap_moved(owner.index(), from, to);
         } else {
-            self.move_entry(id, from, to, false);
+            // A data page the map has left is CR5M's expired version.
+            self.move_entry(owner.index(), from, to, false);
         }
     }
 

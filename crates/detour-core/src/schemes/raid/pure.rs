@@ -9,11 +9,11 @@
 
 use super::failure::Failure;
 use super::stats::Stats;
-use super::{alloc_in, OWNER_MASK};
+use super::alloc_in;
 use crate::schemes::{Ctx, Plan, Scheme, Stall};
 use crate::ftl::Stream;
 use crate::scheduler::Class;
-use crate::types::{Lpn, Ppn, Token, NO_PAGE};
+use crate::types::{Lpn, Owner, Ppn, Token, NO_PAGE};
 use std::ops::Range;
 
 pub struct Pure {
@@ -46,12 +46,12 @@ impl Pure {
         let plane = ctx.ftl.plane_for_write(lpn, &ctx.load);
         let die = ctx.geo.die_of_plane(plane);
         if !self.fail.dead(die) {
-            return ctx.ftl.alloc(plane, Stream::Host, lpn);
+            return ctx.ftl.alloc(plane, Stream::Host, Owner::lpn(lpn));
         }
         let per = ctx.geo.dies_per_channel();
         let chan = die / per;
-        alloc_in(ctx, chan * per..(chan + 1) * per, &self.fail, Stream::Host, lpn)
-            .or_else(|| alloc_in(ctx, 0..ctx.geo.dies(), &self.fail, Stream::Host, lpn))
+        alloc_in(ctx, chan * per..(chan + 1) * per, &self.fail, Stream::Host, Owner::lpn(lpn))
+            .or_else(|| alloc_in(ctx, 0..ctx.geo.dies(), &self.fail, Stream::Host, Owner::lpn(lpn)))
     }
 }
 
@@ -61,7 +61,7 @@ impl Scheme for Pure {
     }
 
     fn logical_pages(&self, geo: &crate::device::Geometry) -> Option<u32> {
-        Some(geo.logical_pages.min(OWNER_MASK))
+        Some(geo.logical_pages.min(Owner::MAX_INDEX))
     }
 
     fn plan_read(&mut self, lpns: Range<Lpn>, ctx: &mut Ctx, plan: &mut Plan) -> Result<(), Stall> {
@@ -86,7 +86,7 @@ impl Scheme for Pure {
             ctx.remap_to(lpn, ppn);
             self.stats.chan_writes[ctx.geo.channel_of_die(ctx.geo.die_of(ppn)) as usize] += 1;
             let g = plan.group(lpn, false);
-            plan.program(g, 0, ppn, lpn, tokens[i], Class::HostWrite, 0);
+            plan.program(g, 0, ppn, Owner::lpn(lpn), tokens[i], Class::HostWrite, 0);
         }
         Ok(())
     }
@@ -102,8 +102,8 @@ impl Scheme for Pure {
         false
     }
 
-    fn on_gc_move(&mut self, from: Ppn, to: Ppn, owner: u32, ctx: &mut Ctx) {
-        ctx.remap_moved(owner, from, to);
+    fn on_gc_move(&mut self, from: Ppn, to: Ppn, owner: Owner, ctx: &mut Ctx) {
+        ctx.remap_moved(owner.index(), from, to);
     }
 
     fn counters(&self) -> Vec<(&'static str, f64)> {

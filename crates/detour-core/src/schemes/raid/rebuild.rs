@@ -15,7 +15,7 @@ use super::{alloc_in, blocked};
 use crate::ftl::Stream;
 use crate::scheduler::Class;
 use crate::schemes::{Ctx, OpDone, Plan};
-use crate::types::{Lpn, Ppn, Time, NO_PAGE};
+use crate::types::{Lpn, Owner, Ppn, Time, NO_PAGE};
 
 /// Tag of every rebuild operation: their completions time the rebuild.
 pub const TAG_REBUILD: u32 = 0x5EB1_D000;
@@ -116,12 +116,12 @@ impl ParityRaid {
         if src.iter().any(|&p| !ctx.ftl.is_programmed(p)) || blocked(ctx, dies.clone(), &self.fail, Stream::Aux) {
             return false;
         }
-        let Some(new) = alloc_in(ctx, dies, &self.fail, Stream::Aux, x) else { return false };
+        let Some(new) = alloc_in(ctx, dies, &self.fail, Stream::Aux, Owner::lpn(x)) else { return false };
         let g = plan.group(x, true);
         for p in src {
             plan.read(g, 0, p, Class::Background, 0);
         }
-        plan.program_from_prev(g, 1, new, x, 0, Class::Background, 0);
+        plan.program_from_prev(g, 1, new, Owner::lpn(x), 0, Class::Background, 0);
         self.rebuild_state.pending.push((new, old));
         self.rebuild_state.pages += 1;
         true
@@ -132,7 +132,7 @@ impl ParityRaid {
     pub(super) fn rebuild_done(&mut self, op: &OpDone, ctx: &mut Ctx) {
         if let Some(k) = self.rebuild_state.pending.iter().position(|&(new, _)| new == op.ppn && op.kind == crate::device::OpKind::Program) {
             let (new, old) = self.rebuild_state.pending.swap_remove(k);
-            let x = op.owner;
+            let x = op.owner.index();
             if ctx.ftl.map.get(x) == old {
                 ctx.ftl.invalidate(old);
                 ctx.ftl.map.set(x, new);

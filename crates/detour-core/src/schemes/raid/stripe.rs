@@ -84,7 +84,7 @@ impl Layout {
         }
         pages = pages * (self.n as u64 - 1) / self.n as u64;
         let w = self.width() as u64;
-        ((pages / w) * w).min(super::OWNER_MASK as u64) as u32
+        ((pages / w) * w).min(crate::types::Owner::MAX_INDEX as u64) as u32
     }
 }
 

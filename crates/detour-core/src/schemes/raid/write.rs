@@ -11,11 +11,11 @@
 
 use super::mirror::invalidate;
 use super::parity::ParityRaid;
-use super::{abandon, alloc_in, blocked, TAG_PARITY};
+use super::{abandon, alloc_in, blocked};
 use crate::ftl::Stream;
 use crate::scheduler::Class;
 use crate::schemes::{Ctx, Plan, Stall};
-use crate::types::{Lpn, Ppn, Token, NO_PAGE};
+use crate::types::{Lpn, Owner, Ppn, Token, NO_PAGE};
 
 impl ParityRaid {
     /// Plan the write of `upd` (pages of stripe `j`); `done` is for stalls.
@@ -41,7 +41,7 @@ impl ParityRaid {
             ctx.ftl.map.set(lpn, data[k].unwrap_or(NO_PAGE));
             self.page_tokens.set(lpn, token);
             if let Some(p) = data[k] {
-                plan.program(g, stage, p, lpn, token, wclass, 0);
+                plan.program(g, stage, p, Owner::lpn(lpn), token, wclass, 0);
                 self.count_writes(self.layout.data_channel(lpn), 1);
             }
         }
@@ -51,7 +51,7 @@ impl ParityRaid {
         self.parity_tokens.set(j, ptok);
         match parity {
             Some(p) => {
-                plan.program(g, stage, p, TAG_PARITY | j, ptok, wclass, 0);
+                plan.program(g, stage, p, Owner::aux(j), ptok, wclass, 0);
                 self.count_writes(self.layout.parity_channel(j), 1);
             }
             None => self.stats.unprotected += 1,
@@ -65,8 +65,8 @@ impl ParityRaid {
     fn alloc_stripe(&mut self, j: u32, upd: &[(Lpn, Token)], ctx: &mut Ctx, plan: &mut Plan) -> Result<(Vec<Option<Ppn>>, Option<Ppn>), Stall> {
         let mut got = Vec::with_capacity(upd.len() + 1);
         let mut data = Vec::with_capacity(upd.len());
-        let targets: Vec<_> = upd.iter().map(|&(lpn, _)| (self.layout.data_channel(lpn), lpn, Stream::Host)).collect();
-        let targets = targets.into_iter().chain([(self.layout.parity_channel(j), TAG_PARITY | j, Stream::Aux)]).collect::<Vec<_>>();
+        let targets: Vec<_> = upd.iter().map(|&(lpn, _)| (self.layout.data_channel(lpn), Owner::lpn(lpn), Stream::Host)).collect();
+        let targets = targets.into_iter().chain([(self.layout.parity_channel(j), Owner::aux(j), Stream::Aux)]).collect::<Vec<_>>();
         // Each channel takes at most one page of a stripe per stream, so this check is exact.
         for &(ch, _, st) in &targets {
             if blocked(ctx, self.layout.data_dies(ch), &self.fail, st) {
