@@ -177,6 +177,10 @@ fn sections_in(extra: &[SchemeEntry]) -> Vec<Section> {
 
 /// Check the scheme's name and every section (unknown sections refused,
 /// each known one read, range-checked and completed with its defaults).
+/// Sections renamed since a release, so an old config's error says where
+/// its keys went.
+const RENAMED: &[(&str, &str)] = &[("rrssd", "dedup")];
+
 /// Run by the config builder and again when a simulation is built.
 pub fn resolve(cfg: &mut Config) -> Result<()> {
     resolve_with(cfg, &[])
@@ -188,9 +192,10 @@ pub fn resolve_with(cfg: &mut Config, extra: &[SchemeEntry]) -> Result<()> {
     let known = sections_in(extra);
     if let Some(k) = cfg.scheme.sections.keys().find(|k| !known.iter().any(|s| s.key == k.as_str())) {
         let names: Vec<&str> = known.iter().map(|s| s.key).collect();
+        let renamed = RENAMED.iter().find(|(old, _)| old == k).map(|(_, new)| format!(" ([scheme.{k}] is now [scheme.{new}])"));
         return Err(Error::config(
             format!("scheme.{k}"),
-            format!("unknown key; [scheme] holds name, tick_us and the sections {}", names.join(", ")),
+            format!("unknown key; [scheme] holds name, tick_us and the sections {}{}", names.join(", "), renamed.unwrap_or_default()),
         ));
     }
     for s in known {
@@ -304,6 +309,8 @@ mod tests {
         assert!(err.contains("scheme.hotrr") && err.contains("hotr"), "{err}");
         let err = ConfigBuilder::new().set("scheme.hotr.min_hit", "3").and_then(|b| b.build()).unwrap_err().to_string();
         assert!(err.contains("scheme.hotr.min_hit"), "{err}");
+        let err = ConfigBuilder::new().set("scheme.rrssd.alpha_pct", "3").and_then(|b| b.build()).unwrap_err().to_string();
+        assert!(err.contains("[scheme.dedup]"), "{err}");
         let err = ConfigBuilder::new().set("scheme.name", "nope").and_then(|b| b.build()).unwrap_err().to_string();
         assert!(err.contains("scheme.name") && err.contains("conventional"), "{err}");
     }
