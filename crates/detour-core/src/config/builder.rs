@@ -113,6 +113,8 @@ impl ConfigBuilder {
             Error::config(if key == "." { "<root>".into() } else { key }, e.into_inner().to_string())
         })?;
         cfg.validate()?;
+        // The chosen variants' own settings (the names were checked when read).
+        crate::ftl::mapping::check(&cfg)?;
         Ok(cfg)
     }
 }

@@ -27,16 +27,6 @@ fn one_of(key: &str, v: &str, allowed: &[&str]) -> Result<()> {
 }
 
 impl Config {
-    /// The cached mapping table holds at least one translation page.
-    fn validate_mapping(&self) -> Result<()> {
-        let f = &self.ftl;
-        if f.mapping != super::MappingKind::Cmt {
-            return Ok(());
-        }
-        let lo = (self.device.page_size as u64).div_ceil(1024).max(1);
-        in_range_u("ftl.cmt_size_kib", f.cmt_size_kib, lo, 1 << 30)
-    }
-
     /// Ranges of the scheme sections (hotr, rails, ttflash).
     fn validate_schemes(&self) -> Result<()> {
         let h = &self.scheme.hotr;
@@ -105,7 +95,6 @@ impl Config {
         in_range_u("ftl.gc_choices", f.gc_choices as u64, 1, 1 << 20)?;
         in_range_u("ftl.wear_threshold", f.wear_threshold as u64, 1, 1 << 24)?;
         in_range_u("ftl.buffer_read_ns", f.buffer_read_ns, 0, 1_000_000_000)?;
-        self.validate_mapping()?;
         in_range_f("ftl.precondition.valid", f.precondition.valid, 0.0, 1.0)?;
         in_range_f("ftl.precondition.invalid", f.precondition.invalid, 0.0, 0.95)?;
         in_range_f("ftl.precondition.wear", f.precondition.wear, 0.0, 100.0)?;
