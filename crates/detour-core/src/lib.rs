@@ -18,7 +18,9 @@
 //! - [`device`]: geometry, addressing, timing, die and channel state.
 //! - [`scheduler`]: per-die priority queues, multi-plane batches,
 //!   program/erase suspension, channel arbitration.
-//! - [`ftl`]: page state, allocation, greedy GC, the shared page map.
+//! - [`ftl`]: page state, allocation, GC, the shared page map.
+//! - [`policy`]: the policy families' registries (GC victim, scheduling
+//!   order, mapping): docs/extending.md.
 //! - [`schemes`]: the [`schemes::Scheme`] trait and every scheme; a scheme
 //!   only plans, it never touches the event queue.
 //! - [`sim`]: the event loop joining them; [`sim::run`] is the entry point.
@@ -40,6 +42,7 @@ pub mod engine;
 pub mod error;
 pub mod ftl;
 pub mod metrics;
+pub mod policy;
 pub mod scheduler;
 pub mod schemes;
 pub mod sim;

@@ -119,6 +119,8 @@ impl ConfigBuilder {
             Error::config(if key == "." { "<root>".into() } else { key }, e.into_inner().to_string())
         })?;
         cfg.validate()?;
+        // The chosen variants' own settings (the names were checked when read).
+        crate::ftl::mapping::check(&cfg)?;
         // The scheme sections belong to the schemes layer (its registry).
         crate::schemes::registry::resolve_with(&mut cfg, extra)?;
         Ok(cfg)

@@ -119,7 +119,7 @@ impl Compat {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::config::{ConfigBuilder, QueueOrder, ServiceUnit, WriteAck};
+    use crate::config::{ConfigBuilder, ServiceUnit, WriteAck};
 
     #[test]
     fn every_bundle_builds_and_records_itself() {
@@ -135,7 +135,7 @@ mod tests {
     #[test]
     fn bundle_keys_and_later_overrides() {
         let cfg = ConfigBuilder::from_preset("small").unwrap().set("compat", "disksim").unwrap().build().unwrap();
-        assert_eq!((cfg.scheduler.order, cfg.scheduler.unit, cfg.scheduler.multiplane), (QueueOrder::Fcfs, ServiceUnit::Chip, false));
+        assert_eq!((cfg.scheduler.order.name(), cfg.scheduler.unit, cfg.scheduler.multiplane), ("fcfs", ServiceUnit::Chip, false));
         let cfg = ConfigBuilder::from_preset("small").unwrap().set_all(["compat=ssdsim", "scheduler.unit=die"]).unwrap().build().unwrap();
         assert_eq!((cfg.host.write_ack, cfg.scheduler.unit), (WriteAck::Transfer, ServiceUnit::Die));
     }

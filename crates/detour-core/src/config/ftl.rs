@@ -14,7 +14,8 @@ pub struct FtlConfig {
     pub order: AllocOrder,
     /// GC starts on a plane when its free blocks fall below this share.
     pub gc_threshold: f64,
-    /// Which block GC reclaims: greedy, cost-benefit, random (d choices) or fifo.
+    /// Which block GC reclaims: a name of ftl/gc/victim/'s registry
+    /// (greedy, the default; cost-benefit; random, of d choices; fifo).
     pub gc_policy: GcPolicy,
     /// Candidates drawn by `gc_policy = "random"`. Default 8.
     pub gc_choices: u32,
@@ -28,9 +29,10 @@ pub struct FtlConfig {
     /// Latency of a read served from the controller's write buffer (a read of
     /// a page whose program has not finished), in ns.
     pub buffer_read_ns: u64,
-    /// Where the LPN -> PPN map lives: "dram" (all of it, every lookup
-    /// free; default) or "cmt" (a cached mapping table of `cmt_size_kib`,
-    /// the rest in translation pages on flash; ftl/mapping/).
+    /// Where the LPN -> PPN map lives: a name of ftl/mapping/'s registry
+    /// ("dram": all of it, every lookup free, the default; "cmt": a cached
+    /// mapping table of `cmt_size_kib`, the rest in translation pages on
+    /// flash).
     pub mapping: MappingKind,
     /// With `mapping = "cmt"`: the cache's size in KiB, whole translation
     /// pages of `device.page_size` bytes (page_size / 4 entries each).
@@ -80,20 +82,8 @@ pub enum Allocation {
     Dynamic,
 }
 
-/// GC victim policy (`ftl.gc_policy`; ftl/gc/victim.rs).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum GcPolicy {
-    /// The fewest live pages.
-    #[default]
-    Greedy,
-    /// The largest age x free / used.
-    CostBenefit,
-    /// The fewest live pages of `gc_choices` drawn at random.
-    Random,
-    /// The block filled first.
-    Fifo,
-}
+/// GC victim policy (`ftl.gc_policy`): a name of ftl/gc/victim/'s registry.
+pub type GcPolicy = crate::policy::Choice<crate::ftl::victim::Victims>;
 
 /// Wear levelling (`ftl.wear_leveling`; ftl/gc/wear.rs).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -107,17 +97,9 @@ pub enum WearLeveling {
     Static,
 }
 
-/// Where the mapping table lives (`ftl.mapping`; ftl/mapping/).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum MappingKind {
-    /// The whole page-level map in DRAM: no translation traffic.
-    #[default]
-    Dram,
-    /// A cached mapping table (DFTL): misses read translation pages from
-    /// flash, dirty evictions write them back.
-    Cmt,
-}
+/// Where the mapping table lives (`ftl.mapping`): a name of ftl/mapping/'s
+/// registry.
+pub type MappingKind = crate::policy::Choice<crate::ftl::mapping::Mappings>;
 
 impl Default for FtlConfig {
     fn default() -> Self {
@@ -125,12 +107,12 @@ impl Default for FtlConfig {
             allocation: Allocation::Static,
             order: AllocOrder::CWDP,
             gc_threshold: 0.05,
-            gc_policy: GcPolicy::Greedy,
+            gc_policy: GcPolicy::default(),
             gc_choices: 8,
             wear_leveling: WearLeveling::Off,
             wear_threshold: 100,
             buffer_read_ns: 1_000,
-            mapping: MappingKind::Dram,
+            mapping: MappingKind::default(),
             cmt_size_kib: 2048,
             precondition: PreconditionConfig::default(),
         }

@@ -94,10 +94,11 @@ pub struct ChannelConfig {
 #[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
 #[serde(deny_unknown_fields, default)]
 pub struct SchedulerConfig {
-    /// How a queue picks its next operation: `priority` (classes in order;
-    /// default), `fcfs` (one queue for every class) or `out-of-order`
-    /// (priority's queues, a read may pass a queued write during a
-    /// suspension, batches filled from every queue; scheduler/policy/).
+    /// How a queue picks its next operation: a name of scheduler/policy/'s
+    /// registry: `priority` (classes in order; default), `fcfs` (one queue
+    /// for every class) or `out-of-order` (priority's queues, a read may
+    /// pass a queued write during a suspension, batches filled from every
+    /// queue).
     pub order: QueueOrder,
     /// What serves one operation at a time and owns a queue: `die` or `chip`.
     pub unit: ServiceUnit,
@@ -187,7 +188,7 @@ impl Default for ChannelConfig {
 impl Default for SchedulerConfig {
     fn default() -> Self {
         SchedulerConfig {
-            order: QueueOrder::Priority,
+            order: QueueOrder::default(),
             unit: ServiceUnit::Die,
             read_priority: true,
             suspension: false,

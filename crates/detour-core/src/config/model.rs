@@ -37,25 +37,9 @@ pub enum AddressMode {
     Fold,
 }
 
-/// How a die's (or chip's) queue picks its next operation.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum QueueOrder {
-    /// Classes in priority order: host reads (before host writes when
-    /// `read_priority`), then host writes, then background work.
-    #[default]
-    Priority,
-    /// One first-come-first-served queue for every class: a read waits
-    /// behind every write and GC operation queued before it (DiskSim's
-    /// package queue).
-    Fcfs,
-    /// `priority`'s queues, but not bound to their heads: a read past a
-    /// queued write runs while a program is suspended, and a multi-plane
-    /// batch is filled from every queue (MQSim's out-of-order TSU;
-    /// scheduler/policy/ooo.rs).
-    #[serde(rename = "out-of-order")]
-    OutOfOrder,
-}
+/// How a die's (or chip's) queue picks its next operation
+/// (`scheduler.order`): a name of scheduler/policy/'s registry.
+pub type QueueOrder = crate::policy::Choice<crate::scheduler::Orders>;
 
 /// What serves one operation (or multi-plane batch) at a time.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]

@@ -27,16 +27,6 @@ pub(crate) fn one_of(key: &str, v: &str, allowed: &[&str]) -> Result<()> {
 }
 
 impl Config {
-    /// The cached mapping table holds at least one translation page.
-    fn validate_mapping(&self) -> Result<()> {
-        let f = &self.ftl;
-        if f.mapping != super::MappingKind::Cmt {
-            return Ok(());
-        }
-        let lo = (self.device.page_size as u64).div_ceil(1024).max(1);
-        in_range_u("ftl.cmt_size_kib", f.cmt_size_kib, lo, 1 << 30)
-    }
-
     fn validate_probes(&self) -> Result<()> {
         let p = self.probes.interval_us;
         ensure_config!(p == 0.0 || (1.0..=1e9).contains(&p), "probes.interval_us", "{p} is out of range; valid: 0 (off) or 1..=1e9");
@@ -74,7 +64,6 @@ impl Config {
         in_range_u("ftl.gc_choices", f.gc_choices as u64, 1, 1 << 20)?;
         in_range_u("ftl.wear_threshold", f.wear_threshold as u64, 1, 1 << 24)?;
         in_range_u("ftl.buffer_read_ns", f.buffer_read_ns, 0, 1_000_000_000)?;
-        self.validate_mapping()?;
         in_range_f("ftl.precondition.valid", f.precondition.valid, 0.0, 1.0)?;
         in_range_f("ftl.precondition.invalid", f.precondition.invalid, 0.0, 0.95)?;
         in_range_f("ftl.precondition.wear", f.precondition.wear, 0.0, 100.0)?;

@@ -1,5 +1,6 @@
 //! The flash translation layer's physical side: page and block state,
-//! write points and allocation, greedy garbage collection, erase counts, and
+//! write points and allocation, garbage collection (its victim policy one of
+//! `gc/victim/`'s, greedy by default), erase counts, and
 //! the page-level LPN -> PPN map that page-mapped schemes share.
 //!
 //! Page life: Free -> Pending (allocated, program queued) -> Valid
@@ -15,6 +16,7 @@ mod prefetch;
 
 pub use alloc::{Stream, STREAMS};
 pub use chunked::{Chunked, TableEntry, ZeroFresh};
+pub use gc::victim;
 
 use crate::config::Config;
 use crate::device::{Divisor, Geometry};
@@ -171,12 +173,12 @@ impl Ftl {
             setup: false,
             gc_wanted: Vec::new(),
             free_total: geo.blocks() as u64,
-            victims: gc::victim::VictimPolicy::new(cfg.ftl.gc_policy, cfg.ftl.gc_choices, geo.blocks(), cfg.run.seed),
+            victims: gc::victim::VictimPolicy::new(cfg, geo.blocks()),
             stats: FtlStats::default(),
             refused: (0..alloc::STREAMS * geo.planes().div_ceil(64) as usize).map(|_| Cell::new(0)).collect(),
             refused_words: geo.planes().div_ceil(64) as usize,
             refused_any: Cell::new(false),
-            mapping: mapping::Mapping::new(cfg, geo),
+            mapping: mapping::Mapping::new(cfg, geo)?,
         })
     }
 

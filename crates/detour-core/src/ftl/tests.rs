@@ -181,7 +181,7 @@ fn a_zeroed_block_table_holds_fresh_blocks() {
 fn ftl_with_cmt() -> Ftl {
     ftl_with(|cfg| {
         cfg.device.pages_per_block = 64; // 16 Ki pages: more than one translation page
-        cfg.ftl.mapping = crate::config::MappingKind::Cmt;
+        cfg.ftl.mapping = "cmt".parse().unwrap();
         cfg.ftl.cmt_size_kib = 4;
     })
 }
@@ -190,16 +190,16 @@ fn ftl_with_cmt() -> Ftl {
 fn translation_pages_live_in_map_blocks() {
     let mut f = ftl_with_cmt();
     f.place_translation_pages().unwrap();
-    let first = f.mapping.cmt().unwrap().location(0);
+    let first = f.mapping.location(0);
     assert!(f.is_programmed(first) && f.is_translation_page(first) && f.owner(first) == Owner::id(0));
     let again = f.write_back_translation(0).unwrap();
     assert_eq!(f.page_state(first), PageState::Invalid, "a write-back leaves the old copy stale");
-    assert_eq!(f.mapping.cmt().unwrap().location(0), again);
+    assert_eq!(f.mapping.location(0), again);
     assert_eq!(f.gc_stream(f.geo.block_of(again)), Stream::MapGc);
     let data = f.alloc(0, Stream::Host, Owner::lpn(3)).unwrap();
     assert!(!f.is_translation_page(data));
     assert_eq!(f.gc_stream(f.geo.block_of(data)), Stream::Gc);
-    assert_eq!(f.stats.programs_map, 1 + f.mapping.cmt().unwrap().translation_pages() as u64);
+    assert_eq!(f.stats.programs_map, 1 + f.mapping.stats().unwrap().translation_pages);
 }
 
 #[test]

@@ -18,6 +18,7 @@ mod queue;
 mod view;
 
 pub use ops::{flags, Class, FlashOp, OpSlab, NO_OP};
+pub use policy::{list as orders, Orders};
 pub use view::LoadView;
 
 use crate::config::{SchedulerConfig, ServiceUnit, WriteAck};
@@ -109,7 +110,7 @@ impl Scheduler {
             geo: geo.clone(),
             timing: timing.clone(),
             cfg: cfg.clone(),
-            policy: Policy::new(cfg),
+            policy: Policy::new(cfg, geo.planes_per_die as usize),
             unit_dies,
             ack_transfer: ack == WriteAck::Transfer,
             dies: Table::new(units, DieState::default()),
@@ -303,7 +304,7 @@ impl Scheduler {
     /// from the queues the policy names, each only so deep.
     fn gather_planes(&mut self, die: usize, qi: usize) {
         let planes = self.geo.planes_per_die as usize;
-        let scan = self.policy.batch_scan(qi, planes);
+        let scan = self.policy.batch_scan(qi);
         // Most dispatches find nothing else queued: skip the plane lookups.
         let qs = self.queues.at(die);
         if scan.queues[..scan.n].iter().all(|&i| qs[i].front().is_none()) {

@@ -114,10 +114,10 @@ fn an_operation_on_a_die_past_the_device_is_a_bug_caught_on_entry() {
 }
 
 /// One die of two planes, multi-plane on, in `order`.
-fn two_planes(order: crate::config::QueueOrder) -> (Scheduler, EventQueue, u32) {
+fn two_planes(order: &str) -> (Scheduler, EventQueue, u32) {
     let mut cfg = Config::preset("small").unwrap();
     (cfg.device.channels, cfg.device.chips_per_channel, cfg.device.dies_per_chip, cfg.device.planes_per_die) = (1, 1, 1, 2);
-    cfg.scheduler.order = order;
+    cfg.scheduler.order = order.parse().unwrap();
     cfg.scheduler.multiplane = true;
     let geo = Geometry::from_config(&cfg.device).unwrap();
     let plane1 = geo.pages_per_block * geo.blocks_per_plane;
@@ -137,29 +137,27 @@ fn finish_times(s: &mut Scheduler, q: &mut EventQueue, ops: &[(OpKind, Class, u3
 
 #[test]
 fn out_of_order_batches_a_background_program_with_a_host_one() {
-    use crate::config::QueueOrder;
     // A host program on plane 0 and a GC program on plane 1: priority
     // batches within the head's queue only, so they run one after the other;
     // out of order fills the head's batch from the background queue too.
-    for (order, together) in [(QueueOrder::Priority, false), (QueueOrder::Fcfs, true), (QueueOrder::OutOfOrder, true)] {
+    for (order, together) in [("priority", false), ("fcfs", true), ("out-of-order", true)] {
         let (mut s, mut q, plane1) = two_planes(order);
         let t = finish_times(&mut s, &mut q, &[(OpKind::Program, Class::HostWrite, 0), (OpKind::Program, Class::Background, plane1)]);
-        assert_eq!(t[&0] == t[&plane1], together, "{order:?}: {t:?}");
+        assert_eq!(t[&0] == t[&plane1], together, "{order}: {t:?}");
     }
 }
 
 #[test]
 fn out_of_order_finds_a_free_plane_deep_in_the_queue() {
-    use crate::config::QueueOrder;
     // Five programs on plane 0, then one on plane 1: priority looks four
     // deep (twice the planes) and misses it; out of order batches it with
     // the first.
     let mut ops: Vec<(OpKind, Class, u32)> = (0..5).map(|i| (OpKind::Program, Class::HostWrite, i)).collect();
-    for (order, together) in [(QueueOrder::Priority, false), (QueueOrder::OutOfOrder, true)] {
+    for (order, together) in [("priority", false), ("out-of-order", true)] {
         let (mut s, mut q, plane1) = two_planes(order);
         ops.truncate(5);
         ops.push((OpKind::Program, Class::HostWrite, plane1));
         let t = finish_times(&mut s, &mut q, &ops);
-        assert_eq!(t[&0] == t[&plane1], together, "{order:?}: {t:?}");
+        assert_eq!(t[&0] == t[&plane1], together, "{order}: {t:?}");
     }
 }

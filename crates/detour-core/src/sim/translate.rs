@@ -1,5 +1,5 @@
 //! Translation on a host request's path, with a cached mapping table
-//! (`ftl.mapping = "cmt"`, ftl/mapping/).
+//! (`ftl.mapping = "cmt"` or another cache of ftl/mapping/).
 //!
 //! **Where it hooks in:** when a host request is admitted, before the
 //! scheme plans it. Its LPNs' translation pages are looked up; the pages
@@ -48,10 +48,7 @@ impl Simulation {
         };
         let mut lookups = std::mem::take(&mut self.lookups);
         lookups.clear();
-        if let Some(c) = self.ftl.mapping.cmt() {
-            let (first, last) = (c.tvpn(lpn), c.tvpn(lpn + pages - 1));
-            lookups.extend((first..=last).map(|tvpn| (tvpn, c.access(tvpn, write))));
-        }
+        self.ftl.mapping.lookup(lpn, pages, write, &mut lookups);
         let mut plan = std::mem::take(&mut self.plan);
         plan.clear();
         for &(tvpn, a) in &lookups {

@@ -1,5 +1,5 @@
 //! Garbage collection: when a plane's free blocks fall below the threshold,
-//! a full, unpinned block is chosen by the victim policy (`victim.rs`;
+//! a full, unpinned block is chosen by the victim policy (`victim/`;
 //! greedy by default: the fewest live pages, ties to the first in the
 //! plane's free order, see `free_order`); the simulator moves its live
 //! pages (read, then program in the same plane, at background priority)

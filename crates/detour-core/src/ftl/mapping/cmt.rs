@@ -1,12 +1,11 @@
 //! # Cached mapping table (DFTL)
 //!
-//! **What:** an LRU cache of whole translation pages (page_size / 4 map
-//! entries each, `tvpn = lpn / entries_per_page`) and the global
-//! translation directory (GTD: where each translation page's latest copy
-//! is on flash). A lookup of a cached page moves it to the front; a miss
-//! loads it (the simulator reads it from flash first) and, when full,
-//! evicts the least recently used page, which is written back if a host
-//! write dirtied it.
+//! **What:** `ftl.mapping = "cmt"`: an LRU cache of `ftl.cmt_size_kib` of
+//! whole translation pages (page_size / 4 map entries each, `tvpn = lpn /
+//! entries_per_page`). A lookup of a cached page moves it to the front; a
+//! miss loads it (the simulator reads it from flash first, where the
+//! directory in mod.rs says it is) and, when full, evicts the least
+//! recently used page, which is written back if a host write dirtied it.
 //!
 //! **Why whole pages, not DFTL's single entries:** a miss reads a whole
 //! translation page anyway; caching it whole is the common simpler model
@@ -20,87 +19,54 @@
 //! A smaller one starts empty, with every translation page on flash
 //! (written at setup, as MQSim's `prepare_mapping_table` does).
 
-use super::{Access, MappingStats};
-use crate::types::{Ppn, NO_PAGE};
+use super::{Access, Cache, Variant};
+use crate::config::Config;
+use crate::ensure_config;
+use crate::error::Result;
+
+pub(super) const VARIANT: Variant = Variant {
+    name: "cmt",
+    about: "a cached mapping table (DFTL) of ftl.cmt_size_kib, whole translation pages in LRU order, the rest on flash",
+    check,
+    build: |cfg, pages| Some(Box::new(Cmt::new(pages, capacity(cfg)))),
+};
+
+/// The table holds at least one translation page.
+fn check(cfg: &Config) -> Result<()> {
+    let (v, lo, hi) = (cfg.ftl.cmt_size_kib, (cfg.device.page_size as u64).div_ceil(1024).max(1), 1u64 << 30);
+    ensure_config!(v >= lo && v <= hi, "ftl.cmt_size_kib", "{v} is out of range; valid: {lo}..={hi}");
+    Ok(())
+}
+
+/// Translation pages `ftl.cmt_size_kib` holds.
+fn capacity(cfg: &Config) -> u32 {
+    (cfg.ftl.cmt_size_kib * 1024 / cfg.device.page_size as u64).clamp(1, u32::MAX as u64) as u32
+}
 
 const NIL: u32 = u32::MAX;
 const CACHED: u8 = 1;
 const DIRTY: u8 = 2;
 
-pub struct Cmt {
-    entries_per_page: u32,
+struct Cmt {
     capacity: u32,
     len: u32,
-    /// Where each translation page is on flash (NO_PAGE: not written).
-    gtd: Vec<Ppn>,
     /// LRU links by translation page: `head` most recent, `tail` least.
     prev: Vec<u32>,
     next: Vec<u32>,
     head: u32,
     tail: u32,
     flags: Vec<u8>,
-    s: MappingStats,
 }
 
 impl Cmt {
-    /// A table of `size_kib` KiB for `logical_pages` pages of `page_size` B.
-    pub fn new(logical_pages: u32, page_size: u32, size_kib: u64) -> Cmt {
-        let entries_per_page = (page_size / 4).max(1);
-        let pages = logical_pages.div_ceil(entries_per_page);
-        let capacity = (size_kib * 1024 / page_size as u64).clamp(1, u32::MAX as u64) as u32;
+    /// A table of `capacity` pages for a map of `pages` translation pages.
+    fn new(pages: u32, capacity: u32) -> Cmt {
         let n = pages as usize;
-        let mut c = Cmt {
-            entries_per_page,
-            capacity,
-            len: 0,
-            gtd: vec![NO_PAGE; n],
-            prev: vec![NIL; n],
-            next: vec![NIL; n],
-            head: NIL,
-            tail: NIL,
-            flags: vec![0; n],
-            s: MappingStats { cmt_pages: capacity as u64, translation_pages: pages as u64, ..Default::default() },
-        };
+        let mut c = Cmt { capacity, len: 0, prev: vec![NIL; n], next: vec![NIL; n], head: NIL, tail: NIL, flags: vec![0; n] };
         if c.covers() {
             (0..pages).for_each(|t| c.push_front(t));
         }
         c
-    }
-
-    /// The cache holds the whole map: nothing is ever read or written.
-    pub fn covers(&self) -> bool {
-        self.capacity as usize >= self.gtd.len()
-    }
-
-    /// The translation page holding `lpn`'s entry.
-    #[inline]
-    pub fn tvpn(&self, lpn: u32) -> u32 {
-        lpn / self.entries_per_page
-    }
-
-    pub fn translation_pages(&self) -> u32 {
-        self.gtd.len() as u32
-    }
-
-    /// Look translation page `tvpn` up for a host read or write (a write
-    /// dirties it). A miss loads it as the most recent page.
-    pub fn access(&mut self, tvpn: u32, write: bool) -> Access {
-        self.s.lookups += 1;
-        let t = tvpn as usize;
-        let hit = self.flags[t] & CACHED != 0;
-        let mut write_back = None;
-        if hit {
-            self.s.hits += 1;
-            self.unlink(tvpn);
-        } else {
-            if self.len == self.capacity {
-                write_back = self.evict();
-            }
-            self.len += 1;
-        }
-        self.push_front(tvpn);
-        self.flags[t] |= CACHED | if write { DIRTY } else { 0 };
-        Access { hit, write_back }
     }
 
     /// Drop the least recently used page; Some(it) if it was dirty.
@@ -133,39 +99,33 @@ impl Cmt {
         self.head = t;
         self.flags[t as usize] |= CACHED;
     }
+}
 
-    /// Where translation page `tvpn` is on flash (NO_PAGE: nowhere yet).
-    #[inline]
-    pub fn location(&self, tvpn: u32) -> Ppn {
-        self.gtd[tvpn as usize]
-    }
-
-    /// Point the directory at a new copy; the old one (returned) is stale.
-    pub fn relocate(&mut self, tvpn: u32, ppn: Ppn) -> Ppn {
-        std::mem::replace(&mut self.gtd[tvpn as usize], ppn)
-    }
-
-    /// GC moved a translation page: follow it if the directory still
-    /// points at the copy moved (a write-back may have replaced it).
-    pub fn moved(&mut self, tvpn: u32, from: Ppn, to: Ppn) {
-        if let Some(g) = self.gtd.get_mut(tvpn as usize).filter(|g| **g == from) {
-            *g = to;
-            self.s.gc_moves += 1;
+impl Cache for Cmt {
+    fn access(&mut self, tvpn: u32, write: bool) -> Access {
+        let t = tvpn as usize;
+        let hit = self.flags[t] & CACHED != 0;
+        let mut write_back = None;
+        if hit {
+            self.unlink(tvpn);
+        } else {
+            if self.len == self.capacity {
+                write_back = self.evict();
+            }
+            self.len += 1;
         }
+        self.push_front(tvpn);
+        self.flags[t] |= CACHED | if write { DIRTY } else { 0 };
+        Access { hit, write_back }
     }
 
-    pub fn count_read(&mut self) {
-        self.s.translation_reads += 1;
+    fn capacity(&self) -> u64 {
+        self.capacity as u64
     }
 
-    pub fn count_write(&mut self) {
-        self.s.translation_writes += 1;
-    }
-
-    pub fn stats(&self) -> MappingStats {
-        let s = &self.s;
-        let hit_ratio = if s.lookups > 0 { s.hits as f64 / s.lookups as f64 } else { 1.0 };
-        MappingStats { hit_ratio, ..s.clone() }
+    /// The cache holds the whole map: nothing is ever read or written.
+    fn covers(&self) -> bool {
+        self.capacity as usize >= self.flags.len()
     }
 }
 
@@ -175,8 +135,8 @@ mod tests {
 
     #[test]
     fn lru_evicts_least_recent_and_reports_dirty() {
-        // 4 KiB pages: 1024 entries a page; 8 KiB of cache: 2 pages.
-        let mut c = Cmt::new(10 * 1024, 4096, 8);
+        // Ten translation pages, two cached.
+        let mut c = Cmt::new(10, 2);
         assert!(!c.covers());
         assert!(!c.access(0, true).hit);
         assert!(!c.access(1, false).hit);
@@ -184,25 +144,23 @@ mod tests {
         assert_eq!(c.access(2, false), Access { hit: false, write_back: None });
         assert_eq!(c.access(3, false), Access { hit: false, write_back: Some(0) });
         assert_eq!(c.access(0, false).write_back, None); // 2 was clean
-        let s = c.stats();
-        assert_eq!((s.lookups, s.hits), (6, 1));
     }
 
     #[test]
     fn covering_table_starts_loaded() {
-        let mut c = Cmt::new(4 * 1024, 4096, 16);
+        let mut c = Cmt::new(4, 4);
         assert!(c.covers());
         assert!((0..4).all(|t| c.access(t, true).hit));
-        assert_eq!(c.stats().hit_ratio, 1.0);
     }
 
     #[test]
-    fn gc_move_follows_only_the_current_copy() {
-        let mut c = Cmt::new(4096, 4096, 4);
-        c.relocate(2, 100);
-        c.moved(2, 99, 7);
-        assert_eq!(c.location(2), 100);
-        c.moved(2, 100, 7);
-        assert_eq!((c.location(2), c.stats().gc_moves), (7, 1));
+    fn capacity_is_whole_pages_of_the_size_and_at_least_one_is_required() {
+        let mut cfg = Config::default();
+        (cfg.device.page_size, cfg.ftl.cmt_size_kib) = (4096, 10);
+        assert_eq!(capacity(&cfg), 2);
+        assert!(check(&cfg).is_ok());
+        cfg.ftl.cmt_size_kib = 3;
+        let e = check(&cfg).unwrap_err().to_string();
+        assert!(e.contains("ftl.cmt_size_kib") && e.contains("4..="), "{e}");
     }
 }

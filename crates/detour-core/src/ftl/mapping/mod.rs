@@ -21,20 +21,94 @@
 //! `map`, so GC moves them like data and points the directory, not the
 //! LPN map, at the copy.
 //!
+//! **The family:** a variant is a [`Cache`] of translation pages, or none
+//! (the whole map in DRAM, and the simulator skips translation, one branch
+//! per request). What every cache shares is here: the directory of where
+//! each translation page is on flash, and the counts of the summary's
+//! `mapping` section. A lookup is one indirect call, made only with a
+//! cache. docs/extending.md says how to add a variant.
+//!
 //! **References:** Gupta et al., "DFTL" (ASPLOS 2009); MQSim's
 //! `Address_Mapping_Unit_Page_Level` (`CMT_Capacity`, `Ideal_Mapping_Table`).
 
-mod cmt;
-mod dram;
-
-pub use cmt::Cmt;
-pub use dram::Dram;
-
 use super::{Ftl, Stream};
-use crate::config::{Config, MappingKind};
+use crate::config::Config;
 use crate::device::Geometry;
 use crate::error::{Error, Result};
 use crate::types::{Owner, Ppn, NO_PAGE};
+
+crate::policy::registry! {
+    /// Every mapping, one a line; `ftl.mapping` names one.
+    pub const REGISTRY: &[Variant] = [
+        dram,
+        cmt,
+    ];
+}
+
+/// The mapping family: `ftl.mapping`, default `dram`.
+pub enum Mappings {}
+
+impl crate::policy::Family for Mappings {
+    type Variant = Variant;
+    const KEY: &'static str = "ftl.mapping";
+    const ALL: &'static [Variant] = REGISTRY;
+    const DEFAULT: &'static str = "dram";
+}
+
+/// (name, description) of every mapping, in registry order.
+pub fn list() -> Vec<(&'static str, &'static str)> {
+    crate::policy::list::<Mappings>()
+}
+
+/// A mapping: its name (the value of `ftl.mapping`), a line for listings,
+/// a check of its own settings, and how to build its cache.
+pub struct Variant {
+    pub name: &'static str,
+    pub about: &'static str,
+    /// Refuse settings the variant cannot run with (such as a table too
+    /// small for one translation page), naming the key. Run by the config
+    /// builder and again when the FTL is built.
+    pub(crate) check: fn(&Config) -> Result<()>,
+    /// The cache for a map of so many translation pages (the second
+    /// argument; page_size / 4 entries each), or None: the whole map is in
+    /// DRAM and nothing is looked up.
+    pub(crate) build: fn(&Config, u32) -> Option<Box<dyn Cache>>,
+}
+
+impl crate::policy::Entry for Variant {
+    fn name(&self) -> &'static str {
+        self.name
+    }
+
+    fn about(&self) -> &'static str {
+        self.about
+    }
+}
+
+/// A cache of translation pages: which lookups find their page in the
+/// controller, and which dirty page a miss evicts.
+pub trait Cache: Send {
+    /// Look translation page `tvpn` up for a host read or write (a write
+    /// dirties it). A miss loads it (the simulator reads it from flash
+    /// first) and may evict a dirty page, which is then written back.
+    fn access(&mut self, tvpn: u32, write: bool) -> Access;
+
+    /// Translation pages it holds at most (the summary's `cmt_pages`).
+    fn capacity(&self) -> u64;
+
+    /// Whether every translation page is cached from the start and none
+    /// is ever evicted: then none is written to flash at setup, and a
+    /// lookup never reads one.
+    fn covers(&self) -> bool {
+        false
+    }
+}
+
+/// Check the settings of the mapping `ftl.mapping` names (the name itself
+/// was checked when the config was read).
+pub fn check(cfg: &Config) -> Result<()> {
+    (cfg.ftl.mapping.variant().check)(cfg)
+}
 
 /// What a lookup of one translation page found.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
@@ -66,69 +140,100 @@ pub struct MappingStats {
     pub gc_moves: u64,
 }
 
-/// The mapping policy (an enum wrapper: a lookup in the default is one
-/// predictable branch).
-pub enum Mapping {
-    Dram(Dram),
-    Cmt(Box<Cmt>),
+/// The FTL's mapping: its cache (None: the map is in DRAM), the global
+/// translation directory, and the counts.
+pub struct Mapping {
+    cache: Option<Box<dyn Cache>>,
+    entries_per_page: u32,
+    /// Where each translation page is on flash (NO_PAGE: not written);
+    /// empty without a cache.
+    gtd: Vec<Ppn>,
+    s: MappingStats,
 }
 
 impl Mapping {
+    /// The mapping `ftl.mapping` names, sized for `geo`.
+    pub fn new(cfg: &Config, geo: &Geometry) -> Result<Mapping> {
+        let v = cfg.ftl.mapping.variant();
+        (v.check)(cfg)?;
+        let entries_per_page = (cfg.device.page_size / 4).max(1);
+        let pages = geo.logical_pages.div_ceil(entries_per_page);
+        let cache = (v.build)(cfg, pages);
+        let gtd = if cache.is_some() { vec![NO_PAGE; pages as usize] } else { Vec::new() };
+        let s = MappingStats { cmt_pages: cache.as_ref().map_or(0, |c| c.capacity()), translation_pages: pages as u64, ..Default::default() };
+        Ok(Mapping { cache, entries_per_page, gtd, s })
+    }
+
+    /// The whole map is in DRAM: nothing to look up or write.
     #[inline]
     pub fn is_dram(&self) -> bool {
-        matches!(self, Mapping::Dram(_))
+        self.cache.is_none()
     }
 
-    /// The cached mapping table, if that is the policy.
-    pub fn cmt(&mut self) -> Option<&mut Cmt> {
-        match self {
-            Mapping::Dram(_) => None,
-            Mapping::Cmt(c) => Some(c),
+    /// Look up the translation pages of `pages` LPNs from `lpn` for a read
+    /// or a write, appending (translation page, what its lookup found) to
+    /// `out`. Nothing in DRAM.
+    pub fn lookup(&mut self, lpn: u32, pages: u32, write: bool, out: &mut Vec<(u32, Access)>) {
+        let Some(c) = &mut self.cache else { return };
+        let (first, last) = (lpn / self.entries_per_page, (lpn + pages - 1) / self.entries_per_page);
+        for tvpn in first..=last {
+            let a = c.access(tvpn, write);
+            self.s.lookups += 1;
+            self.s.hits += a.hit as u64;
+            out.push((tvpn, a));
         }
     }
 
-    /// GC moved translation page `tvpn` from `from` to `to`.
+    /// Translation pages to write to flash at setup: none in DRAM or with
+    /// a cache that covers the map.
+    fn pages_on_flash(&self) -> u32 {
+        match &self.cache {
+            Some(c) if !c.covers() => self.gtd.len() as u32,
+            _ => 0,
+        }
+    }
+
+    /// Where translation page `tvpn` is on flash (NO_PAGE: nowhere yet).
+    #[inline]
+    pub fn location(&self, tvpn: u32) -> Ppn {
+        self.gtd.get(tvpn as usize).copied().unwrap_or(NO_PAGE)
+    }
+
+    /// Point the directory at a new copy; the old one (returned) is stale.
+    fn relocate(&mut self, tvpn: u32, ppn: Ppn) -> Ppn {
+        std::mem::replace(&mut self.gtd[tvpn as usize], ppn)
+    }
+
+    /// GC moved translation page `tvpn` from `from` to `to`: follow it if
+    /// the directory still points at the copy moved (a write-back may have
+    /// replaced it).
     pub fn moved(&mut self, tvpn: u32, from: Ppn, to: Ppn) {
-        if let Mapping::Cmt(c) = self {
-            c.moved(tvpn, from, to);
+        if let Some(g) = self.gtd.get_mut(tvpn as usize).filter(|g| **g == from) {
+            *g = to;
+            self.s.gc_moves += 1;
         }
     }
 
-    /// The summary's section (None for DRAM mapping, which has no traffic).
+    /// The summary's section (None in DRAM, which has no traffic).
     pub fn stats(&self) -> Option<MappingStats> {
-        match self {
-            Mapping::Dram(_) => None,
-            Mapping::Cmt(c) => Some(c.stats()),
-        }
-    }
-}
-
-impl Mapping {
-    /// The policy `ftl.mapping` names, sized for `geo`.
-    pub fn new(cfg: &Config, geo: &Geometry) -> Mapping {
-        match cfg.ftl.mapping {
-            MappingKind::Dram => Mapping::Dram(Dram),
-            MappingKind::Cmt => Mapping::Cmt(Box::new(Cmt::new(geo.logical_pages, cfg.device.page_size, cfg.ftl.cmt_size_kib))),
-        }
+        self.cache.as_ref()?;
+        let s = &self.s;
+        let hit_ratio = if s.lookups > 0 { s.hits as f64 / s.lookups as f64 } else { 1.0 };
+        Some(MappingStats { hit_ratio, ..s.clone() })
     }
 }
 
 impl Ftl {
     /// Write every translation page to flash at once (setup, before
     /// preconditioning): the directory starts complete, as on a drive
-    /// that was formatted. Nothing for DRAM mapping or a covering table.
+    /// that was formatted. Nothing in DRAM or with a covering cache.
     pub fn place_translation_pages(&mut self) -> Result<()> {
-        let pages = match &self.mapping {
-            Mapping::Cmt(c) if !c.covers() => c.translation_pages(),
-            _ => return Ok(()),
-        };
+        let pages = self.mapping.pages_on_flash();
         for tvpn in 0..pages {
             let Some(ppn) = self.alloc_translation(tvpn, true) else {
                 return Err(Error::config("ftl.mapping", format!("no room for the {pages} translation pages of the mapping table")));
             };
-            if let Mapping::Cmt(c) = &mut self.mapping {
-                c.relocate(tvpn, ppn);
-            }
+            self.mapping.relocate(tvpn, ppn);
         }
         Ok(())
     }
@@ -137,22 +242,24 @@ impl Ftl {
     /// a translation read; None if its latest copy is still being written
     /// back (the controller holds it) or was never written.
     pub fn translation_read(&mut self, tvpn: u32) -> Option<Ppn> {
-        let ppn = self.mapping.cmt()?.location(tvpn);
+        let ppn = self.mapping.location(tvpn);
         if ppn == NO_PAGE || !self.is_programmed(ppn) {
             return None;
         }
-        self.mapping.cmt()?.count_read();
+        self.mapping.s.translation_reads += 1;
         Some(ppn)
     }
 
     /// Give translation page `tvpn` a new page for its write-back (pending:
     /// the caller plans its program) and make the old copy stale. None if
-    /// no plane has room: the page then stays where it was.
+    /// no plane has room (the page then stays where it was), or in DRAM.
     pub fn write_back_translation(&mut self, tvpn: u32) -> Option<Ppn> {
+        if self.mapping.is_dram() {
+            return None;
+        }
         let ppn = self.alloc_translation(tvpn, false)?;
-        let Mapping::Cmt(c) = &mut self.mapping else { return None };
-        c.count_write();
-        let old = c.relocate(tvpn, ppn);
+        self.mapping.s.translation_writes += 1;
+        let old = self.mapping.relocate(tvpn, ppn);
         if old != NO_PAGE {
             self.invalidate(old);
         }
@@ -189,3 +296,6 @@ impl Ftl {
         self.blocks[self.geo.block_of(ppn) as usize].map
     }
 }
+
+#[cfg(test)]
+mod tests;

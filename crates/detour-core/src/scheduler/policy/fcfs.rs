@@ -6,9 +6,17 @@
 //! Why: the peers that serve in arrival order, and the M/G/1 reference
 //! (Pollaczek-Khinchine, tests/queueing.rs).
 
+use super::{priority, Variant};
 use crate::scheduler::ops::Class;
 
-#[inline]
-pub(super) fn queue_of(_class: Class) -> usize {
+pub(super) const VARIANT: Variant = Variant {
+    name: "fcfs",
+    about: "one first-come-first-served queue for every class (DiskSim's package queue)",
+    queue_of,
+    pick: priority::pick,
+    batch_scan: priority::batch_scan,
+};
+
+fn queue_of(_class: Class, _read_priority: bool) -> usize {
     0
 }

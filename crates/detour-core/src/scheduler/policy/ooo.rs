@@ -28,9 +28,17 @@
 //! References: Tavakkol et al., "MQSim: A Framework for Enabling Realistic
 //! Studies of Modern Multi-Queue SSD Devices", FAST 2018.
 
-use super::{BatchScan, Pick, Queues};
+use super::{priority, BatchScan, Pick, Queues, Variant};
 use crate::device::OpKind;
 use crate::scheduler::ops::{OpSlab, NO_OP};
+
+pub(super) const VARIANT: Variant = Variant {
+    name: "out-of-order",
+    about: "priority's queues, but a read may pass a queued write while a program is suspended and batches fill from every queue (MQSim's out-of-order TSU)",
+    queue_of: priority::queue_of,
+    pick,
+    batch_scan,
+};
 
 /// Operations looked at per queue when picking a read past a suspended
 /// program or filling a batch: enough for any plane count (at most
@@ -42,7 +50,7 @@ pub(super) const DEPTH: usize = 64;
 /// suspended, the first read of the first queue holding one within
 /// [`DEPTH`].
 #[inline]
-pub(super) fn pick(qs: &Queues, ops: &OpSlab, suspended: bool) -> Option<Pick> {
+fn pick(qs: &Queues, ops: &OpSlab, suspended: bool) -> Option<Pick> {
     if !suspended {
         return (0..3).find_map(|i| Pick::head(qs, i));
     }
@@ -66,7 +74,7 @@ fn first_read(qs: &Queues, ops: &OpSlab, queue: usize) -> Option<Pick> {
 
 /// The picked operation's queue first, then the others in priority order.
 #[inline]
-pub(super) fn batch_scan(queue: usize) -> BatchScan {
+fn batch_scan(queue: usize, _planes: usize) -> BatchScan {
     let queues = match queue {
         0 => [0, 1, 2],
         1 => [1, 0, 2],

@@ -7,9 +7,17 @@
 //! SSDSim and MQSim's priority TSU do. As one server this is a
 //! non-preemptive priority queue (Cobham's formula, tests/queueing.rs).
 
-use super::{BatchScan, Pick, Queues};
+use super::{BatchScan, Pick, Queues, Variant};
 use crate::device::OpKind;
 use crate::scheduler::ops::{Class, OpSlab};
+
+pub(super) const VARIANT: Variant = Variant {
+    name: "priority",
+    about: "host reads, then host writes, then background work, each queue first come first served (default)",
+    queue_of,
+    pick,
+    batch_scan,
+};
 
 #[inline]
 pub(super) fn queue_of(class: Class, read_priority: bool) -> usize {

@@ -1,0 +1,200 @@
+//! Policy families: the scheduling order (`scheduler.order`), the GC victim
+//! (`ftl.gc_policy`) and the mapping (`ftl.mapping`). Each family is a
+//! folder whose mod.rs holds its interface and its registry, one line per
+//! variant, and each variant is a file of its own exporting `VARIANT`: its
+//! name, a one-line description and what it runs (docs/extending.md).
+//!
+//! A config value naming a variant is a [`Choice`], which can only hold a
+//! registered name: the name is checked when the config is read (the error
+//! names the key and lists the known names), so a component built from a
+//! config finds its variant with no second check and no failure path.
+
+use crate::error::{Error, Result};
+use serde::{Deserialize, Deserializer, Serialize, Serializer};
+use std::fmt;
+use std::marker::PhantomData;
+
+/// What every family's variant tells about itself.
+pub trait Entry: Sync + 'static {
+    /// Its config value.
+    fn name(&self) -> &'static str;
+    /// One line for listings.
+    fn about(&self) -> &'static str;
+}
+
+/// A policy family: the key that names its variant, its registry, its default.
+pub trait Family: 'static {
+    type Variant: Entry;
+    const KEY: &'static str;
+    const ALL: &'static [Self::Variant];
+    const DEFAULT: &'static str;
+}
+
+/// Declare a family's registry: each listed variant's module (a file beside
+/// the family's mod.rs) and the slice of their `VARIANT`s, in that order.
+/// The list holds one module a line, so adding a variant adds one line.
+macro_rules! registry {
+    ($(#[$attr:meta])* $vis:vis const $name:ident: &[$ty:ty] = [$($m:ident,)*];) => {
+        $(mod $m;)*
+        $(#[$attr])*
+        $vis const $name: &[$ty] = &[$($m::VARIANT),*];
+    };
+}
+pub(crate) use registry;
+
+/// The variant of `all` named `name`, or an error naming `key` and listing
+/// the known names.
+pub fn find<V: Entry>(all: &'static [V], key: &str, name: &str) -> Result<&'static V> {
+    all.iter().find(|v| v.name() == name).ok_or_else(|| Error::config(key, unknown(all, name)))
+}
+
+/// Worded as serde words an unknown enum variant, as the other settings
+/// with a fixed set of values are refused.
+fn unknown<V: Entry>(all: &[V], name: &str) -> String {
+    let known: Vec<String> = all.iter().map(|v| format!("`{}`", v.name())).collect();
+    format!("unknown variant `{name}`, expected one of {}", known.join(", "))
+}
+
+/// (name, description) of every variant of `F`, in registry order.
+pub fn list<F: Family>() -> Vec<(&'static str, &'static str)> {
+    F::ALL.iter().map(|v| (v.name(), v.about())).collect()
+}
+
+/// A registered variant of family `F`, as a config value: written and read
+/// as its name.
+pub struct Choice<F: Family> {
+    variant: &'static F::Variant,
+    family: PhantomData<fn() -> F>,
+}
+
+impl<F: Family> Choice<F> {
+    /// The variant `name`, or an error naming `F::KEY` and the known names.
+    pub fn named(name: &str) -> Result<Self> {
+        find(F::ALL, F::KEY, name).map(|variant| Choice { variant, family: PhantomData })
+    }
+
+    pub fn name(self) -> &'static str {
+        self.variant.name()
+    }
+
+    pub fn variant(self) -> &'static F::Variant {
+        self.variant
+    }
+}
+
+impl<F: Family> Default for Choice<F> {
+    fn default() -> Self {
+        Self::named(F::DEFAULT).expect("a family's default is registered (its tests check)")
+    }
+}
+
+impl<F: Family> Clone for Choice<F> {
+    fn clone(&self) -> Self {
+        *self
+    }
+}
+
+impl<F: Family> Copy for Choice<F> {}
+
+impl<F: Family> PartialEq for Choice<F> {
+    fn eq(&self, other: &Self) -> bool {
+        self.name() == other.name()
+    }
+}
+
+impl<F: Family> Eq for Choice<F> {}
+
+impl<F: Family> fmt::Debug for Choice<F> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        fmt::Debug::fmt(self.name(), f)
+    }
+}
+
+impl<F: Family> fmt::Display for Choice<F> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+impl<F: Family> std::str::FromStr for Choice<F> {
+    type Err = Error;
+
+    fn from_str(name: &str) -> Result<Self> {
+        Self::named(name)
+    }
+}
+
+impl<F: Family> Serialize for Choice<F> {
+    fn serialize<S: Serializer>(&self, s: S) -> std::result::Result<S::Ok, S::Error> {
+        s.serialize_str(self.name())
+    }
+}
+
+impl<'de, F: Family> Deserialize<'de> for Choice<F> {
+    /// The key is left out of the message: the config builder names the
+    /// path it was read at.
+    fn deserialize<D: Deserializer<'de>>(d: D) -> std::result::Result<Self, D::Error> {
+        let name = String::deserialize(d)?;
+        match F::ALL.iter().find(|v| v.name() == name) {
+            Some(variant) => Ok(Choice { variant, family: PhantomData }),
+            None => Err(serde::de::Error::custom(unknown(F::ALL, &name))),
+        }
+    }
+}
+
+/// What every family's tests check: of its registry, and of its recipe in
+/// docs/extending.md against the code it describes.
+#[cfg(test)]
+pub(crate) mod tests {
+    use super::*;
+
+    /// docs/extending.md, whose recipes the families' tests hold to the code.
+    pub const DOC: &str = include_str!("../../../docs/extending.md");
+
+    /// Names are unique and non-empty, each has a description, the default
+    /// is registered, and a name reads back as itself through serde.
+    pub fn check_registry<F: Family>() {
+        let names: Vec<&str> = F::ALL.iter().map(Entry::name).collect();
+        for (i, v) in F::ALL.iter().enumerate() {
+            assert!(!v.name().is_empty() && !v.about().is_empty(), "{}: variant {i} lacks a name or description", F::KEY);
+            assert!(!names[..i].contains(&v.name()), "{}: `{}` registered twice", F::KEY, v.name());
+            let c: Choice<F> = serde_json::from_str(&format!("\"{}\"", v.name())).unwrap();
+            assert_eq!((c.name(), serde_json::to_string(&c).unwrap()), (v.name(), format!("\"{}\"", v.name())));
+        }
+        assert_eq!(Choice::<F>::default().name(), F::DEFAULT);
+        let e = Choice::<F>::named("no-such-policy").unwrap_err().to_string();
+        assert!(e.contains(F::KEY) && names.iter().all(|n| e.contains(n)), "{e}");
+    }
+
+    /// The two code blocks under `heading` in docs/extending.md: the
+    /// variant's file, and the registry with its line added.
+    pub fn recipe(heading: &str) -> (&'static str, &'static str) {
+        let start = DOC.find(&format!("\n{heading}\n")).unwrap_or_else(|| panic!("docs/extending.md has no `{heading}`"));
+        let section = &DOC[start + heading.len() + 2..];
+        let section = &section[..section.find("\n## ").unwrap_or(section.len())];
+        let mut blocks = section.split("```rust\n").skip(1).map(|b| &b[..b.find("```").expect("a closed code block")]);
+        let (Some(file), Some(registry)) = (blocks.next(), blocks.next()) else {
+            panic!("`{heading}` wants two rust blocks: the variant's file, then the registry")
+        };
+        (file, registry)
+    }
+
+    /// The doc's registry block is the family's registry (`mod_rs`, the
+    /// family's mod.rs) as it reads after the recipe: the same opening and
+    /// closing lines, the first variant, `// ...` for the rest, and the new
+    /// line, which `examples` (the test registry the example is compiled
+    /// in) holds too.
+    pub fn check_registry_line(doc_block: &str, mod_rs: &str, examples: &str) {
+        let start = mod_rs.find("crate::policy::registry! {\n").expect("mod.rs invokes crate::policy::registry!");
+        let real: Vec<&str> = mod_rs[start..].lines().take_while(|l| *l != "}").collect();
+        let open = real.iter().position(|l| l.ends_with("= [")).expect("the registry's list opens with `= [`") + 1;
+        let doc: Vec<&str> = doc_block.lines().collect();
+        assert!(doc.len() == open + 5 && doc.last() == Some(&"}"), "the doc's registry block should be the registry's head, two variants and `// ...`, then `];` and `}}`:\n{doc_block}");
+        assert_eq!(doc[..open], real[..open], "the doc's registry opens differently from mod.rs's");
+        let new = doc[open + 2];
+        assert_eq!([doc[open], doc[open + 1], doc[open + 3]], [real[open], "        // ...", real[real.len() - 1]]);
+        let is_entry = |l: &str| l.strip_prefix("        ").and_then(|l| l.strip_suffix(',')).is_some_and(|m| !m.is_empty() && m.chars().all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '_'));
+        assert!(real[open..real.len() - 1].iter().all(|l| is_entry(l)) && is_entry(new), "a registry line is 8 spaces, a module name and a comma: `{new}`");
+        assert!(examples.lines().any(|l| l == new), "the test registry does not hold the doc's line `{new}`");
+    }
+}
