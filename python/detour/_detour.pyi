@@ -67,6 +67,10 @@ def compat_settings(name: str) -> List[Tuple[str, str, str]]:
 def schemes() -> List[Tuple[str, str, str]]:
     """(name, description, config section or "") of every registered scheme."""
 
+def policies() -> List[Tuple[str, str, str]]:
+    """(config key, name, description) of every registered GC victim,
+    scheduling and mapping policy."""
+
 def formats() -> List[str]:
     """Trace format names, in auto-detection priority order."""
 

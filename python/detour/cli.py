@@ -152,6 +152,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     sub.add_parser("presets", help="list the device presets")
     sub.add_parser("schemes", help="list the schemes")
+    sub.add_parser("policies", help="list the GC victim, scheduling and mapping policies")
     p = sub.add_parser("profiles", help="list the synthetic workload profiles, or show one's spec")
     p.add_argument("--show", metavar="NAME|TOML", help="print this profile's resolved spec as TOML")
     p.add_argument("--profile-set", dest="profile_overrides", action="append", default=[], metavar="KEY=VALUE",
@@ -326,6 +327,12 @@ def cmd_presets(a: argparse.Namespace) -> None:
     from .api import presets
 
     print(report.table(["preset", "description"], presets()))
+
+
+def cmd_policies(a: argparse.Namespace) -> None:
+    from . import _detour
+
+    print(report.table(["config key", "policy", "description"], _detour.policies()))
 
 
 def cmd_schemes(a: argparse.Namespace) -> None:
@@ -508,6 +515,7 @@ COMMANDS = {
     "config": cmd_config,
     "presets": cmd_presets,
     "schemes": cmd_schemes,
+    "policies": cmd_policies,
     "profiles": cmd_profiles,
     "traces": cmd_traces,
     "import": cmd_import,

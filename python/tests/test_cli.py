@@ -115,6 +115,15 @@ def test_presets_lists_bench_matched(cli):
 def test_schemes_lists_conventional(cli):
     p = cli("schemes")
     assert p.returncode == 0 and "conventional" in p.stdout
+    # Each scheme's config section; a family shares one.
+    assert "[scheme.hotr]" in p.stdout and p.stdout.count("[scheme.raid]") == 5
+
+
+def test_policies_lists_every_family(cli):
+    p = cli("policies")
+    assert p.returncode == 0
+    for key, name in [("ftl.gc_policy", "cost-benefit"), ("scheduler.order", "out-of-order"), ("ftl.mapping", "cmt")]:
+        assert any(key in line and name in line for line in p.stdout.splitlines()), (key, name, p.stdout)
 
 
 def test_unknown_scheme(cli, tiny_trace, tmp_path):

@@ -36,6 +36,7 @@ fn _detour(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(config::compats, m)?)?;
     m.add_function(wrap_pyfunction!(config::compat_settings, m)?)?;
     m.add_function(wrap_pyfunction!(schemes::schemes, m)?)?;
+    m.add_function(wrap_pyfunction!(schemes::policies, m)?)?;
     m.add_function(wrap_pyfunction!(sim::run, m)?)?;
     m.add_function(wrap_pyfunction!(workload::formats, m)?)?;
     m.add_function(wrap_pyfunction!(workload::inspect_trace, m)?)?;
