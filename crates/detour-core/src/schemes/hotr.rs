@@ -25,8 +25,8 @@ use crate::error::Error;
 use crate::ftl::Stream;
 use crate::scheduler::Class;
 use crate::types::{Lpn, Owner, Ppn, Token, NO_PAGE};
-use std::collections::{BTreeMap, BTreeSet, HashMap};
 use serde::{Deserialize, Serialize};
+use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::ops::Range;
 
 pub const ENTRY: SchemeEntry = SchemeEntry::new(

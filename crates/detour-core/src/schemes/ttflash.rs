@@ -25,8 +25,8 @@
 use super::registry::{Env, SchemeEntry, SchemeSection};
 use super::{Ctx, Plan, Scheme, Stall};
 use crate::config::DeviceConfig;
-use crate::ensure_config;
 use crate::device::Geometry;
+use crate::ensure_config;
 use crate::error::Error;
 use crate::ftl::{Stream, GC_RESERVE};
 use crate::scheduler::Class;
