@@ -19,6 +19,16 @@ for one only if the baseline behaves as the paper says its baseline did
 
 The observable is measured on the baseline only (`Observable.runs` names
 its device, scheme and settings); a scheme's own result is never a target.
+When the paper gives a range (`Observable.band`), the search stops at the
+first point inside it, starting from the profile's own point, so the knob
+moves no further than the paper's range requires; a profile already inside
+keeps its own load. A point where a baseline run is saturated (the run's
+`saturated` warning: a queue still growing, or dies or channels busy for
+95% of the run) is never chosen while an unsaturated one exists, and the
+scan does not go past it: there the device's throughput, not the workload's
+shape, sets every latency. If no unsaturated point reaches the target (or
+the range), a ranged search keeps the profile's own point and a point
+search the unsaturated point closest to the target; either says so.
 Each evaluation is a deterministic run, so the search is reproducible. The
 result records knob, factor, target, achieved and every point tried; the
 reproductions write it into their report (docs/reproduce.md, "Calibration").
@@ -76,10 +86,11 @@ HOTR_BLOCKED = Observable(
 def cr5_vs_cr4(device_suffix: str = "ssd1", extra: Optional[Dict[str, Any]] = None) -> Observable:
     """CR5M Sec. IV-B and V: in SSD1 CR5 outperforms CR4 by 9-26% (mean
     response time): two of the paper's baselines, neither of them CR5M.
-    The target is the range's midpoint, -17.5%."""
+    The search stops inside that range (the midpoint, -17.5%, is the
+    nominal target when a point must be named)."""
     f = {"ftl.precondition.valid": 0.3, **(extra or {})}
     return Observable(
-        "CR5 vs CR4 mean %", -17.5, "CR5M Sec. V: in SSD1, CR5 outperforms CR4 by 9-26% (midpoint taken)",
+        "CR5 vs CR4 mean %", -17.5, "CR5M Sec. V: in SSD1, CR5 outperforms CR4 by 9-26%",
         [(f"cr5m-{device_suffix}-cr4", "", f), (f"cr5m-{device_suffix}-cr5", "", f)], _cr5_vs_cr4, band=(-26.0, -9.0))
 
 
@@ -94,14 +105,16 @@ class Calibration:
     target: float
     achieved: float
     source: str
-    within: bool  # |achieved - target| <= tol x |target|
+    within: bool  # |achieved - target| <= tol x |target|, or inside the paper's range when it gives one
     tol: float
     requests: Optional[int]
     compat: Optional[str]
     base: Dict[str, Any] = field(default_factory=dict)  # the profile's own knob values
-    history: List[Tuple[float, float]] = field(default_factory=list)  # (factor, observable) tried, in order
+    #: (factor, observable, saturated) tried, in order
+    history: List[Tuple[float, float, bool]] = field(default_factory=list)
     band: Optional[Tuple[float, float]] = None  # the paper's range, if it gives one
     fixed: Dict[str, Any] = field(default_factory=dict)  # profile overrides every point had (e.g. requests)
+    saturated: bool = False  # a baseline run at the chosen point was saturated (every point tried was)
 
     @property
     def in_band(self) -> Optional[bool]:
@@ -184,6 +197,12 @@ def knob_set(base: Dict[str, Any], knob: str, x: float) -> Dict[str, Any]:
 def measure(profile: str, obs: Observable, profile_set: Dict[str, Any], compat: Optional[str] = None,
             overrides: Optional[Dict[str, Any]] = None) -> float:
     """The observable on the baseline runs of `profile` with `profile_set`."""
+    return measure_point(profile, obs, profile_set, compat, overrides)[0]
+
+
+def measure_point(profile: str, obs: Observable, profile_set: Dict[str, Any], compat: Optional[str] = None,
+                  overrides: Optional[Dict[str, Any]] = None) -> Tuple[float, bool]:
+    """`measure`, and whether any of the baseline runs was saturated."""
     from .api import run
 
     sums = []
@@ -191,7 +210,13 @@ def measure(profile: str, obs: Observable, profile_set: Dict[str, Any], compat: 
         r = run(device, profile=profile, profile_overrides=profile_set, scheme=scheme or None,
                 overrides={**o, **(overrides or {})}, compat=compat)
         sums.append(r.summary)
-    return float(obs.measure(sums))
+    return float(obs.measure(sums)), any(saturated(s) for s in sums)
+
+
+def saturated(summary: dict) -> bool:
+    """The run's summary carries the `saturated` warning (its queue still
+    growing, or dies or channels busy for 95% of it)."""
+    return any(w.get("kind") == "saturated" for w in summary.get("warnings", []))
 
 
 def calibrate(profile: str, obs: Observable, knob: str = "rate", *, compat: Optional[str] = None,
@@ -199,7 +224,8 @@ def calibrate(profile: str, obs: Observable, knob: str = "rate", *, compat: Opti
               overrides: Optional[Dict[str, Any]] = None, tol: float = 0.05, max_evals: int = 16,
               say: Callable[[str], None] = lambda s: None) -> Calibration:
     """Bisect `knob` of `profile` until the baseline's `obs` is within
-    `tol` (relative) of its target; returns the point closest to it.
+    `tol` (relative) of its target, or inside the paper's range when `obs`
+    has one (module docstring: saturated points and the fallback).
 
     `requests` cuts the profile (duration-limited profiles become
     request-limited); `profile_overrides` and `overrides` (config keys)
@@ -215,71 +241,102 @@ def calibrate(profile: str, obs: Observable, knob: str = "rate", *, compat: Opti
         fixed["requests"] = int(requests)
         fixed["duration_s"] = 0.0
     base = _knob_base(_spec_dict(profile, fixed))
-    lo_lim, hi_lim = RANGES[knob]
-    cache: Dict[float, float] = {}
-    history: List[Tuple[float, float]] = []
-
-    def f(x: float) -> float:
-        x = float(f"{x:.6g}")
-        if x not in cache:
-            cache[x] = measure(profile, obs, {**fixed, **knob_set(base, knob, x)}, compat, overrides)
-            history.append((x, cache[x]))
-            say(f"  {profile}: {knob} {x:.4g} -> {obs.name} {cache[x]:.3g} (target {obs.target:g})")
-        return cache[x]
-
-    def close(v: float) -> bool:
-        return abs(v - obs.target) <= tol * abs(obs.target)
-
-    geometric = knob != "skew"
-    mid = (lambda a, b: math.sqrt(a * b)) if geometric else (lambda a, b: (a + b) / 2)
+    s = _Search(obs, tol, max_evals, lambda x: measure_point(profile, obs, {**fixed, **knob_set(base, knob, x)},
+                                                              compat, overrides), say, f"  {profile}: {knob}")
     # A bursty profile's burst search starts from its own peak-to-mean ratio.
     own_burst = base["rate_per_s"] / _mean_rate(base) if base["process"] == "bursty" and _mean_rate(base) > 0 else 1.0
     x0 = {"rate": 1.0, "burst": own_burst, "skew": base["zipf_theta"]}[knob]
-    step = (lambda x: x * 2) if geometric else (lambda x: x + 0.25)
-    back = (lambda x: x / 2) if geometric else (lambda x: x - 0.25)
-
-    def straddle(u: float, v: float) -> bool:
-        return (u - obs.target) * (v - obs.target) <= 0
-
-    # Bracket: scan up from the profile's own point until the observable
-    # crosses the target (dips on the way are allowed: the CR5-vs-CR4 gap
-    # first narrows, then widens as CR4's parity channel saturates); if the
-    # range ends first, scan down.
-    a, fa = x0, f(x0)
-    b, fb = a, fa
-    while not close(fb) and len(history) < max_evals and step(b) <= hi_lim:
-        a, fa = b, fb
-        b, fb = step(b), f(step(b))
-        if straddle(fa, fb):
-            break
-    if not (close(fb) or straddle(fa, fb)):
-        b, fb = x0, f(x0)
-        a, fa = b, fb
-        while not close(fa) and len(history) < max_evals and back(a) >= lo_lim:
-            b, fb = a, fa
-            a, fa = back(a), f(back(a))
-            if straddle(fa, fb):
-                break
-    # Bisect inside the bracket.
-    while len(history) < max_evals and not any(close(v) for v in cache.values()) and straddle(fa, fb):
-        m = mid(a, b)
-        fm = f(m)
-        if straddle(fa, fm):
-            b, fb = m, fm
-        else:
-            a, fa = m, fm
-    best = min(cache, key=lambda x: abs(cache[x] - obs.target))
+    best = s.run(x0, knob != "skew", RANGES[knob])
+    v, sat = s.cache[best]
     return Calibration(profile=profile, knob=knob, factor=best, observable=obs.name, target=obs.target,
-                       achieved=cache[best], source=obs.source, within=close(cache[best]), tol=tol,
-                       requests=requests, compat=compat, base=base, history=history,
-                       band=tuple(obs.band) if obs.band else None, fixed=fixed)
+                       achieved=v, source=obs.source, within=s.goal(v), tol=tol, requests=requests, compat=compat,
+                       base=base, history=s.history, band=tuple(obs.band) if obs.band else None, fixed=fixed,
+                       saturated=sat)
+
+
+class _Search:
+    """The knob search of `calibrate`: `f(x)` gives (observable, saturated)."""
+
+    def __init__(self, obs: Observable, tol: float, max_evals: int, f: Callable[[float], Tuple[float, bool]],
+                 say: Callable[[str], None], what: str):
+        self.obs, self.tol, self.max_evals, self._f, self.say, self.what = obs, tol, max_evals, f, say, what
+        self.cache: Dict[float, Tuple[float, bool]] = {}
+        self.history: List[Tuple[float, float, bool]] = []
+        self.aim = obs.target  # what a bracket must straddle: the target, or the range's nearer edge
+
+    def f(self, x: float) -> Tuple[float, bool]:
+        x = float(f"{x:.6g}")
+        if x not in self.cache:
+            self.cache[x] = self._f(x)
+            v, sat = self.cache[x]
+            self.history.append((x, v, sat))
+            self.say(f"{self.what} {x:.4g} -> {self.obs.name} {v:.3g} (target {self.obs.target:g})"
+                     + (" [saturated]" if sat else ""))
+        return self.cache[x]
+
+    def goal(self, v: float) -> bool:
+        if self.obs.band is not None:
+            lo, hi = sorted(self.obs.band)
+            return lo <= v <= hi
+        return abs(v - self.obs.target) <= self.tol * abs(self.obs.target)
+
+    def done(self) -> bool:
+        return any(self.goal(v) and not sat for v, sat in self.cache.values())
+
+    def straddle(self, u: float, v: float) -> bool:
+        return (u - self.aim) * (v - self.aim) <= 0
+
+    def run(self, x0: float, geometric: bool, limits: Tuple[float, float]) -> float:
+        mid = (lambda a, b: math.sqrt(a * b)) if geometric else (lambda a, b: (a + b) / 2)
+        step = (lambda x: x * 2) if geometric else (lambda x: x + 0.25)
+        back = (lambda x: x / 2) if geometric else (lambda x: x - 0.25)
+        v0, _ = self.f(x0)
+        if self.obs.band is not None:
+            self.aim = min(self.obs.band, key=lambda e: abs(e - v0))
+        # Bracket: scan up from the profile's own point until the observable
+        # crosses the aim (dips on the way are allowed: the CR5-vs-CR4 gap
+        # first narrows, then widens as CR4's parity channel saturates) or a
+        # point saturates; if neither, scan down.
+        a, b = x0, x0
+        while not self.done() and len(self.history) < self.max_evals and step(b) <= limits[1] \
+                and not self.f(b)[1]:
+            a, b = b, step(b)
+            if self.straddle(self.f(a)[0], self.f(b)[0]):
+                break
+        if not self.done() and not self.straddle(self.f(a)[0], self.f(b)[0]):
+            a = b = x0
+            while not self.done() and len(self.history) < self.max_evals and back(a) >= limits[0]:
+                b, a = a, back(a)
+                if self.straddle(self.f(a)[0], self.f(b)[0]):
+                    break
+        # Bisect inside the bracket; a saturated middle is too much load.
+        lo, hi = (a, b) if a <= b else (b, a)
+        while len(self.history) < self.max_evals and not self.done() and self.straddle(self.f(lo)[0], self.f(hi)[0]):
+            m = mid(lo, hi)
+            vm, sat = self.f(m)
+            if sat or self.straddle(self.f(lo)[0], vm):
+                hi = m
+            else:
+                lo = m
+        return self._choose(x0)
+
+    def _choose(self, x0: float) -> float:
+        ok = [x for x, (v, sat) in self.cache.items() if not sat] or list(self.cache)
+        hits = [x for x in ok if self.goal(self.cache[x][0])]
+        if self.obs.band is not None:
+            # Inside the range: the point nearest the profile's own; outside
+            # it everywhere: the profile's own point, unless saturated.
+            if hits:
+                return min(hits, key=lambda x: abs(math.log(x / x0)) if x > 0 and x0 > 0 else abs(x - x0))
+            return x0 if x0 in ok else min(ok, key=lambda x: abs(self.cache[x][0] - self.aim))
+        return min(ok, key=lambda x: abs(self.cache[x][0] - self.obs.target))
 
 
 def calibration_table(cals: Sequence[Calibration]) -> Tuple[List[str], List[list]]:
     """Headers and rows of the report's calibration table."""
     headers = ["profile", "knob", "calibrated value", "observable (baseline)", "target", "achieved", "within tol",
-               "in the paper's range", "evaluations", "timing rules"]
+               "in the paper's range", "baseline saturated", "evaluations", "timing rules"]
     rows = [[c.profile, c.knob, c.factor, c.observable, c.target, c.achieved, "yes" if c.within else "no",
-             "-" if c.in_band is None else ("yes" if c.in_band else "no"), len(c.history),
-             c.compat or "Detour default"] for c in cals]
+             "-" if c.in_band is None else ("yes" if c.in_band else "no"), "yes" if c.saturated else "no",
+             len(c.history), c.compat or "Detour default"] for c in cals]
     return headers, rows

@@ -83,3 +83,32 @@ def test_the_calibrated_profile_file_reruns_the_point(tmp_path):
     text = f.read_text()
     assert text.startswith("# Calibrated by detour.calibrate: knob rate") and "target 33" in text
     assert measure(str(f), SMALL_BLOCKED, {}) == pytest.approx(c.achieved)
+
+
+def _search(f, band=None, target=-17.5):
+    from detour.calibrate import RANGES, _Search
+
+    obs = Observable("x", target, "test", [], lambda s: 0.0, band=band)
+    s = _Search(obs, 0.05, 16, f, lambda m: None, "t")
+    return s, s.run(1.0, True, RANGES["rate"])
+
+
+def test_a_profile_inside_the_papers_range_keeps_its_own_load():
+    s, x = _search(lambda x: (-12.0 * x, False), band=(-26.0, -9.0))
+    assert x == 1.0 and len(s.history) == 1
+
+
+def test_a_ranged_search_stops_at_the_first_point_inside():
+    s, x = _search(lambda x: (-2.0 * x, False), band=(-26.0, -9.0))
+    assert -26.0 <= s.cache[x][0] <= -9.0 and x < 13.0  # not pushed on to the midpoint (-17.5 at x = 8.75)
+
+
+def test_saturated_points_are_never_chosen_and_end_the_scan():
+    # The range is reached only where the baseline saturates (x >= 2.5):
+    # the profile's own load is kept, and the scan went no further than x = 4.
+    s, x = _search(lambda x: (-3.0 * x, x >= 2.5), band=(-26.0, -9.0))
+    assert x == 1.0 and max(h[0] for h in s.history) == 4.0
+    assert any(sat for _, _, sat in s.history)
+    # A point search likewise takes the closest unsaturated point.
+    s, x = _search(lambda x: (-3.0 * x, x >= 2.5), target=-17.5)
+    assert not s.cache[x][1] and x < 2.5

@@ -212,3 +212,19 @@ def test_ctrl_c_stops_a_run_cleanly(tmp_path):
     out, err = p.communicate(timeout=120)
     assert p.returncode == 3, (out, err)
     assert "interrupted" in out
+
+
+def test_precondition_span_footprint_writes_what_the_profile_can_read(tiny_trace):
+    """`ftl.precondition.span = "footprint"`: `valid` is a share of the
+    profile's footprint, so valid = 1 leaves no read finding a page never
+    written, where the same share of the device leaves most of them."""
+    prof = {"requests": 3000, "footprint_bytes": 64 << 20, "read_ratio": 1.0}
+    sets = {"ftl.precondition.valid": 1.0, "ftl.precondition.span": "footprint"}
+    whole = detour.run("small", profile="fin2", profile_overrides=prof, overrides=sets)
+    assert whole.summary["pages"]["placed_on_read"] == 0 and whole.summary["reads"] > 0
+    part = detour.run("small", profile="fin2", profile_overrides=prof, overrides={**sets, "ftl.precondition.valid": 0.01})
+    assert part.summary["pages"]["placed_on_read"] > 0
+    assert whole.summary["config"]["ftl"]["precondition"]["span"] == "footprint"
+    # a trace's footprint is not known before it is read: refused, naming the key
+    with pytest.raises(detour.ConfigError, match="ftl.precondition.span"):
+        detour.run("small", trace=tiny_trace, overrides=sets)

@@ -119,10 +119,20 @@ pub fn run<'py>(
     registry::on_span(&mut cfg, &mut span).map_err(to_py)?;
     let mut prog = PyProgress { callback: progress, error: None };
     let in_memory = matches!(source, Source::Requests(_));
+    // What `ftl.precondition.span = "footprint"` preconditions: a profile's
+    // footprint, or the highest address a request array touches.
+    let footprint = match &source {
+        Source::Profile { spec, .. } => Some(spec.footprint_bytes),
+        Source::Requests(v) => v.iter().map(|r| r.offset + r.size as u64).max(),
+        Source::Trace { .. } => None,
+    };
     let kept = requests_parquet.is_none() && cfg.run.record_requests;
     let outcome = py.allow_threads(|| {
         let mut src = source.open()?;
-        let sim = Simulation::new(cfg)?;
+        let mut sim = Simulation::new(cfg)?;
+        if let Some(b) = footprint {
+            sim.set_footprint(b);
+        }
         let name = src.name();
         let sink = match &requests_parquet {
             Some(path) => RequestSink::Parquet(ParquetSink::create(path)?),

@@ -182,12 +182,21 @@ def calibration_section(cals, compat: Optional[str]) -> Section:
                    "of on/off arrivals at its mean rate (burst), or zipf theta (skew). " + "; ".join(
                        f"{c.profile}: " + ", ".join(f"{k} = {v:.6g}" if isinstance(v, float) else f"{k} = {v}"
                                                    for k, v in c.profile_set().items()) for c in cals))
+    if c0.band is not None:
+        lo, hi = sorted(c0.band)
+        s.notes.append(f"The paper gives a range ({lo:g}..{hi:g}): the search stops at the first point inside it, "
+                       "starting from the profile's own load, so a profile already inside keeps its own load.")
     missed = [c for c in cals if not c.within]
     if missed:
-        s.notes.append("Not within 5% of the target: " + "; ".join(
-            f"{c.profile} {c.achieved:.3g} vs {c.target:g}" + (" (inside the paper's range)" if c.in_band else "")
-            for c in missed) + ". The figure does not reach the target anywhere in the knob's range (x1/64..x1024, "
-            "scanned by factors of 2: see report.json's history); the closest point is used.")
+        s.notes.append(("Outside the paper's range" if c0.band is not None else "Not within 5% of the target")
+                       + ": " + "; ".join(f"{c.profile} {c.achieved:.3g}" for c in missed) + ". No unsaturated point "
+                       "of the knob's range (x1/64..x1024, scanned by factors of 2 until the baseline saturates: "
+                       "see report.json's history) reaches it; " + (
+                           "the profile's own load is kept." if c0.band is not None else "the closest is used."))
+    sat = [c.profile for c in cals if c.saturated]
+    if sat:
+        s.notes.append("Saturated baseline at the chosen point (every point tried was): " + ", ".join(sat)
+                       + ". Latencies there are set by the device's throughput; read the results with that in mind.")
     return s
 
 

@@ -308,13 +308,18 @@ class Context:
         return load_runs(where, info["keys"])
 
 
+#: The search rule's version: a saved point found by an older rule is searched again.
+CALIBRATION_RULE = 2
+
+
 def calibration_key(profile: str, obs: Any, knob: str, requests: Optional[int], compat: Optional[str],
                     profile_overrides: Optional[Dict[str, Any]], overrides: Optional[Dict[str, Any]]) -> str:
     """What a calibration depends on (its entry in OUT/calibration.json):
     the profile, the observable and its baseline runs, knob, length, rules."""
     runs = [[d, sch, sorted((k, str(v)) for k, v in o.items())] for d, sch, o in obs.runs]
-    return json.dumps([profile, obs.name, obs.target, runs, knob, requests, compat, profile_overrides, overrides],
-                      sort_keys=True, default=str)
+    band = list(obs.band) if getattr(obs, "band", None) else None
+    return json.dumps([profile, obs.name, obs.target, runs, knob, requests, compat, profile_overrides, overrides,
+                       band, CALIBRATION_RULE], sort_keys=True, default=str)
 
 
 def load_runs(sweep_dir: Path, keys: Sequence[str]) -> Runs:

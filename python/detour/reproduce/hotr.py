@@ -3,7 +3,7 @@ paper's 80 GB TLC device (preset `hotr`)."""
 
 from __future__ import annotations
 
-from typing import Dict, List
+from typing import Dict, List, Tuple
 
 import numpy as np
 
@@ -60,8 +60,7 @@ def experiments(ctx: Context) -> List[Section]:
     schemes = ctx.sweep("hotr-schemes", w, dev, ["hotr"], fixed=hot or None)
     for sch, hw in HARDWARE.items():
         schemes += ctx.sweep(f"hotr-{sch}", w, dev, [sch], fixed=hw)
-    flash = ctx.sweep("hotr-flash", w, dev, ["hotr"], fixed=hot or None,
-                      grid={"device.flash.cell": CELLS, "scheme.hotr.migrate_share": [0.0, 0.1]})
+    flash = flash_runs(ctx, w, hot)
     names = [r.workload for r in base]
     by = {n: {"baseline": base.one(workload=n), "ideal": ideal.one(workload=n),
               **{s: schemes.one(workload=n, scheme=s) for s in ("hotr", "rails", "ttflash")}} for n in names}
@@ -69,6 +68,43 @@ def experiments(ctx: Context) -> List[Section]:
            hr6(by, desc), hr7(flash, names, desc)]
     if ctx.calibrations and not ctx.suffix:  # under the judged rules only
         out.append(load_sweep(ctx, w, by, desc))
+    return out
+
+
+#: hr-7's loads (x the calibrated rate), tried in turn for a workload until
+#: no flash type's baseline is saturated there.
+FLASH_LOADS = [1.0, 0.5, 0.25]
+
+
+def saturated(run) -> bool:
+    """The run carries the `saturated` warning (detour.calibrate.saturated)."""
+    from ..calibrate import saturated as summary_saturated
+
+    return summary_saturated(run.summary)
+
+
+def flash_runs(ctx: Context, w: List[dict], hot: Dict) -> Dict[str, Tuple[Runs, str, float]]:
+    """hr-7's runs per workload: name -> (runs, label, load). The paper
+    compares flash types on one trace each, and its QLC speedups are finite,
+    so its QLC baseline kept up with the load; at the rate calibrated on TLC
+    QLC's 3 ms programs cannot. A workload whose baseline saturates at some
+    flash type is run again at the next lower load of FLASH_LOADS: the
+    baseline's saturation warning decides, never HotR's result."""
+    grid = {"device.flash.cell": CELLS, "scheme.hotr.migrate_share": [0.0, 0.1]}
+    out: Dict[str, Tuple[Runs, str, float]] = {}
+    todo = w
+    for k in FLASH_LOADS:
+        ws = todo if k == 1.0 else ctx.at_load(todo, k, f"@{k:g}x")
+        runs = ctx.sweep("hotr-flash" if k == 1.0 else f"hotr-flash-{k:g}x", ws, ["hotr"], ["hotr"],
+                         fixed=hot or None, grid=grid)
+        left = []
+        for orig, x in zip(todo, ws):
+            out[orig["label"]] = (runs, x["label"], k)
+            if any(saturated(r) for r in runs.select(workload=x["label"], scheme__hotr__migrate_share=0.0)):
+                left.append(orig)
+        todo = left
+        if not todo or not ctx.calibrations:
+            break
     return out
 
 
@@ -274,30 +310,35 @@ def hr6(by: Dict, desc: str) -> Section:
     return s
 
 
-def hr7(flash: Runs, names: List[str], desc: str) -> Section:
-    rows = []
+def hr7(flash: Dict[str, Tuple[Runs, str, float]], names: List[str], desc: str) -> Section:
+    rows, sat = [], []
     for n in names:
+        runs, label, k = flash[n]
         sp = []
         for c in CELLS:
-            b = flash.one(workload=n, device__flash__cell=c, scheme__hotr__migrate_share=0.0)
-            h = flash.one(workload=n, device__flash__cell=c, scheme__hotr__migrate_share=0.1)
+            b = runs.one(workload=label, device__flash__cell=c, scheme__hotr__migrate_share=0.0)
+            h = runs.one(workload=label, device__flash__cell=c, scheme__hotr__migrate_share=0.1)
             sp.append(b.lat("read") / h.lat("read"))
-        rows.append([n] + sp)
+            if saturated(b):
+                sat.append(f"{n} {c.upper()}")
+        rows.append([n, k] + sp)
+    grows = sum(1 for r in rows if r[4] >= r[2] and r[5] >= r[2])
+    lowered = [f"{r[0]} at {r[1]:g}x" for r in rows if r[1] != 1.0]
+    why = "Slower programs block reads longer, so redirection is worth more; but HotR's migrations are programs too."
+    if lowered:
+        why += (" Run at a lower load than the calibrated one (" + ", ".join(lowered) + "): at the calibrated rate some "
+                "flash type's baseline was saturated (QLC's 3 ms programs), where the device's throughput, not "
+                "the flash type, sets the latencies.")
+    if sat:
+        why += " Still saturated at the lowest load tried: " + ", ".join(sat) + "."
     s = Section("hr-7", "HotR read speedup (baseline / HotR read mean) by flash type",
-                "grows with bits per cell", desc, ["workload"] + [c.upper() for c in CELLS], rows)
-    grows = sum(1 for r in rows if r[3] >= r[1] and r[4] >= r[1])
-    base_read = {c: mean(flash.one(workload=n, device__flash__cell=c, scheme__hotr__migrate_share=0.0).lat("read")
-                         for n in names) for c in ("tlc", "qlc")}
-    s.measured(holds=(grows, len(rows)),
-               why="Every flash type runs at the rate calibrated on TLC; with QLC's longer programs the same rate "
-                   f"loads the packages far more (the baseline's read mean {base_read['tlc']:,.0f} us at TLC, "
-                   f"{base_read['qlc']:,.0f} us at QLC, on average), and HotR's migrations are programs too.")
-    s.notes.append(f"TLC and QLC beat SLC on {grows} of {len(rows)} workloads. Slower programs block reads "
-                   "longer, so redirection is worth more; but migrations are programs too.")
+                "grows with bits per cell", desc, ["workload", "x calibrated rate"] + [c.upper() for c in CELLS], rows)
+    s.measured(holds=(grows, len(rows)), why=why)
+    s.notes.append(f"TLC and QLC beat SLC on {grows} of {len(rows)} workloads. " + why)
     fig = _figure(6, 3.4)
     ax = fig.subplots()
     for r in rows:
-        ax.plot([c.upper() for c in CELLS], r[1:], marker="o", label=r[0])
+        ax.plot([c.upper() for c in CELLS], r[2:], marker="o", label=r[0])
     ax.axhline(1.0, color="k", lw=0.8)
     labels(ax, "hr-7: HotR read speedup by flash type", "flash type (bits per cell)", "read speedup (baseline / HotR)")
     ax.legend(title="workload")

@@ -44,8 +44,14 @@ pub struct FtlConfig {
 #[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
 #[serde(deny_unknown_fields, default)]
 pub struct PreconditionConfig {
-    /// Share of the logical pages that hold valid data before measurement.
+    /// Share of the logical pages (of the workload's footprint with
+    /// `span = "footprint"`) that hold valid data before measurement.
     pub valid: f64,
+    /// What `valid` is a share of: the device's logical space (the
+    /// default), or the footprint of the run's synthetic profile (the
+    /// addresses it can touch, from 0), so a run writes only what its
+    /// workload can read or overwrite.
+    pub span: PreconditionSpan,
     /// Share of the physical pages that hold invalid (stale) data before
     /// measurement; "fill to the GC threshold" is `to_gc_threshold = true`.
     pub invalid: f64,
@@ -119,8 +125,27 @@ impl Default for FtlConfig {
     }
 }
 
+/// What `ftl.precondition.valid` is a share of.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum PreconditionSpan {
+    /// The device's logical space.
+    #[default]
+    Device,
+    /// The synthetic profile's footprint (a trace's is not known before it
+    /// is read: refused there).
+    Footprint,
+}
+
 impl Default for PreconditionConfig {
     fn default() -> Self {
-        PreconditionConfig { valid: 0.0, invalid: 0.0, to_gc_threshold: false, wear: 0.0, headroom_blocks: 0 }
+        PreconditionConfig {
+            valid: 0.0,
+            span: PreconditionSpan::Device,
+            invalid: 0.0,
+            to_gc_threshold: false,
+            wear: 0.0,
+            headroom_blocks: 0,
+        }
     }
 }

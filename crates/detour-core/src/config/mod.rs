@@ -21,7 +21,7 @@ pub use builder::ConfigBuilder;
 pub use crate::device::AllocOrder;
 pub use compat::Compat;
 pub use flows::{FlowConfig, RwMode};
-pub use ftl::{Allocation, FtlConfig, GcPolicy, MappingKind, PreconditionConfig, WearLeveling};
+pub use ftl::{Allocation, FtlConfig, GcPolicy, MappingKind, PreconditionConfig, PreconditionSpan, WearLeveling};
 pub use model::{AddressMode, FlushClass, FlushPolicy, QueueOrder, ServiceUnit, WriteAck, WriteBufferConfig};
 pub use presets::CellType;
 

@@ -14,6 +14,7 @@ const CLOSED: &[(&str, &[&str], &str)] = &[
     ("ftl.allocation", &["static", "dynamic"], "greedy"),
     ("host.address", &["strict", "fold"], "wrap"),
     ("device.flash.cell", &["slc", "mlc", "tlc", "qlc", "custom"], "plc"),
+    ("ftl.precondition.span", &["device", "footprint"], "trace"),
 ];
 
 #[test]

@@ -105,7 +105,10 @@ impl Config {
             "ftl.precondition.wear",
             "needs ftl.precondition.valid > 0 (wear overwrites valid pages)"
         );
-        let used = p.valid * geo.logical_pages as f64 + p.invalid * geo.total_pages() as f64;
+        // A share of a footprint is known only with the workload; if it does
+        // not fit, preconditioning stops with an error naming the LPN.
+        let valid = if p.span == crate::config::PreconditionSpan::Footprint { 0.0 } else { p.valid };
+        let used = valid * geo.logical_pages as f64 + p.invalid * geo.total_pages() as f64;
         let room = geo.total_pages() as f64 * (1.0 - f.gc_threshold) - 3.0 * (geo.planes() as f64) * d.pages_per_block as f64;
         ensure_config!(
             used <= room,

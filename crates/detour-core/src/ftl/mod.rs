@@ -113,6 +113,9 @@ pub struct Ftl {
     /// Planes that fell below the GC threshold since the simulator last looked.
     pub gc_wanted: Vec<u32>,
     free_total: u64,
+    /// Free blocks per die (the sum over its planes): the RAID schemes rank
+    /// every die of a channel by it for each page they place.
+    die_free: Vec<u32>,
     /// How GC chooses its victims (`ftl.gc_policy`).
     victims: gc::victim::VictimPolicy,
     pub stats: FtlStats,
@@ -173,6 +176,7 @@ impl Ftl {
             setup: false,
             gc_wanted: Vec::new(),
             free_total: geo.blocks() as u64,
+            die_free: vec![bpp * geo.planes_per_die; geo.dies() as usize],
             victims: gc::victim::VictimPolicy::new(cfg, geo.blocks()),
             stats: FtlStats::default(),
             refused: (0..alloc::STREAMS * geo.planes().div_ceil(64) as usize).map(|_| Cell::new(0)).collect(),
@@ -303,6 +307,7 @@ impl Ftl {
         let plane = self.geo.plane_of_block(block) as usize;
         self.planes[plane].free.push_back(block);
         self.free_total += 1;
+        self.die_free[plane / self.geo.planes_per_die as usize] += 1;
         self.planes[plane].gc_active = false;
     }
 
@@ -313,6 +318,12 @@ impl Ftl {
 
     pub fn free_blocks(&self, plane: u32) -> u32 {
         self.planes[plane as usize].free.len() as u32
+    }
+
+    /// Free blocks over the planes of `die`.
+    #[inline]
+    pub fn die_free_blocks(&self, die: u32) -> u32 {
+        self.die_free[die as usize]
     }
 
     /// (min, mean, max) erase count over all blocks.

@@ -138,6 +138,11 @@ fn erase_frees_the_block_and_counts() {
     f.erase_issued(victim);
     f.erase_done(victim);
     assert_eq!(f.free_blocks(0), before + 1);
+    // The per-die count follows every block taken and returned.
+    for d in 0..f.geo.dies() {
+        let ppd = f.geo.planes_per_die;
+        assert_eq!(f.die_free_blocks(d), (d * ppd..(d + 1) * ppd).map(|p| f.free_blocks(p)).sum::<u32>());
+    }
     assert_eq!(f.block(victim).erases, 1);
     assert_eq!(f.page_state(pages[0]), PageState::Free);
     assert_eq!(f.token(pages[0]), 0);

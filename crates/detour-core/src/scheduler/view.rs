@@ -21,7 +21,12 @@ impl<'a> LoadView<'a> {
     #[inline(always)]
     fn state(&self, die: u32) -> &DieState {
         // No division on the common path: schemes ask this per page planned.
-        let unit = if self.unit_dies == 1 { die } else { die / self.unit_dies };
+        let unit = match self.unit_dies {
+            1 => die,
+            // Chips of 2, 4 or 8 dies: a shift, not a division.
+            n if n.is_power_of_two() => die >> n.trailing_zeros(),
+            n => die / n,
+        };
         &self.dies[unit as usize]
     }
     /// Outstanding commands (queued + running) on a die.

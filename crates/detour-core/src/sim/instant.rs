@@ -5,6 +5,7 @@
 //! once instead of being timed.
 
 use super::{is_placed, mark_written, Simulation};
+use crate::config::PreconditionSpan;
 use crate::error::{Error, Result};
 use crate::ftl::{Chunked, Ftl};
 use crate::schemes::Ctx;
@@ -22,7 +23,21 @@ impl Simulation {
     pub(super) fn precondition(&mut self, progress: &mut dyn super::Progress) -> Result<()> {
         let p = self.cfg.ftl.precondition.clone();
         let logical = self.geo.logical_pages;
-        let valid = ((p.valid * logical as f64) as u32).min(logical);
+        let span = match p.span {
+            PreconditionSpan::Device => logical,
+            _ if p.valid == 0.0 => 0,
+            PreconditionSpan::Footprint => {
+                let bytes = self.footprint_bytes.ok_or_else(|| {
+                    Error::config(
+                        "ftl.precondition.span",
+                        "\"footprint\" needs a synthetic profile (a trace's footprint is not known before it is \
+                         read); use \"device\"",
+                    )
+                })?;
+                bytes.div_ceil(self.cfg.device.page_size as u64).min(logical as u64) as u32
+            }
+        };
+        let valid = ((p.valid * span as f64) as u32).min(logical);
         self.ftl.place_translation_pages()?;
         let mut report = |done: u64, total: u64| {
             if done & 0xFFFF == 0 && !progress.precondition(done, total) {

@@ -143,6 +143,9 @@ pub struct Simulation {
     /// The `[[flows]]` streams and per-flow figures (None without flows).
     closed: Option<Box<closed::ClosedLoop>>,
     source: String,
+    /// Bytes the workload can address from 0, where known before the run
+    /// (`ftl.precondition.span = "footprint"`).
+    footprint_bytes: Option<u64>,
 }
 
 impl Simulation {
@@ -213,6 +216,7 @@ impl Simulation {
             link: link::HostLink::new(cfg.host.link_gbps),
             closed: closed::ClosedLoop::new(&cfg, geo.logical_bytes(), needs_content)?,
             source: "<workload>".into(),
+            footprint_bytes: None,
             geo,
             cfg,
         })
@@ -224,6 +228,12 @@ impl Simulation {
 
     pub fn config(&self) -> &Config {
         &self.cfg
+    }
+
+    /// The bytes the workload can address (from 0): what
+    /// `ftl.precondition.span = "footprint"` preconditions a share of.
+    pub fn set_footprint(&mut self, bytes: u64) {
+        self.footprint_bytes = Some(bytes);
     }
 
     /// Run `workload` to completion. `source` names it in error messages.

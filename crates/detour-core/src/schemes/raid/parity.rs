@@ -35,6 +35,10 @@ pub struct ParityRaid {
     /// CR5M mirroring writes share one data transfer (`mirror_write = "interleaved"`).
     pub(super) mirror_shared: bool,
     pub(super) rebuild_state: Rebuild,
+    /// Reused by every stripe write (a page each): the pages allocated for
+    /// its members and parity, and its pre-reads.
+    pub(super) alloc_buf: Vec<Option<Ppn>>,
+    pub(super) read_buf: Vec<Ppn>,
 }
 
 impl ParityRaid {
@@ -68,6 +72,8 @@ impl ParityRaid {
             mirror_next: raid.mirror_channel == MirrorChannel::Next,
             mirror_shared: raid.mirror_write == MirrorWrite::Interleaved && raid.mirror_channel != MirrorChannel::Next,
             rebuild_state: Rebuild::default(),
+            alloc_buf: Vec::new(),
+            read_buf: Vec::new(),
         })
     }
 

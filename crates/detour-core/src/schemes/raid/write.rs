@@ -29,7 +29,8 @@ impl ParityRaid {
 
     /// Write `upd` (possibly nothing: a reclaim) and a new parity for stripe `j`.
     pub(super) fn parity_update(&mut self, j: u32, upd: &[(Lpn, Token)], class: Class, ctx: &mut Ctx, plan: &mut Plan) -> Result<(), Stall> {
-        let (data, parity) = self.alloc_stripe(j, upd, ctx, plan)?;
+        let parity = self.alloc_stripe(j, upd, ctx, plan)?;
+        let data = std::mem::take(&mut self.alloc_buf);
         let g = plan.group(self.layout.members(j).start, false);
         let reads = if parity.is_some() { self.pre_reads(j, upd, g, class, ctx, plan) } else { 0 };
         let stage = (reads > 0) as u8;
@@ -56,35 +57,44 @@ impl ParityRaid {
             }
             None => self.stats.unprotected += 1,
         }
+        self.alloc_buf = data;
         Ok(())
     }
 
-    /// New pages for the data (None on a failed channel) and the parity
-    /// (None when the parity channel failed); all or nothing.
-    #[allow(clippy::type_complexity)]
-    fn alloc_stripe(&mut self, j: u32, upd: &[(Lpn, Token)], ctx: &mut Ctx, plan: &mut Plan) -> Result<(Vec<Option<Ppn>>, Option<Ppn>), Stall> {
-        let mut got = Vec::with_capacity(upd.len() + 1);
-        let mut data = Vec::with_capacity(upd.len());
-        let targets: Vec<_> = upd.iter().map(|&(lpn, _)| (self.layout.data_channel(lpn), Owner::lpn(lpn), Stream::Host)).collect();
-        let targets = targets.into_iter().chain([(self.layout.parity_channel(j), Owner::aux(j), Stream::Aux)]).collect::<Vec<_>>();
+    /// New pages for the data (None on a failed channel), left in
+    /// `alloc_buf` in `upd`'s order, and the parity (None when the parity
+    /// channel failed); all or nothing.
+    fn alloc_stripe(&mut self, j: u32, upd: &[(Lpn, Token)], ctx: &mut Ctx, plan: &mut Plan) -> Result<Option<Ppn>, Stall> {
+        let parity_ch = self.layout.parity_channel(j);
+        let layout = &self.layout;
+        let target = |k: usize| match upd.get(k) {
+            Some(&(lpn, _)) => (layout.data_channel(lpn), Owner::lpn(lpn), Stream::Host),
+            None => (parity_ch, Owner::aux(j), Stream::Aux),
+        };
         // Each channel takes at most one page of a stripe per stream, so this check is exact.
-        for &(ch, _, st) in &targets {
-            if blocked(ctx, self.layout.data_dies(ch), &self.fail, st) {
+        for k in 0..=upd.len() {
+            let (ch, _, st) = target(k);
+            if blocked(ctx, layout.data_dies(ch), &self.fail, st) {
                 return Err(Stall { done: 0 });
             }
         }
-        for (ch, owner, stream) in targets {
-            let dies = self.layout.data_dies(ch);
+        let mut got = std::mem::take(&mut self.alloc_buf);
+        got.clear();
+        for k in 0..=upd.len() {
+            let (ch, owner, stream) = target(k);
+            let dies = layout.data_dies(ch);
             let page = alloc_in(ctx, dies.clone(), &self.fail, stream, owner);
             if page.is_none() && dies.clone().any(|d| !self.fail.dead(d)) {
-                abandon(&got, ctx, plan);
+                let pages: Vec<Ppn> = got.iter().flatten().copied().collect();
+                abandon(&pages, ctx, plan);
+                self.alloc_buf = got;
                 return Err(Stall { done: 0 });
             }
-            got.extend(page);
-            data.push(page);
+            got.push(page);
         }
-        let parity = data.pop().flatten();
-        Ok((data, parity))
+        let parity = got.pop().flatten();
+        self.alloc_buf = got;
+        Ok(parity)
     }
 
     /// Plan the pre-reads (stage 0 of group `g`) and return how many.
@@ -99,7 +109,8 @@ impl ParityRaid {
         // into the parity); RCW reads the current data not being updated.
         let rmw = u + 1 + 2 * others_mirrored;
         let rcw = self.layout.width() - u;
-        let mut pages: Vec<Ppn> = Vec::new();
+        let mut pages = std::mem::take(&mut self.read_buf);
+        pages.clear();
         if full {
         } else if rcw <= rmw {
             pages.extend(members.filter(|&m| !updated(m)).map(|m| ctx.ftl.map.get(m)));
@@ -116,7 +127,7 @@ impl ParityRaid {
             pages.push(self.parity.get(j));
         }
         let mut n = 0;
-        for p in pages {
+        for &p in &pages {
             // Never-written, still-buffered or failed pages need no flash read here.
             if p != NO_PAGE && ctx.ftl.is_programmed(p) && !self.fail.dead(ctx.geo.die_of(p)) {
                 let rc = if class == Class::Background { Class::Background } else { Class::HostRead };
@@ -124,6 +135,7 @@ impl ParityRaid {
                 n += 1;
             }
         }
+        self.read_buf = pages;
         self.count_method(full, rcw <= rmw, class == Class::Background, n);
         n
     }
