@@ -103,9 +103,9 @@ def experiments(ctx: Context) -> List[Section]:
     w = ctx.at_load(w)
     desc = ctx.describe(PROFILES, SOURCE)
     if ctx.calibrations:
-        desc += (f" ({n_req} requests each), each at its calibrated load: the least change of its Table I rate "
-                 "that puts CR5 9-26% ahead of CR4 on SSD1 (Sec. V) without saturating the baseline, or the Table I "
-                 "rate itself where none does")
+        desc += (f" ({n_req} requests each), each at its calibrated load: the first rate, scanning up from Table "
+                 "I's by factors of 2 (then bisecting), that puts CR5 9-26% ahead of CR4 on SSD1 (Sec. V) without "
+                 "saturating the baseline, or the Table I rate itself where none does")
     main = ctx.sweep("cr5m-orgs", w, [_device(c, o) for c in configs for o in ORGS], fixed=_fixed(ctx))
     names = list(dict.fromkeys(r.workload for r in main))
     n = 8000 if ctx.quick else 40000
