@@ -3,6 +3,7 @@ paper's 80 GB TLC device (preset `hotr`)."""
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Dict, List, Tuple
 
 import numpy as np
@@ -99,13 +100,19 @@ def flash_runs(ctx: Context, w: List[dict], hot: Dict) -> Dict[str, Tuple[Runs, 
                          fixed=hot or None, grid=grid)
         left = []
         for orig, x in zip(todo, ws):
-            out[orig["label"]] = (runs, x["label"], k)
-            if any(saturated(r) for r in runs.select(workload=x["label"], scheme__hotr__migrate_share=0.0)):
+            out[_name(orig)] = (runs, _name(x), k)
+            if any(saturated(r) for r in runs.select(workload=_name(x), scheme__hotr__migrate_share=0.0)):
                 left.append(orig)
         todo = left
         if not todo or not ctx.calibrations:
             break
     return out
+
+
+def _name(w: dict) -> str:
+    """A sweep workload's name in its runs (`Run.workload`): a profile's
+    label, a trace's file name."""
+    return w["label"] if "label" in w else Path(w["trace"]).name
 
 
 def load_sweep(ctx: Context, w: List[dict], by: Dict, desc: str) -> Section:
