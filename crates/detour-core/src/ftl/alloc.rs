@@ -96,7 +96,7 @@ impl Ftl {
             }
             block = p.free.pop_front()?;
             self.free_total -= 1;
-            self.die_free[plane as usize / self.geo.planes_per_die as usize] -= 1;
+            self.die_free[self.geo.die_of_plane(plane) as usize] -= 1;
             p.write_points[stream as usize] = block;
             if (p.free.len() as u32) < self.gc_free_blocks && !p.gc_active {
                 self.gc_wanted.push(plane);

@@ -307,7 +307,7 @@ impl Ftl {
         let plane = self.geo.plane_of_block(block) as usize;
         self.planes[plane].free.push_back(block);
         self.free_total += 1;
-        self.die_free[plane / self.geo.planes_per_die as usize] += 1;
+        self.die_free[self.geo.die_of_plane(plane as u32) as usize] += 1;
         self.planes[plane].gc_active = false;
     }
 

@@ -1,6 +1,6 @@
 //! What a scheme may see of the device's live state when it plans.
 
-use crate::device::{DieState, Geometry};
+use crate::device::{DieState, Divisor, Geometry};
 
 /// Read-only per-die load: outstanding commands and whether a die is busy
 /// with a write. Chip-level load is the sum over the chip's dies. When the
@@ -11,23 +11,19 @@ pub struct LoadView<'a> {
     geo: &'a Geometry,
     dies: &'a [DieState],
     unit_dies: u32,
+    /// Die -> service unit, with no division on the common path: schemes
+    /// ask it for every page they plan.
+    unit: Divisor,
 }
 
 impl<'a> LoadView<'a> {
     /// `units` holds one state per service unit of `unit_dies` dies.
     pub fn new(geo: &'a Geometry, units: &'a [DieState], unit_dies: u32) -> Self {
-        LoadView { geo, dies: units, unit_dies }
+        LoadView { geo, dies: units, unit_dies, unit: Divisor::new(unit_dies) }
     }
     #[inline(always)]
     fn state(&self, die: u32) -> &DieState {
-        // No division on the common path: schemes ask this per page planned.
-        let unit = match self.unit_dies {
-            1 => die,
-            // Chips of 2, 4 or 8 dies: a shift, not a division.
-            n if n.is_power_of_two() => die >> n.trailing_zeros(),
-            n => die / n,
-        };
-        &self.dies[unit as usize]
+        &self.dies[self.unit.div(die) as usize]
     }
     /// Outstanding commands (queued + running) on a die.
     #[inline]

@@ -152,17 +152,10 @@ fn build(org: Org, env: &Env) -> Result<Box<dyn Scheme>> {
 pub fn alloc_in(ctx: &mut Ctx, dies: Range<u32>, fail: &Failure, stream: Stream, owner: Owner) -> Option<Ppn> {
     let ppd = ctx.geo.planes_per_die;
     // The first live die with the fewest outstanding commands, then the most
-    // free blocks: one packed key per die, since every placed page ranks a
-    // whole channel's dies.
+    // free blocks, as one packed key: every placed page ranks a whole
+    // channel's dies.
     let key = |d: u32| ((ctx.load.occ(d) as u64) << 32) | (u32::MAX - ctx.ftl.die_free_blocks(d)) as u64;
-    let (mut die, mut best) = (None, u64::MAX);
-    for d in dies.clone().filter(|&d| !fail.dead(d)) {
-        let k = key(d);
-        if die.is_none() || k < best {
-            (die, best) = (Some(d), k);
-        }
-    }
-    let die = die?;
+    let die = dies.clone().filter(|&d| !fail.dead(d)).min_by_key(|&d| key(d))?;
     let load = ctx.load;
     let plane = ctx.ftl.least_loaded_plane(&load, die..die + 1);
     if let Some(p) = ctx.ftl.alloc(plane, stream, owner) {

@@ -29,8 +29,7 @@ impl ParityRaid {
 
     /// Write `upd` (possibly nothing: a reclaim) and a new parity for stripe `j`.
     pub(super) fn parity_update(&mut self, j: u32, upd: &[(Lpn, Token)], class: Class, ctx: &mut Ctx, plan: &mut Plan) -> Result<(), Stall> {
-        let parity = self.alloc_stripe(j, upd, ctx, plan)?;
-        let data = std::mem::take(&mut self.alloc_buf);
+        let (data, parity) = self.alloc_stripe(j, upd, ctx, plan)?;
         let g = plan.group(self.layout.members(j).start, false);
         let reads = if parity.is_some() { self.pre_reads(j, upd, g, class, ctx, plan) } else { 0 };
         let stage = (reads > 0) as u8;
@@ -61,10 +60,11 @@ impl ParityRaid {
         Ok(())
     }
 
-    /// New pages for the data (None on a failed channel), left in
-    /// `alloc_buf` in `upd`'s order, and the parity (None when the parity
-    /// channel failed); all or nothing.
-    fn alloc_stripe(&mut self, j: u32, upd: &[(Lpn, Token)], ctx: &mut Ctx, plan: &mut Plan) -> Result<Option<Ppn>, Stall> {
+    /// New pages for the data (None on a failed channel), in `upd`'s order
+    /// in the reused `alloc_buf` (the caller puts it back), and the parity
+    /// (None when the parity channel failed); all or nothing.
+    #[allow(clippy::type_complexity)]
+    fn alloc_stripe(&mut self, j: u32, upd: &[(Lpn, Token)], ctx: &mut Ctx, plan: &mut Plan) -> Result<(Vec<Option<Ppn>>, Option<Ppn>), Stall> {
         let parity_ch = self.layout.parity_channel(j);
         let layout = &self.layout;
         let target = |k: usize| match upd.get(k) {
@@ -93,8 +93,7 @@ impl ParityRaid {
             got.push(page);
         }
         let parity = got.pop().flatten();
-        self.alloc_buf = got;
-        Ok(parity)
+        Ok((got, parity))
     }
 
     /// Plan the pre-reads (stage 0 of group `g`) and return how many.
