@@ -68,6 +68,28 @@ def test_an_unset_period_is_a_seventh_of_a_short_profile():
     assert s["scheme_counters"]["dedup.period_s"] == pytest.approx(0.004)
 
 
+def test_an_unset_period_is_a_seventh_of_a_short_trace(tmp_path):
+    # A trace file streams: its span is found by reading it once
+    # more. 400 pages written with 60 values, then bursts of 100 reads; the
+    # last arrives 29 x 50 ms + 99 us after the first.
+    lines = []
+    for i in range(3000):
+        t_ns = 1_000_000_000 + (i // 100) * 50_000_000 + (i % 100) * 1_000
+        page = i % 400 if i < 400 else (i * 7) % 50
+        lines.append(f"{t_ns} 1 app {page * 8} 8 {'W' if i < 400 else 'R'} 6 0 {page % 60:032x}")
+    trace = tmp_path / "short.blkparse"
+    trace.write_text("\n".join(lines) + "\n")
+    s = detour.run("small", trace=trace, scheme="rr-ssd").summary
+    c = s["scheme_counters"]
+    assert c["dedup.period_s"] == pytest.approx(1.450099 / 7, rel=1e-6)
+    assert c["rrssd.copies_made"] > 0 and c["dedup.replica_reads"] > 0
+    assert not any(w["kind"] == "scheme_idle" for w in s["warnings"])
+    # A day, set, never ends while requests arrive: no read finds a replica, and that is said.
+    s = detour.run("small", trace=trace, scheme="rr-ssd", overrides={"scheme.dedup.period_s": 86_400.0}).summary
+    assert s["scheme_counters"]["dedup.replica_reads"] == 0
+    assert any(w["kind"] == "scheme_idle" and "period_s" in w["message"] for w in s["warnings"])
+
+
 def test_rr4_analysis_follows_the_reading_of_table_iii():
     from detour.reproduce import rrssd
 

@@ -7,6 +7,7 @@ use crate::workload::{requests_from_dict, resolve_spec, trace_options, Source};
 use crate::{config, metrics};
 use detour_core::metrics::parquet::ParquetSink;
 use detour_core::metrics::RequestSink;
+use detour_core::config::PreconditionSpan;
 use detour_core::schemes::registry;
 use detour_core::sim::{Progress, Simulation};
 use detour_core::workload::ahead::ReadAhead;
@@ -106,24 +107,28 @@ pub fn run<'py>(
         _ => return Err(PyValueError::new_err("give exactly one workload: trace, profile (or profile_toml) or requests")),
     };
     // An auto RR-SSD period (scheme.dedup.period_s = 0) follows the
-    // workload's span where it is known before the run; a trace's is not
-    // (it streams), so a trace gets a day and, if shorter, the scheme_idle
-    // warning saying why nothing was replicated.
-    // Finding a profile's span means generating it once more: only when the
-    // scheme works in periods and the period is automatic.
+    // workload's span. Finding a profile's span means generating it once
+    // more, a trace's reading it once more: only when the scheme works in
+    // periods and the period is automatic.
+    let mut scanned = None;
     let mut span = || match &source {
         Source::Profile { spec, .. } => detour_core::workload::generator::span_s(spec),
         Source::Requests(v) => Ok(detour_core::sim::span_s(v)),
-        Source::Trace { .. } => Ok(None),
+        Source::Trace { .. } => Ok(source.extent(py, &mut scanned)?.span_s),
     };
     registry::on_span(&mut cfg, &mut span).map_err(to_py)?;
     let mut prog = PyProgress { callback: progress, error: None };
     let in_memory = matches!(source, Source::Requests(_));
     // What `ftl.precondition.span = "footprint"` preconditions: a profile's
-    // footprint, or the highest address a request array touches.
+    // footprint, or the highest address a request array or trace touches
+    // (a trace read once more for it, only when that span is asked for).
+    let pre = &cfg.ftl.precondition;
     let footprint = match &source {
         Source::Profile { spec, .. } => Some(spec.footprint_bytes),
         Source::Requests(v) => v.iter().map(|r| r.offset + r.size as u64).max(),
+        Source::Trace { .. } if pre.span == PreconditionSpan::Footprint && pre.valid > 0.0 => {
+            Some(source.extent(py, &mut scanned).map_err(to_py)?.end_bytes)
+        }
         Source::Trace { .. } => None,
     };
     let kept = requests_parquet.is_none() && cfg.run.record_requests;

@@ -6,7 +6,7 @@ use crate::error::{to_py, ToPyResult};
 use crate::metrics::to_json;
 use detour_core::workload::generator::{Generator, SyntheticSpec};
 use detour_core::workload::profiles::{apply_overrides, profile_names};
-use detour_core::workload::{self as core_workload, profiles as core_profiles, Request, TraceFormat, TraceOptions, TraceStream};
+use detour_core::workload::{self as core_workload, profiles as core_profiles, Extent, Request, TraceFormat, TraceOptions, TraceStream};
 use detour_core::{Error, IoKind};
 use numpy::{Element, PyArray1, PyArrayMethods};
 use pyo3::exceptions::{PyTypeError, PyValueError};
@@ -29,6 +29,21 @@ pub enum Opened {
 }
 
 impl Source {
+    /// A trace's [`Extent`], read in one more pass (without the GIL) the
+    /// first time a setting needs it, then kept in `cache`; empty for the
+    /// other sources, whose callers know theirs.
+    pub fn extent(&self, py: Python<'_>, cache: &mut Option<Extent>) -> detour_core::Result<Extent> {
+        if let Some(e) = cache {
+            return Ok(*e);
+        }
+        let e = match self {
+            Source::Trace { path, opts } => py.allow_threads(|| core_workload::extent(core_workload::open_trace(path, opts)?))?,
+            _ => Extent::default(),
+        };
+        *cache = Some(e);
+        Ok(e)
+    }
+
     pub fn open(self) -> detour_core::Result<Opened> {
         Ok(match self {
             Source::Trace { path, opts } => Opened::Trace(core_workload::open_trace(&path, &opts)?),

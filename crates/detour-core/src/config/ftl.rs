@@ -132,8 +132,9 @@ pub enum PreconditionSpan {
     /// The device's logical space.
     #[default]
     Device,
-    /// The synthetic profile's footprint (a trace's is not known before it
-    /// is read: refused there).
+    /// The workload's footprint: a profile's `footprint_bytes`, or up to
+    /// the highest address a trace or request table touches (a trace is
+    /// read once more for it). Given by `Simulation::set_footprint`.
     Footprint,
 }
 

@@ -30,8 +30,8 @@ impl Simulation {
                 let bytes = self.footprint_bytes.ok_or_else(|| {
                     Error::config(
                         "ftl.precondition.span",
-                        "\"footprint\" needs a synthetic profile (a trace's footprint is not known before it is \
-                         read); use \"device\"",
+                        "\"footprint\" needs the workload's footprint before the run (Simulation::set_footprint; \
+                         the Python API and `detour run` find it, reading a trace once more); or use \"device\"",
                     )
                 })?;
                 bytes.div_ceil(self.cfg.device.page_size as u64).min(logical as u64) as u32

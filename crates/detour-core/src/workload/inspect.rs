@@ -153,6 +153,33 @@ impl Accumulator {
     }
 }
 
+/// How far a workload reaches in time and address, from one pass that keeps
+/// nothing per request: what a run must know before it starts when a
+/// setting follows the workload (an automatic RR-SSD period follows its
+/// span; `ftl.precondition.span = "footprint"` its end).
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct Extent {
+    pub requests: u64,
+    /// Earliest to latest arrival, s; None for no requests.
+    pub span_s: Option<f64>,
+    /// One past the highest byte a request touches.
+    pub end_bytes: u64,
+}
+
+/// Read `requests` to the end for their [`Extent`]; the first error ends it.
+pub fn extent(requests: impl Iterator<Item = Result<Request>>) -> Result<Extent> {
+    let (mut n, mut first, mut last, mut end) = (0u64, u64::MAX, 0u64, 0u64);
+    for r in requests {
+        let r = r?;
+        n += 1;
+        first = first.min(r.time_ns);
+        last = last.max(r.time_ns);
+        end = end.max(r.offset.saturating_add(u64::from(r.size)));
+    }
+    let span_s = (n > 0).then(|| last.saturating_sub(first) as f64 / 1e9);
+    Ok(Extent { requests: n, span_s, end_bytes: end })
+}
+
 /// `512B`, `4KiB`, `1MiB`...: the largest unit that divides `bytes`.
 fn binary_label(bytes: u64) -> String {
     const UNITS: [&str; 4] = ["GiB", "MiB", "KiB", "B"];
@@ -206,6 +233,19 @@ mod tests {
         let s = inspect(s).unwrap();
         assert_eq!((s.requests, s.backwards, s.max_step_back_ns, s.clamped), (4, 1, 1500, 0));
         assert_eq!(s.duration_s, 3000e-9);
+    }
+
+    #[test]
+    fn extent_spans_time_and_address_whatever_the_order() {
+        let opts = TraceOptions { keep_disorder: true, keep_absolute_time: true, ..Default::default() };
+        let text = "1000 0 0 8 1\n3000 0 64 16 0\n1500 0 8 8 1\n";
+        let s = open_trace_reader("t", std::io::Cursor::new(text.as_bytes().to_vec()), &opts).unwrap();
+        let e = extent(s).unwrap();
+        assert_eq!((e.requests, e.span_s, e.end_bytes), (3, Some(2000e-9), (64 + 16) * 512));
+        assert_eq!(extent(std::iter::empty()).unwrap(), Extent::default());
+        let opts = TraceOptions { format: Some(TraceFormat::Mqsim), ..opts };
+        let bad = open_trace_reader("t", std::io::Cursor::new(b"0 0 0 8 1\nnonsense\n".to_vec()), &opts).unwrap();
+        assert!(extent(bad).is_err(), "a malformed line ends the pass with its error");
     }
 
     #[test]

@@ -40,7 +40,7 @@ pub mod generator;
 pub mod profiles;
 
 pub use formats::TraceFormat;
-pub use inspect::{inspect, SizeBucket, TraceStats};
+pub use inspect::{extent, inspect, Extent, SizeBucket, TraceStats};
 pub use popularity::{popularity, Popularity};
 pub use reader::{open_trace, open_trace_reader, TraceOptions, TraceStream};
 pub use writer::write_trace;
