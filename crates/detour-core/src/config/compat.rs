@@ -63,6 +63,7 @@ const MQSIM: &[Setting] = &[
     s("scheduler.multiplane_reads", "true", "as above, for reads too"),
     s("host.link_gbps", "3.2821", "PCIe: 4 lanes x 1.0 GB/s (ssdconfig.xml) carrying 128-byte payloads in 156-byte packets (PCIe_Link::estimate_transfer_time): 4 x 128 / 156 GB/s; write data is fetched before the request is split, read data sent after its last transaction, one FIFO per direction"),
     s("scheduler.suspension", "false", "a non-idle chip refuses new reads (service_read_transaction falls through to `return false` for WRITING/ERASING), so suspension never happens"),
+    s("scheduler.suspend_min_remaining_us", "100", "where suspension is turned back on (a TSU with that fall-through mended), a read is issued to a programming chip only while the program has Preferred_suspend_write_time_for_read (100 us) left; it suspends the program if it is for the same die, else runs beside it (NVM_PHY_ONFI_NVDDR2::send_command_to_chip suspends a busy die only)"),
 ];
 
 impl Compat {
@@ -95,6 +96,7 @@ impl Compat {
             s("scheduler.multiplane", "true", "Detour's default"),
             s("scheduler.multiplane_reads", "true", "Detour's default"),
             s("scheduler.suspension", "false", "Detour's default"),
+            s("scheduler.suspend_min_remaining_us", "0", "Detour's default"),
             s("host.link_gbps", "0", "Detour's default: the host link takes no time"),
         ];
         match self {

@@ -105,10 +105,17 @@ pub struct SchedulerConfig {
     /// With `order = "priority"` or `"out-of-order"`: host reads are dispatched before host
     /// writes; off = host reads and writes share one FIFO (background after).
     pub read_priority: bool,
-    /// A host read may suspend an in-progress program or erase.
+    /// A host read may suspend an in-progress program or erase. With
+    /// `unit = "chip"`, a read for another die of the chip runs beside the
+    /// program instead (MQSim issues it die-interleaved): no suspend time,
+    /// the program's end unchanged unless the reads outlast it.
     pub suspension: bool,
     pub suspend_us: f64,
     pub resume_us: f64,
+    /// A read suspends (or runs beside) only a program or erase with at
+    /// least this much array time left, µs (MQSim's
+    /// Preferred_suspend_write_time_for_read, 100). Default 0.
+    pub suspend_min_remaining_us: f64,
     /// How many times one program/erase may be suspended.
     pub max_suspends: u32,
     /// Combine same-kind operations on different planes of a die.
@@ -194,6 +201,7 @@ impl Default for SchedulerConfig {
             suspension: false,
             suspend_us: 50.0,
             resume_us: 0.0,
+            suspend_min_remaining_us: 0.0,
             max_suspends: 8,
             multiplane: true,
             multiplane_reads: true,

@@ -57,6 +57,7 @@ impl Config {
         let s = &self.scheduler;
         in_range_f("scheduler.suspend_us", s.suspend_us, 0.0, 1e5)?;
         in_range_f("scheduler.resume_us", s.resume_us, 0.0, 1e5)?;
+        in_range_f("scheduler.suspend_min_remaining_us", s.suspend_min_remaining_us, 0.0, 1e7)?;
         in_range_u("scheduler.max_suspends", s.max_suspends as u64, 0, 1000)?;
 
         let f = &self.ftl;

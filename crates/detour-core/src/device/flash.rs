@@ -25,7 +25,13 @@ pub struct Suspended {
     pub kind: OpKind,
     pub batch: [u32; MAX_PLANES],
     pub n: u8,
+    /// Array time left when it was parked.
     pub remaining: Time,
+    /// With a chip as the unit: the reads run on another die of the chip
+    /// while this operation goes on (MQSim's die-interleaved read), so it
+    /// ends at `end` unless they outlast it; nothing is suspended.
+    pub beside: bool,
+    pub end: Time,
     pub suspends: u32,
     pub bus_ns: Time,
     pub array_ns: Time,

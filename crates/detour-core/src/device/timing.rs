@@ -14,6 +14,8 @@ pub struct Timing {
     pub command: Time,
     pub suspend: Time,
     pub resume: Time,
+    /// Array time a program or erase must have left to be suspended.
+    pub suspend_min_remaining: Time,
 }
 
 fn us(x: f64) -> Time {
@@ -33,6 +35,7 @@ impl Timing {
             command: d.channel.command_ns,
             suspend: us(c.scheduler.suspend_us),
             resume: us(c.scheduler.resume_us),
+            suspend_min_remaining: us(c.scheduler.suspend_min_remaining_us),
         }
     }
 }

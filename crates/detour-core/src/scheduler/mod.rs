@@ -195,7 +195,8 @@ impl Scheduler {
                 self.pending.push(die as u32);
             }
         } else if class == Class::HostRead && kind == OpKind::Read && self.can_suspend(die, q.now()) {
-            self.suspend(die, q);
+            let beside = self.unit_dies > 1 && self.ops.get(id).die != self.ops.get(self.dies.at(die).batch[0]).die;
+            self.suspend(die, beside, q);
         }
     }
 
@@ -207,26 +208,56 @@ impl Scheduler {
             && d.kind != OpKind::Read
             && d.suspended.is_none()
             && d.suspends < self.cfg.max_suspends
+            && d.array_end.saturating_sub(now) >= self.timing.suspend_min_remaining
     }
 
-    fn suspend(&mut self, die: usize, q: &mut EventQueue) {
+    /// Park the unit's program or erase for a read: suspended (it stops
+    /// after `suspend` ns and waits), or, for a read on another die of a
+    /// chip unit, `beside` it (it goes on; the read starts at once).
+    fn suspend(&mut self, die: usize, beside: bool, q: &mut EventQueue) {
         let now = q.now();
         let first_die = self.ops.get(self.dies.at(die).batch[0]).die;
-        self.counts.at_mut(first_die as usize).suspensions += 1;
+        if !beside {
+            self.counts.at_mut(first_die as usize).suspensions += 1;
+        }
         let d = self.dies.at_mut(die);
         d.suspended = Some(Suspended {
             kind: d.kind,
             batch: d.batch,
             n: d.n,
             remaining: d.array_end.saturating_sub(now),
-            suspends: d.suspends + 1,
+            beside,
+            end: d.array_end,
+            suspends: d.suspends + u32::from(!beside),
             bus_ns: d.bus_ns,
             array_ns: d.array_ns,
         });
         d.gen = d.gen.wrapping_add(1);
         d.phase = Phase::Suspending;
         let gen = d.gen;
+        let after = if beside { 0 } else { self.timing.suspend };
+        q.post_after(after, Event::SuspendDone { die: die as u32, gen });
+    }
+
+    /// A read picked for the very die whose program runs `beside` the
+    /// chip's reads: that program is suspended after all (from now, with
+    /// what it has left), and the read waits for the suspension.
+    fn suspend_beside(&mut self, die: usize, head: u32, q: &mut EventQueue) -> bool {
+        let now = q.now();
+        let d = self.dies.at(die);
+        let Some(s) = d.suspended else { return false };
+        let op = self.ops.get(head);
+        if !s.beside || s.end <= now || op.kind != OpKind::Read || op.die != self.ops.get(s.batch[0]).die {
+            return false;
+        }
+        self.counts.at_mut(self.ops.get(s.batch[0]).die as usize).suspensions += 1;
+        let d = self.dies.at_mut(die);
+        d.suspended = Some(Suspended { beside: false, remaining: s.end - now, suspends: s.suspends + 1, ..s });
+        d.gen = d.gen.wrapping_add(1);
+        d.phase = Phase::Suspending;
+        let gen = d.gen;
         q.post_after(self.timing.suspend, Event::SuspendDone { die: die as u32, gen });
+        true
     }
 
     /// Dies wait to start or operations wait to be handed on: `kick` and
@@ -269,6 +300,9 @@ impl Scheduler {
         let Some(Pick { queue: qi, prev, id: head }) = self.policy.pick(self.queues.at(die), &self.ops, suspended) else {
             return self.resume(die, q);
         };
+        if suspended && self.unit_dies > 1 && self.suspend_beside(die, head, q) {
+            return;
+        }
         self.queues.at_mut(die)[qi].unlink_after(prev, head, &mut self.ops);
         let kind = self.ops.get(head).kind;
         let d = self.dies.at_mut(die);
@@ -357,7 +391,7 @@ impl Scheduler {
         d.bus_ns = s.bus_ns;
         d.array_ns = s.array_ns;
         d.phase = Phase::Array;
-        d.array_end = q.now() + self.timing.resume + s.remaining;
+        d.array_end = if s.beside { s.end.max(q.now()) } else { q.now() + self.timing.resume + s.remaining };
         let (gen, end) = (d.gen, d.array_end);
         q.post(end, Event::ArrayDone { die: die as u32, gen });
     }

@@ -161,3 +161,63 @@ fn out_of_order_finds_a_free_plane_deep_in_the_queue() {
         assert_eq!(t[&0] == t[&plane1], together, "{order}: {t:?}");
     }
 }
+
+/// One chip of two single-plane dies served as one unit, with suspension
+/// (50 µs) and reads suspending only programs with `min_left_us` to go.
+fn chip_unit(min_left_us: f64) -> (Scheduler, EventQueue, Timing) {
+    let mut cfg = Config::preset("small").unwrap();
+    (cfg.device.channels, cfg.device.chips_per_channel, cfg.device.dies_per_chip, cfg.device.planes_per_die) = (1, 1, 2, 1);
+    cfg.scheduler.unit = ServiceUnit::Chip;
+    (cfg.scheduler.suspension, cfg.scheduler.suspend_us, cfg.scheduler.suspend_min_remaining_us) = (true, 50.0, min_left_us);
+    cfg.scheduler.multiplane = false;
+    let geo = Geometry::from_config(&cfg.device).unwrap();
+    let t = Timing::from_config(&cfg);
+    (Scheduler::new(&geo, &t, &cfg.scheduler, cfg.host.write_ack), EventQueue::new(), t)
+}
+
+/// A program on die 0 at time 0, then a host read on `read_die` at `at`:
+/// when each finishes (program tag 1, read tag 2), and the suspensions.
+fn program_then_read(min_left_us: f64, read_die: u32, at: Time) -> (Time, Time, u64, Timing) {
+    let (mut s, mut q, t) = chip_unit(min_left_us);
+    let id = s.ops.insert(FlashOp { die: 0, ..op(OpKind::Program, Class::HostWrite, 1) });
+    s.submit(id, &mut q);
+    s.kick(&mut q);
+    q.post(at, Event::Tick);
+    let mut done = std::collections::HashMap::new();
+    while let Some((_, ev)) = q.pop() {
+        match ev {
+            Event::ArrayDone { die, gen } => s.on_array_done(die, gen, &mut q),
+            Event::TransferDone(die) => s.on_transfer_done(die, &mut q),
+            Event::SuspendDone { die, gen } => s.on_suspend_done(die, gen, &mut q),
+            Event::Tick => {
+                let id = s.ops.insert(FlashOp { die: read_die, ..op(OpKind::Read, Class::HostRead, 2) });
+                s.submit(id, &mut q);
+            }
+            _ => {}
+        }
+        s.kick(&mut q);
+        for id in s.done.drain(..) {
+            done.insert(s.ops.get(id).tag, q.now());
+        }
+    }
+    (done[&1], done[&2], s.counts().iter().map(|c| c.suspensions).sum(), t)
+}
+
+#[test]
+fn a_chip_unit_serves_a_read_on_its_other_die_beside_a_program() {
+    let (_, _, t) = chip_unit(0.0);
+    let program_end = t.command + t.transfer + t.program;
+    let at = t.command + t.transfer + t.program / 4;
+    let read = t.command + t.read + t.transfer;
+    // Other die: the read starts at once, the program ends on time, nothing is suspended.
+    let (p, r, n, _) = program_then_read(0.0, 1, at);
+    assert_eq!((p, r, n), (program_end, at + read, 0));
+    // Same die: suspended (50 µs), the read after it, the program later by both.
+    let (p, r, n, _) = program_then_read(0.0, 0, at);
+    assert_eq!((r, n), (at + t.suspend + read, 1));
+    assert_eq!(p, r + (program_end - at));
+    // With less than the minimum left the read waits for the program.
+    let late = program_end - t.program / 8;
+    let (p, r, n, _) = program_then_read(t.program as f64 / 4e3, 1, late);
+    assert_eq!((p, r, n), (program_end, program_end + read, 0));
+}
