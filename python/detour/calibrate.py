@@ -264,8 +264,13 @@ class _Search:
         self.history: List[Tuple[float, float, bool]] = []
         self.aim = obs.target  # what a bracket must straddle: the target, or the range's nearer edge
 
+    @staticmethod
+    def key(x: float) -> float:
+        """A point as the cache holds it (6 significant digits)."""
+        return float(f"{x:.6g}")
+
     def f(self, x: float) -> Tuple[float, bool]:
-        x = float(f"{x:.6g}")
+        x = self.key(x)
         if x not in self.cache:
             self.cache[x] = self._f(x)
             v, sat = self.cache[x]
@@ -290,6 +295,7 @@ class _Search:
         mid = (lambda a, b: math.sqrt(a * b)) if geometric else (lambda a, b: (a + b) / 2)
         step = (lambda x: x * 2) if geometric else (lambda x: x + 0.25)
         back = (lambda x: x / 2) if geometric else (lambda x: x - 0.25)
+        x0 = self.key(x0)  # `_choose` looks the profile's own point up in the cache
         v0, _ = self.f(x0)
         if self.obs.band is not None:
             self.aim = min(self.obs.band, key=lambda e: abs(e - v0))

@@ -3,7 +3,7 @@
 //! checks for Ctrl-C.
 
 use crate::error::to_py;
-use crate::workload::{requests_from_dict, resolve_spec, trace_options, Source};
+use crate::workload::{requests_from_dict, resolve_spec, trace_extent, trace_options, Source};
 use crate::{config, metrics};
 use detour_core::metrics::parquet::ParquetSink;
 use detour_core::metrics::RequestSink;
@@ -114,7 +114,7 @@ pub fn run<'py>(
     let mut span = || match &source {
         Source::Profile { spec, .. } => detour_core::workload::generator::span_s(spec),
         Source::Requests(v) => Ok(detour_core::sim::span_s(v)),
-        Source::Trace { .. } => Ok(source.extent(py, &mut scanned)?.span_s),
+        Source::Trace { path, opts } => Ok(trace_extent(py, path, opts, &mut scanned)?.span_s),
     };
     registry::on_span(&mut cfg, &mut span).map_err(to_py)?;
     let mut prog = PyProgress { callback: progress, error: None };
@@ -126,8 +126,8 @@ pub fn run<'py>(
     let footprint = match &source {
         Source::Profile { spec, .. } => Some(spec.footprint_bytes),
         Source::Requests(v) => v.iter().map(|r| r.offset + r.size as u64).max(),
-        Source::Trace { .. } if pre.span == PreconditionSpan::Footprint && pre.valid > 0.0 => {
-            Some(source.extent(py, &mut scanned).map_err(to_py)?.end_bytes)
+        Source::Trace { path, opts } if pre.span == PreconditionSpan::Footprint && pre.valid > 0.0 => {
+            Some(trace_extent(py, path, opts, &mut scanned).map_err(to_py)?.end_bytes)
         }
         Source::Trace { .. } => None,
     };

@@ -12,7 +12,7 @@ use numpy::{Element, PyArray1, PyArrayMethods};
 use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 /// A workload, fully resolved while the GIL is held, to be opened without it.
 pub enum Source {
@@ -28,22 +28,18 @@ pub enum Opened {
     Requests { it: std::vec::IntoIter<Request>, n: usize },
 }
 
-impl Source {
-    /// A trace's [`Extent`], read in one more pass (without the GIL) the
-    /// first time a setting needs it, then kept in `cache`; empty for the
-    /// other sources, whose callers know theirs.
-    pub fn extent(&self, py: Python<'_>, cache: &mut Option<Extent>) -> detour_core::Result<Extent> {
-        if let Some(e) = cache {
-            return Ok(*e);
-        }
-        let e = match self {
-            Source::Trace { path, opts } => py.allow_threads(|| core_workload::extent(core_workload::open_trace(path, opts)?))?,
-            _ => Extent::default(),
-        };
-        *cache = Some(e);
-        Ok(e)
+/// A trace's [`Extent`], read in one more pass (without the GIL) the first
+/// time a setting needs it, then kept in `cache`.
+pub fn trace_extent(py: Python<'_>, path: &Path, opts: &TraceOptions, cache: &mut Option<Extent>) -> detour_core::Result<Extent> {
+    if let Some(e) = cache {
+        return Ok(*e);
     }
+    let e = py.allow_threads(|| core_workload::extent(core_workload::open_trace(path, opts)?))?;
+    *cache = Some(e);
+    Ok(e)
+}
 
+impl Source {
     pub fn open(self) -> detour_core::Result<Opened> {
         Ok(match self {
             Source::Trace { path, opts } => Opened::Trace(core_workload::open_trace(&path, &opts)?),

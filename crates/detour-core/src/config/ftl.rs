@@ -48,9 +48,9 @@ pub struct PreconditionConfig {
     /// `span = "footprint"`) that hold valid data before measurement.
     pub valid: f64,
     /// What `valid` is a share of: the device's logical space (the
-    /// default), or the footprint of the run's synthetic profile (the
-    /// addresses it can touch, from 0), so a run writes only what its
-    /// workload can read or overwrite.
+    /// default), or the workload's footprint (the addresses it can touch,
+    /// from 0), so a run writes only what its workload can read or
+    /// overwrite.
     pub span: PreconditionSpan,
     /// Share of the physical pages that hold invalid (stale) data before
     /// measurement; "fill to the GC threshold" is `to_gc_threshold = true`.

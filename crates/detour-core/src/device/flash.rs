@@ -31,6 +31,7 @@ pub struct Suspended {
     /// while this operation goes on (MQSim's die-interleaved read), so it
     /// ends at `end` unless they outlast it; nothing is suspended.
     pub beside: bool,
+    /// When the operation ends if it goes on (read only `beside`).
     pub end: Time,
     pub suspends: u32,
     pub bus_ns: Time,

@@ -215,27 +215,35 @@ impl Scheduler {
     /// after `suspend` ns and waits), or, for a read on another die of a
     /// chip unit, `beside` it (it goes on; the read starts at once).
     fn suspend(&mut self, die: usize, beside: bool, q: &mut EventQueue) {
-        let now = q.now();
-        let first_die = self.ops.get(self.dies.at(die).batch[0]).die;
-        if !beside {
-            self.counts.at_mut(first_die as usize).suspensions += 1;
-        }
-        let d = self.dies.at_mut(die);
-        d.suspended = Some(Suspended {
+        let d = self.dies.at(die);
+        let s = Suspended {
             kind: d.kind,
             batch: d.batch,
             n: d.n,
-            remaining: d.array_end.saturating_sub(now),
+            remaining: d.array_end.saturating_sub(q.now()),
             beside,
             end: d.array_end,
             suspends: d.suspends + u32::from(!beside),
             bus_ns: d.bus_ns,
             array_ns: d.array_ns,
-        });
+        };
+        self.park(die, s, q);
+    }
+
+    /// Park `s` on the unit (its running operation's ArrayDone goes stale)
+    /// and let the reads in: at once beside it, after `suspend` ns otherwise.
+    fn park(&mut self, die: usize, s: Suspended, q: &mut EventQueue) {
+        let after = if s.beside {
+            0
+        } else {
+            self.counts.at_mut(self.ops.get(s.batch[0]).die as usize).suspensions += 1;
+            self.timing.suspend
+        };
+        let d = self.dies.at_mut(die);
+        d.suspended = Some(s);
         d.gen = d.gen.wrapping_add(1);
         d.phase = Phase::Suspending;
         let gen = d.gen;
-        let after = if beside { 0 } else { self.timing.suspend };
         q.post_after(after, Event::SuspendDone { die: die as u32, gen });
     }
 
@@ -250,13 +258,7 @@ impl Scheduler {
         if !s.beside || s.end <= now || op.kind != OpKind::Read || op.die != self.ops.get(s.batch[0]).die {
             return false;
         }
-        self.counts.at_mut(self.ops.get(s.batch[0]).die as usize).suspensions += 1;
-        let d = self.dies.at_mut(die);
-        d.suspended = Some(Suspended { beside: false, remaining: s.end - now, suspends: s.suspends + 1, ..s });
-        d.gen = d.gen.wrapping_add(1);
-        d.phase = Phase::Suspending;
-        let gen = d.gen;
-        q.post_after(self.timing.suspend, Event::SuspendDone { die: die as u32, gen });
+        self.park(die, Suspended { beside: false, remaining: s.end - now, suspends: s.suspends + 1, ..s }, q);
         true
     }
 
