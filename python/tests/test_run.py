@@ -230,3 +230,20 @@ def test_precondition_span_footprint_writes_what_the_profile_can_read(tiny_trace
     assert t["pages"]["placed_on_read"] == 0 and t["reads"] > 0
     assert detour.run("small", trace=tiny_trace, overrides={**sets, "ftl.precondition.valid": 0.01}).summary["pages"][
         "placed_on_read"] > 0
+
+
+def test_steady_writes_replay_the_workloads_own_writes_first(tiny_trace):
+    """`ftl.precondition.steady_writes`: the workload's writes, a multiple of
+    the logical pages, written before the run (a profile drawn again, a trace
+    read again): the device starts worn, every read still finds its data,
+    and the same inputs give the same summary."""
+    prof = {"requests": 3000, "footprint_bytes": 64 << 20}
+    sets = {"ftl.precondition.steady_writes": 2, "run.verify": True}
+    fresh = detour.run("small", profile="fin2", profile_overrides=prof, overrides={"run.verify": True}).summary
+    worn = detour.run("small", profile="fin2", profile_overrides=prof, overrides=sets).summary
+    assert fresh["gc"]["erase_count_mean"] == 0 and worn["gc"]["erase_count_mean"] > 0
+    assert worn["verify_errors"] == 0 and worn["requests"] == 3000
+    again = detour.run("small", profile="fin2", profile_overrides=prof, overrides=sets).summary
+    assert json.dumps(again, sort_keys=True) == json.dumps(worn, sort_keys=True)
+    t = detour.run("small", trace=tiny_trace, overrides=sets).summary
+    assert t["gc"]["erase_count_mean"] > 0 and t["verify_errors"] == 0

@@ -293,3 +293,44 @@ fn headroom_beyond_the_plane_names_the_key() {
     let err = Config::from_toml_str("[device]\nblocks_per_plane = 16\n[ftl.precondition]\nheadroom_blocks = 12\n").unwrap_err();
     assert!(err.to_string().contains("ftl.precondition.headroom_blocks"), "{err}");
 }
+
+/// Writes that go 90% of the time to the first tenth of `pages`: the skew
+/// that leaves blocks unlike uniform overwrites do.
+fn skewed_writes(n: usize, pages: u64, seed: u64) -> Vec<detour_core::Request> {
+    let mut rng = ChaCha8Rng::seed_from_u64(seed);
+    (0..n)
+        .map(|i| {
+            let kind = if rng.random::<f64>() < 0.3 { IoKind::Read } else { IoKind::Write };
+            let p = if rng.random::<f64>() < 0.9 { rng.random_range(0..pages / 10) } else { rng.random_range(0..pages) };
+            let mut r = req(i as u64 * 60_000, p, 1, kind);
+            r.line = i as u64 + 1;
+            r
+        })
+        .collect()
+}
+
+#[test]
+fn steady_writes_start_a_short_run_where_a_long_one_settles() {
+    let reqs = skewed_writes(4_000, 1400, 9);
+    let wa = |steady: &str| {
+        let cfg = tiny(&["ftl.precondition.valid=0.9", "ftl.precondition.to_gc_threshold=true", steady]);
+        let r = sim::run_requests(cfg, &reqs).unwrap();
+        assert_eq!(r.summary.verify_errors, 0, "{:?}", r.verify_failures);
+        assert_eq!(r.summary.requests, 4_000);
+        r.summary.gc.write_amplification
+    };
+    let (fresh, settled, longer) = (wa("ftl.precondition.steady_writes=0"), wa("ftl.precondition.steady_writes=4"), wa("ftl.precondition.steady_writes=12"));
+    assert!((settled / longer - 1.0).abs() < 0.05, "4 and 12 logical spaces of replay settle alike: {settled} vs {longer}");
+    assert!((fresh / longer - 1.0).abs() > 0.10, "uniform overwrites alone leave another mix: {fresh} vs {longer}");
+}
+
+#[test]
+fn steady_writes_name_the_key_without_a_replay_or_a_write() {
+    let cfg = tiny(&["ftl.precondition.steady_writes=1"]);
+    let reqs = skewed_writes(100, 1000, 3);
+    let err = sim::run(cfg.clone(), reqs.iter().map(|r| Ok(*r))).unwrap_err();
+    assert!(err.to_string().contains("ftl.precondition.steady_writes") && err.to_string().contains("set_replay"), "{err}");
+    let reads: Vec<_> = reqs.iter().filter(|r| r.kind == IoKind::Read).copied().collect();
+    let err = sim::run_requests(cfg, &reads).unwrap_err();
+    assert!(err.to_string().contains("no writes to replay"), "{err}");
+}

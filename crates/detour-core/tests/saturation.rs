@@ -68,7 +68,7 @@ fn raid_stalls_are_bounded_by_the_pages_written() {
     }
 }
 
-/// The saturation benchmark's run (docs/benchmarks.md): `bench-like` at
+/// The saturation benchmark's run (docs/benchmarks-log.md): `bench-like` at
 /// 40,000 IOPS, 20% reads, on `small`, filled to its GC threshold first
 /// so that a short run saturates.
 fn saturated(scheme: &str, requests: u64) -> detour_core::metrics::Summary {

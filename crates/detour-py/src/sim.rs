@@ -132,11 +132,15 @@ pub fn run<'py>(
         Source::Trace { .. } => None,
     };
     let kept = requests_parquet.is_none() && cfg.run.record_requests;
+    let replay = (pre.steady_writes > 0.0).then(|| source.replay());
     let outcome = py.allow_threads(|| {
         let mut src = source.open()?;
         let mut sim = Simulation::new(cfg)?;
         if let Some(b) = footprint {
             sim.set_footprint(b);
+        }
+        if let Some(r) = replay {
+            sim.set_replay(r);
         }
         let name = src.name();
         let sink = match &requests_parquet {

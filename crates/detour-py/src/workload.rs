@@ -7,6 +7,7 @@ use crate::metrics::to_json;
 use detour_core::workload::generator::{Generator, SyntheticSpec};
 use detour_core::workload::profiles::{apply_overrides, profile_names};
 use detour_core::workload::{self as core_workload, profiles as core_profiles, Extent, Request, TraceFormat, TraceOptions, TraceStream};
+use detour_core::sim::{Replay, Requests};
 use detour_core::{Error, IoKind};
 use numpy::{Element, PyArray1, PyArrayMethods};
 use pyo3::exceptions::{PyTypeError, PyValueError};
@@ -40,6 +41,23 @@ pub fn trace_extent(py: Python<'_>, path: &Path, opts: &TraceOptions, cache: &mu
 }
 
 impl Source {
+    /// The workload again, pass after pass, for
+    /// `ftl.precondition.steady_writes`: a trace read again, a profile
+    /// drawn again over its layout, a request table as it is.
+    pub fn replay(&self) -> Replay {
+        match self {
+            Source::Trace { path, opts } => {
+                let (path, opts) = (path.clone(), opts.clone());
+                Box::new(move |_| Ok(Box::new(core_workload::open_trace(&path, &opts)?) as Requests))
+            }
+            Source::Profile { spec, .. } => {
+                let spec = spec.clone();
+                Box::new(move |pass| Ok(Box::new(Generator::redrawn(&spec, pass)?.map(Ok)) as Requests))
+            }
+            Source::Requests(v) => detour_core::sim::replay_of(v.clone()),
+        }
+    }
+
     pub fn open(self) -> detour_core::Result<Opened> {
         Ok(match self {
             Source::Trace { path, opts } => Opened::Trace(core_workload::open_trace(&path, &opts)?),

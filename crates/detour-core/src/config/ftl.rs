@@ -69,6 +69,17 @@ pub struct PreconditionConfig {
     /// and `to_gc_threshold` cannot do that (their stale pages must fit
     /// above the threshold). 0 = none.
     pub wear: f64,
+    /// Steady state from the workload's own writes: after the fill and
+    /// `wear`, the workload's write pages, this many times the logical
+    /// pages in all, are written in no simulated time (its passes drawn
+    /// again, or a trace read again, until done), greedy GC collecting
+    /// whenever a plane reaches its threshold. Blocks then hold the mix of
+    /// live and stale pages that a long run of this workload settles into:
+    /// skewed writes leave another mix than `wear`'s uniform overwrites,
+    /// and a run of a million requests would otherwise spend itself getting
+    /// there (MQSim derives its steady state from the workload's address
+    /// distribution for the same reason). 0 = none.
+    pub steady_writes: f64,
     /// After the other steps, collect every plane (no simulated time)
     /// until it holds this many free blocks above its GC trigger, or has
     /// nothing left to reclaim: an aged device whose idle-time GC has
@@ -146,6 +157,7 @@ impl Default for PreconditionConfig {
             invalid: 0.0,
             to_gc_threshold: false,
             wear: 0.0,
+            steady_writes: 0.0,
             headroom_blocks: 0,
         }
     }

@@ -68,6 +68,7 @@ impl Config {
         in_range_f("ftl.precondition.valid", f.precondition.valid, 0.0, 1.0)?;
         in_range_f("ftl.precondition.invalid", f.precondition.invalid, 0.0, 0.95)?;
         in_range_f("ftl.precondition.wear", f.precondition.wear, 0.0, 100.0)?;
+        in_range_f("ftl.precondition.steady_writes", f.precondition.steady_writes, 0.0, 100.0)?;
 
         let h = &self.host;
         in_range_f("host.time_scale", h.time_scale, 1e-9, 1e9)?;

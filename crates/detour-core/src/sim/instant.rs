@@ -9,9 +9,14 @@ use crate::config::PreconditionSpan;
 use crate::error::{Error, Result};
 use crate::ftl::{Chunked, Ftl};
 use crate::schemes::Ctx;
-use crate::types::{mix64, page_token, Lpn, Token};
+use crate::types::{mix64, page_token, IoKind, Lpn, Token};
 use rand::Rng;
 use std::ops::Range;
+
+/// Pages a replay hands to the scheme at once.
+const REPLAY_CHUNK: usize = 4096;
+/// Mixed into a replayed write's token, so none equals a host write's.
+const REPLAY_SALT: u64 = 0x3C6E_F372_FE94_F82B;
 
 /// The content of a page nobody wrote during the run: fixed per LPN.
 pub fn initial_token(lpn: Lpn) -> Token {
@@ -51,6 +56,10 @@ impl Simulation {
         let wear = (p.wear * self.geo.total_pages() as f64) as u64;
         if wear > 0 {
             self.overwrite(valid, wear, None, &mut report)?;
+        }
+        let steady = (p.steady_writes * logical as f64) as u64;
+        if steady > 0 {
+            self.replay_writes(steady, &mut report)?;
         }
         let floor = self.geo.planes() as u64 * (self.gc_free_blocks() as u64 + 1);
         let ppb = self.geo.pages_per_block as u64;
@@ -140,6 +149,73 @@ impl Simulation {
                     r => r?,
                 }
             }
+        }
+        Ok(())
+    }
+
+    /// Write `target` pages of the workload's own writes at once, in its
+    /// order, pass after pass of the replay, GC collecting as planes fill.
+    fn replay_writes(&mut self, target: u64, report: &mut impl FnMut(u64, u64) -> Result<()>) -> Result<()> {
+        const KEY: &str = "ftl.precondition.steady_writes";
+        let mut replay = self.replay.take().ok_or_else(|| {
+            Error::config(KEY, "needs the workload a second time (Simulation::set_replay; the Python API and `detour run` give it)")
+        })?;
+        let (folded, mut written, mut chunk, mut k) = (self.n.folded, 0u64, Vec::with_capacity(REPLAY_CHUNK), 0u64);
+        for pass in 0.. {
+            let (start, mut requests) = (written, replay(pass)?);
+            loop {
+                chunk.clear();
+                self.replay_chunk(&mut requests, &mut chunk, target - written, &mut k)?;
+                if chunk.is_empty() {
+                    break;
+                }
+                written += chunk.len() as u64;
+                self.write_all(&chunk)?;
+                report(written, target)?;
+                if written >= target {
+                    self.n.folded = folded;
+                    return Ok(());
+                }
+            }
+            if written == start {
+                return Err(Error::config(KEY, "the workload has no writes to replay"));
+            }
+        }
+        unreachable!("the passes end by returning")
+    }
+
+    /// The next write pages of `requests`, at most `room` and about a
+    /// chunk's worth, with tokens no host write of the run will repeat.
+    fn replay_chunk(&mut self, requests: &mut super::Requests, chunk: &mut Vec<(Lpn, Token)>, room: u64, k: &mut u64) -> Result<()> {
+        while chunk.len() < REPLAY_CHUNK && (chunk.len() as u64) < room {
+            let Some(r) = requests.next() else { break };
+            let r = r?;
+            if r.kind != IoKind::Write {
+                continue;
+            }
+            let io = self.split_pages(&r)?;
+            let pages = (io.pages as u64).min(room - chunk.len() as u64) as u32;
+            chunk.extend((0..pages).map(|i| {
+                let t = if r.content != 0 { page_token(r.content, i) } else { mix64(*k ^ REPLAY_SALT) | 1 };
+                *k += 1;
+                (io.lpn + i, t)
+            }));
+        }
+        Ok(())
+    }
+
+    /// Write `pages` at once; a plane that fills up is collected and the
+    /// page written again.
+    fn write_all(&mut self, pages: &[(Lpn, Token)]) -> Result<()> {
+        let mut i = 0;
+        while i < pages.len() {
+            let refused = self.write_while(|_, _| {
+                let p = pages.get(i).copied();
+                i += 1;
+                p
+            });
+            let Some((l, t)) = refused else { break };
+            self.instant_write(l, t, true)?;
         }
         Ok(())
     }

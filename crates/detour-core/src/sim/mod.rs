@@ -146,7 +146,17 @@ pub struct Simulation {
     /// Bytes the workload can address from 0, where known before the run
     /// (`ftl.precondition.span = "footprint"`).
     footprint_bytes: Option<u64>,
+    /// The workload made again, for `ftl.precondition.steady_writes`.
+    replay: Option<Replay>,
 }
+
+/// A request stream, as a replay makes it.
+pub type Requests = Box<dyn Iterator<Item = Result<Request>> + Send>;
+
+/// Makes pass `k` (0, 1, ...) of the workload again, for
+/// `ftl.precondition.steady_writes`: a trace read again, a profile drawn
+/// again over the same layout (`Generator::redrawn`).
+pub type Replay = Box<dyn FnMut(u64) -> Result<Requests> + Send>;
 
 impl Simulation {
     /// Build a device, FTL, scheduler and scheme from a validated config.
@@ -217,6 +227,7 @@ impl Simulation {
             closed: closed::ClosedLoop::new(&cfg, geo.logical_bytes(), needs_content)?,
             source: "<workload>".into(),
             footprint_bytes: None,
+            replay: None,
             geo,
             cfg,
         })
@@ -234,6 +245,12 @@ impl Simulation {
     /// `ftl.precondition.span = "footprint"` preconditions a share of.
     pub fn set_footprint(&mut self, bytes: u64) {
         self.footprint_bytes = Some(bytes);
+    }
+
+    /// The workload again, whose writes `ftl.precondition.steady_writes`
+    /// replays before the run.
+    pub fn set_replay(&mut self, replay: Replay) {
+        self.replay = Some(replay);
     }
 
     /// Run `workload` to completion. `source` names it in error messages.
@@ -432,10 +449,20 @@ pub fn run(cfg: Config, workload: impl IntoIterator<Item = Result<Request>>) -> 
     Simulation::new(cfg)?.run(&mut it, "<workload>", &mut NoProgress)
 }
 
-/// Run a config over in-memory requests (an auto RR-SSD period from their span).
+/// Run a config over in-memory requests (an auto RR-SSD period from their
+/// span; `ftl.precondition.steady_writes` replays them).
 pub fn run_requests(mut cfg: Config, requests: &[Request]) -> Result<RunResult> {
     registry::on_span(&mut cfg, &mut || Ok(span_s(requests)))?;
-    run(cfg, requests.iter().map(|r| Ok(*r)))
+    let mut sim = Simulation::new(cfg)?;
+    if sim.cfg.ftl.precondition.steady_writes > 0.0 {
+        sim.set_replay(replay_of(requests.to_vec()));
+    }
+    sim.run(&mut requests.iter().map(|r| Ok(*r)), "<workload>", &mut NoProgress)
+}
+
+/// A replay of requests held in memory: the same requests every pass.
+pub fn replay_of(requests: Vec<Request>) -> Replay {
+    Box::new(move |_| Ok(Box::new(requests.clone().into_iter().map(Ok)) as Requests))
 }
 
 /// The request log's period: the scheme's, or one period for the whole

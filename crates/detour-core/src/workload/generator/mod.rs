@@ -115,6 +115,18 @@ impl Generator {
         })
     }
 
+    /// The same workload drawn again: the spec's layout (which pages are
+    /// hot, the planted pairs, the content values) with other draws of
+    /// times, kinds, sizes and addresses, one sequence per `draw`. What
+    /// `ftl.precondition.steady_writes` replays: another seed would move
+    /// the hot pages elsewhere.
+    pub fn redrawn(spec: &SyntheticSpec, draw: u64) -> Result<Self> {
+        let mut g = Self::new(spec)?;
+        let s = mix64(spec.seed ^ mix64(draw ^ 0x7E_D2A5));
+        (g.arrival_rng, g.rng, g.pair_rng) = (stream(s, 1), stream(s, 2), stream(s, 3));
+        Ok(g)
+    }
+
     /// The (validated) spec this generator runs.
     pub fn spec(&self) -> &SyntheticSpec {
         &self.spec

@@ -31,6 +31,30 @@ fn same_seed_same_sequence_other_seed_differs() {
 }
 
 #[test]
+fn a_redrawn_workload_keeps_its_hot_pages_and_draws_anew() {
+    let mut spec = small();
+    spec.zipf_theta = 1.2;
+    let hottest = |reqs: &[Request]| {
+        let mut n = std::collections::HashMap::new();
+        for r in reqs {
+            *n.entry(r.offset).or_insert(0u32) += 1;
+        }
+        let mut v: Vec<_> = n.into_iter().collect();
+        v.sort_by_key(|&(o, c)| (std::cmp::Reverse(c), o));
+        v.into_iter().take(5).map(|e| e.0).collect::<Vec<_>>()
+    };
+    let a = run(&spec);
+    let b: Vec<_> = Generator::redrawn(&spec, 0).unwrap().collect();
+    let c: Vec<_> = Generator::redrawn(&spec, 1).unwrap().collect();
+    assert_ne!(a, b);
+    assert_ne!(b, c);
+    assert_eq!(b, Generator::redrawn(&spec, 0).unwrap().collect::<Vec<_>>());
+    assert_eq!(hottest(&a), hottest(&b));
+    spec.seed = 2;
+    assert_ne!(hottest(&a), hottest(&run(&spec)), "another seed moves the hot pages");
+}
+
+#[test]
 fn lines_times_and_write_contents() {
     let reqs = run(&small());
     assert_eq!(reqs.len(), 20_000);
