@@ -12,7 +12,7 @@ import pyarrow as pa
 import pytest
 
 import detour
-from conftest import TINY_REQUESTS
+from conftest import TINY_REQUESTS, write_mqsim_trace
 
 
 def _requests(n=2000, seed=3):
@@ -245,5 +245,9 @@ def test_steady_writes_replay_the_workloads_own_writes_first(tiny_trace):
     assert worn["verify_errors"] == 0 and worn["requests"] == 3000
     again = detour.run("small", profile="fin2", profile_overrides=prof, overrides=sets).summary
     assert json.dumps(again, sort_keys=True) == json.dumps(worn, sort_keys=True)
-    t = detour.run("small", trace=tiny_trace, overrides=sets).summary
+    longer = write_mqsim_trace(tiny_trace.with_name("longer.trace"), n=5000)
+    t = detour.run("small", trace=longer, overrides=sets).summary
     assert t["gc"]["erase_count_mean"] > 0 and t["verify_errors"] == 0
+    # A trace that writes too little a pass for the target is refused.
+    with pytest.raises(detour.ConfigError, match="steady_writes.*passes"):
+        detour.run("small", trace=tiny_trace, overrides=sets)

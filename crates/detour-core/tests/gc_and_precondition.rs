@@ -331,6 +331,10 @@ fn steady_writes_name_the_key_without_a_replay_or_a_write() {
     let err = sim::run(cfg.clone(), reqs.iter().map(|r| Ok(*r))).unwrap_err();
     assert!(err.to_string().contains("ftl.precondition.steady_writes") && err.to_string().contains("set_replay"), "{err}");
     let reads: Vec<_> = reqs.iter().filter(|r| r.kind == IoKind::Read).copied().collect();
-    let err = sim::run_requests(cfg, &reads).unwrap_err();
+    let err = sim::run_requests(cfg.clone(), &reads).unwrap_err();
     assert!(err.to_string().contains("no writes to replay"), "{err}");
+    // One page a pass: 1,536 passes for the logical space, past the bound.
+    let one = [req(0, 5, 1, IoKind::Write), req(1_000, 5, 1, IoKind::Read)];
+    let err = sim::run_requests(cfg, &one).unwrap_err();
+    assert!(err.to_string().contains("writes 1 page(s)") && err.to_string().contains("passes (at most 1000)"), "{err}");
 }

@@ -43,7 +43,7 @@ pub fn trace_extent(py: Python<'_>, path: &Path, opts: &TraceOptions, cache: &mu
 impl Source {
     /// The workload again, pass after pass, for
     /// `ftl.precondition.steady_writes`: a trace read again, a profile
-    /// drawn again over its layout, a request table as it is.
+    /// drawn again over its layout (without end), a request table as it is.
     pub fn replay(&self) -> Replay {
         match self {
             Source::Trace { path, opts } => {
@@ -51,7 +51,9 @@ impl Source {
                 Box::new(move |_| Ok(Box::new(core_workload::open_trace(&path, &opts)?) as Requests))
             }
             Source::Profile { spec, .. } => {
-                let spec = spec.clone();
+                // Drawn for as long as the replay reads: one pass.
+                let mut spec = spec.clone();
+                (spec.requests, spec.duration_s) = (u64::MAX, 0.0);
                 Box::new(move |pass| Ok(Box::new(Generator::redrawn(&spec, pass)?.map(Ok)) as Requests))
             }
             Source::Requests(v) => detour_core::sim::replay_of(v.clone()),

@@ -15,7 +15,10 @@ use std::ops::Range;
 
 /// Pages a replay hands to the scheme at once.
 const REPLAY_CHUNK: usize = 4096;
-/// Mixed into a replayed write's token, so none equals a host write's.
+/// Passes over the workload a replay may take (`steady_writes`).
+const MAX_REPLAY_PASSES: u64 = 1000;
+/// Mixed into a replayed write's token: replayed and host writes draw
+/// their contents from different sequences.
 const REPLAY_SALT: u64 = 0x3C6E_F372_FE94_F82B;
 
 /// The content of a page nobody wrote during the run: fixed per LPN.
@@ -161,8 +164,10 @@ impl Simulation {
             Error::config(KEY, "needs the workload a second time (Simulation::set_replay; the Python API and `detour run` give it)")
         })?;
         let (folded, mut written, mut chunk, mut k) = (self.n.folded, 0u64, Vec::with_capacity(REPLAY_CHUNK), 0u64);
-        for pass in 0.. {
+        let mut pass = 0;
+        loop {
             let (start, mut requests) = (written, replay(pass)?);
+            pass += 1;
             loop {
                 chunk.clear();
                 self.replay_chunk(&mut requests, &mut chunk, target - written, &mut k)?;
@@ -180,8 +185,17 @@ impl Simulation {
             if written == start {
                 return Err(Error::config(KEY, "the workload has no writes to replay"));
             }
+            // Each pass reads the whole workload again: one that writes
+            // little would take hours of reading to reach the target.
+            let passes = target.div_ceil(written);
+            if pass == 1 && passes > MAX_REPLAY_PASSES {
+                let most = (MAX_REPLAY_PASSES * written) as f64 / self.geo.logical_pages as f64;
+                return Err(Error::config(
+                    KEY,
+                    format!("a pass over the workload writes {written} page(s); this needs {passes} passes (at most {MAX_REPLAY_PASSES}): set at most {most:.4}"),
+                ));
+            }
         }
-        unreachable!("the passes end by returning")
     }
 
     /// The next write pages of `requests`, at most `room` and about a
