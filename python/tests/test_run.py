@@ -248,6 +248,9 @@ def test_steady_writes_replay_the_workloads_own_writes_first(tiny_trace):
     longer = write_mqsim_trace(tiny_trace.with_name("longer.trace"), n=5000)
     t = detour.run("small", trace=longer, overrides=sets).summary
     assert t["gc"]["erase_count_mean"] > 0 and t["verify_errors"] == 0
-    # A trace that writes too little a pass for the target is refused.
+    # A trace that writes too little a pass for the target is refused, and
+    # a profile that never writes ends instead of drawing reads for ever.
     with pytest.raises(detour.ConfigError, match="steady_writes.*passes"):
         detour.run("small", trace=tiny_trace, overrides=sets)
+    with pytest.raises(detour.ConfigError, match="no writes to replay"):
+        detour.run("small", profile="fin2", profile_overrides={**prof, "read_ratio": 1.0}, overrides=sets)

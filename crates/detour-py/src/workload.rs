@@ -51,9 +51,13 @@ impl Source {
                 Box::new(move |_| Ok(Box::new(core_workload::open_trace(&path, &opts)?) as Requests))
             }
             Source::Profile { spec, .. } => {
-                // Drawn for as long as the replay reads: one pass.
+                // Drawn for as long as the replay reads (one pass), unless
+                // it never writes: its own length then ends the pass, and
+                // the replay says there is nothing to replay.
                 let mut spec = spec.clone();
-                (spec.requests, spec.duration_s) = (u64::MAX, 0.0);
+                if spec.read_ratio < 1.0 {
+                    (spec.requests, spec.duration_s) = (u64::MAX, 0.0);
+                }
                 Box::new(move |pass| Ok(Box::new(Generator::redrawn(&spec, pass)?.map(Ok)) as Requests))
             }
             Source::Requests(v) => detour_core::sim::replay_of(v.clone()),
