@@ -71,8 +71,9 @@ pub struct PreconditionConfig {
     pub wear: f64,
     /// Steady state from the workload's own writes: after the fill and
     /// `wear`, the workload's write pages, this many times the logical
-    /// pages in all, are written in no simulated time (its passes drawn
-    /// again, or a trace read again, until done), greedy GC collecting
+    /// pages in all, are written in no simulated time (a profile drawn
+    /// again over the same hot pages, a trace read again pass after pass,
+    /// at most 1,000 passes), greedy GC collecting
     /// whenever a plane reaches its threshold. Blocks then hold the mix of
     /// live and stale pages that a long run of this workload settles into:
     /// skewed writes leave another mix than `wear`'s uniform overwrites,
