@@ -225,26 +225,25 @@ mod tests {
         assert!((s.read_ratio - 1.0 / 3.0).abs() < 1e-12);
     }
 
+    /// A trace read as written: times kept absolute, disorder kept.
+    fn as_written(text: &str, format: Option<TraceFormat>) -> TraceStream {
+        let opts = TraceOptions { keep_disorder: true, keep_absolute_time: true, format, ..Default::default() };
+        open_trace_reader("t", std::io::Cursor::new(text.as_bytes().to_vec()), &opts).unwrap()
+    }
+
     #[test]
     fn disorder_is_reported_not_refused() {
-        let opts = TraceOptions { keep_disorder: true, keep_absolute_time: true, ..Default::default() };
-        let text = "1000 0 0 8 1\n3000 1 0 8 1\n1500 0 8 8 1\n4000 1 0 8 0\n";
-        let s = open_trace_reader("t", std::io::Cursor::new(text.as_bytes().to_vec()), &opts).unwrap();
-        let s = inspect(s).unwrap();
+        let s = inspect(as_written("1000 0 0 8 1\n3000 1 0 8 1\n1500 0 8 8 1\n4000 1 0 8 0\n", None)).unwrap();
         assert_eq!((s.requests, s.backwards, s.max_step_back_ns, s.clamped), (4, 1, 1500, 0));
         assert_eq!(s.duration_s, 3000e-9);
     }
 
     #[test]
     fn extent_spans_time_and_address_whatever_the_order() {
-        let opts = TraceOptions { keep_disorder: true, keep_absolute_time: true, ..Default::default() };
-        let text = "1000 0 0 8 1\n3000 0 64 16 0\n1500 0 8 8 1\n";
-        let s = open_trace_reader("t", std::io::Cursor::new(text.as_bytes().to_vec()), &opts).unwrap();
-        let e = extent(s).unwrap();
+        let e = extent(as_written("1000 0 0 8 1\n3000 0 64 16 0\n1500 0 8 8 1\n", None)).unwrap();
         assert_eq!((e.requests, e.span_s, e.end_bytes), (3, Some(2000e-9), (64 + 16) * 512));
         assert_eq!(extent(std::iter::empty()).unwrap(), Extent::default());
-        let opts = TraceOptions { format: Some(TraceFormat::Mqsim), ..opts };
-        let bad = open_trace_reader("t", std::io::Cursor::new(b"0 0 0 8 1\nnonsense\n".to_vec()), &opts).unwrap();
+        let bad = as_written("0 0 0 8 1\nnonsense\n", Some(TraceFormat::Mqsim));
         assert!(extent(bad).is_err(), "a malformed line ends the pass with its error");
     }
 
