@@ -222,9 +222,11 @@ class Result:
     def timeseries_table(self):
         """The `[probes]` samples as a `pyarrow.Table`, one row per sample
         and die: `t_ns`, `die`, `chip`, `queue` and `busy` (the die's
-        outstanding commands, and 1 when it is working), `chip_queue` and
-        `chip_busy` (its chip's, repeated on each of the chip's dies: with
-        `scheduler.unit = "chip"` a die's own figures are its chip's),
+        outstanding commands, and 1 when it is working), `chip_queue`,
+        `chip_host_queue` (of those, the host's requests: no GC or scheme
+        background work) and `chip_busy` (its chip's, repeated on each of
+        the chip's dies: with `scheduler.unit = "chip"` a die's own figures
+        are its chip's),
         `free_blocks` (the die's, over its planes) and, with a write
         buffer, `buffer_pages` (the buffer's, repeated on each die). None
         when the probe was off."""
@@ -243,7 +245,9 @@ class Result:
         cols = {
             "t_ns": np.repeat(np.asarray(ts["t_ns"], dtype=np.uint64), dies), "die": die, "chip": chip,
             "queue": ts["die_queue"], "busy": ts["die_busy"],
-            "chip_queue": np.asarray(ts["chip_queue"])[row_chip], "chip_busy": np.asarray(ts["chip_busy"])[row_chip],
+            "chip_queue": np.asarray(ts["chip_queue"])[row_chip],
+            "chip_host_queue": np.asarray(ts["chip_host_queue"])[row_chip],
+            "chip_busy": np.asarray(ts["chip_busy"])[row_chip],
             "free_blocks": ts["die_free_blocks"]}
         if "buffer_pages" in ts:
             cols["buffer_pages"] = np.repeat(np.asarray(ts["buffer_pages"], dtype=np.uint32), dies)

@@ -177,6 +177,8 @@ SECTIONS = (
         F('chip_queue_peak', 'int', 'the longest chip queue seen'),
         F('chip_max_over_min', 'float', 'the largest ratio longest / shortest chip queue over the samples whose shortest queue is at least 1 (0 if none is)'),
         F('imbalanced_share', 'float', 'share of samples in which some chip had nothing outstanding while another had 2 or more'),
+        F('chip_host_max_over_min', 'float', "`chip_max_over_min` counting the host's requests only (no GC or scheme background commands): RR-SSD's Fig. 2"),
+        F('chip_host_queue_peak', 'int', "the longest chip queue of host requests seen"),
     )),
     # `flows[]`: one record per flow
     Section('flows', kinds=(), fields=(

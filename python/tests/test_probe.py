@@ -38,6 +38,9 @@ def test_probe_series_reach_python_and_disk(tmp_path):
     summed = q.reshape(-1, chips, per).sum(axis=2)
     assert (summed == cq.reshape(-1, chips, per)[:, :, 0]).all()
     assert cq.max() == p["chip_queue_peak"]
+    # The host's share of a chip's queue leaves GC's commands out.
+    hq = np.asarray(d["chip_host_queue"])
+    assert (hq <= cq).all() and hq.max() == p["chip_host_queue_peak"] > 0
     r.write(tmp_path)
     assert pq.read_table(tmp_path / "timeseries.parquet").num_rows == t.num_rows
 

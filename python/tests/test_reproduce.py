@@ -33,6 +33,7 @@ def test_hotr_quick_writes_every_experiment_and_resumes_identically(tmp_path):
     page = reproduce("hotr", out, quick=True, workers=2, say=quiet)
     html = page.read_text()
     secs = sections(out)
+    assert_run_warnings_listed(out, secs.pop("run-warnings", None))
     assert sorted(secs) == ["calibration"] + [f"hr-{i}" for i in range(1, 8)] + ["hr-load"]
     for sid, s in secs.items():
         if sid == "calibration":
@@ -83,13 +84,32 @@ def test_hotr_quick_writes_every_experiment_and_resumes_identically(tmp_path):
     sweeps = len(list((out / "runs").iterdir()))
     assert len(counts) == sweeps >= 7 and all(" 0 ran," in s for s in counts)
     assert not any("calibrating" in s for s in said)  # the calibration is reused too
-    assert {k: s["rows"] for k, s in sections(out).items()} == before
+    assert {k: s["rows"] for k, s in sections(out).items() if k != "run-warnings"} == before
+
+
+def assert_run_warnings_listed(out: Path, section) -> None:
+    """The report's 'Runs with warnings' lists exactly the warnings in the
+    summaries of the runs it used (found here by walking OUT/runs)."""
+    found = []
+    for summary in sorted(out.glob("runs/*/runs/*/summary.json")):
+        spec = json.loads((summary.parent / "spec.json").read_text())
+        for w in json.loads(summary.read_text()).get("warnings") or []:
+            found.append((spec["sweep"], spec["label"], w["kind"], w["message"]))
+    meta = json.loads((out / "report.json").read_text())["meta"]
+    assert meta["run_warnings"] == len(found)
+    if not found:
+        assert section is None
+        return
+    assert sorted(tuple(r) for r in section["rows"]) == sorted(found)
+    assert f"{len({(s, r) for s, r, _, _ in found})} of " in section["workload"]
 
 
 def test_a_real_trace_replaces_the_profiles_and_is_labelled(tmp_path):
     out = tmp_path / "t"
     reproduce("hotr", out, quick=True, traces=[str(DEMO_TRACE)], workers=2, say=quiet)
-    for s in sections(out).values():
+    secs = sections(out)
+    assert_run_warnings_listed(out, secs.pop("run-warnings", None))
+    for s in secs.values():
         assert s["workload"] == "real traces: demo.trace"
         assert {r[0] for r in s["rows"]} <= {"demo.trace", "mean"}
 
@@ -163,6 +183,7 @@ def test_reproduce_all_quick_writes_every_papers_report(tmp_path):
     for paper, ids in expected.items():
         assert f"{paper}/report.html" in links
         secs = sections(tmp_path / paper)
+        assert_run_warnings_listed(tmp_path / paper, secs.pop("run-warnings", None))
         assert sorted(secs) == sorted(ids), paper
         for sid, s in secs.items():
             assert s["rows"], f"{paper} {sid}"

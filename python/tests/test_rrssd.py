@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 
+import numpy as np
 import pytest
 
 import detour
@@ -100,3 +101,34 @@ def test_rr4_analysis_follows_the_reading_of_table_iii():
     new = detour.value_popularity(profile="mail", overrides=PROFILE + ["content.read_unique=0.8"], **args)
     assert repeat["top80_read_values"] < new["top80_read_values"]
     assert rrssd.reading_set("mail") == {"content.read_unique": 0.2}
+
+
+def test_rr2_reads_fig2s_window_of_host_requests(tmp_path):
+    """rr-2's measure: host requests per chip over Fig. 2's 100 s from the
+    start of day 1 (GC's commands and other days left out), the largest
+    max / min over samples whose shortest queue is at least 1."""
+    from types import SimpleNamespace
+
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    from detour.reproduce.rrssd import SCALE, _chip_window, _max_over_min
+
+    day, chips, dies_per_chip = 60.0, 2, 2
+    step = 10.0 * SCALE * 1e9  # a sample every 10 s of trace time
+    t = np.arange(0, 3 * day * SCALE * 1e9, step)
+    inside = (t >= day * SCALE * 1e9) & (t < (day + 100) * SCALE * 1e9)
+    host = np.where(inside[:, None], [[6, 2]], [[90, 1]])  # 3x inside the window, 90x outside
+    gc = np.where(inside[:, None], [[200, 0]], [[0, 0]])  # GC's moves on chip 0 inside it
+    rows = {"t_ns": np.repeat(t, chips * dies_per_chip).astype(np.uint64),
+            "die": np.tile(np.arange(chips * dies_per_chip), len(t)).astype(np.uint32)}
+    rows["chip"] = rows["die"] // dies_per_chip
+    per_die = lambda g: np.repeat(g, dies_per_chip, axis=1).ravel()  # noqa: E731
+    rows["chip_host_queue"] = per_die(host).astype(np.uint32)
+    rows["chip_queue"] = per_die(host + gc).astype(np.uint32)
+    pq.write_table(pa.table(rows), tmp_path / "timeseries.parquet")
+    x, every, hosts = _chip_window(SimpleNamespace(dir=tmp_path), day)
+    assert len(x) == 10 and x[0] == 0 and hosts.shape == (10, chips)
+    assert _max_over_min(hosts) == 3.0 and _max_over_min(every) == 103.0
+    assert np.isnan(_max_over_min(np.array([[4, 0], [2, 0]])))  # an idle chip in every sample: undefined
+    assert _chip_window(SimpleNamespace(dir=tmp_path / "none"), day) is None

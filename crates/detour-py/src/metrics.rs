@@ -54,6 +54,7 @@ pub fn timeseries<'py>(py: Python<'py>, t: Option<ProbeSeries>) -> PyResult<Boun
     d.set_item("die_queue", PyArray1::from_vec(py, t.die_queue))?;
     d.set_item("die_busy", PyArray1::from_vec(py, t.die_busy))?;
     d.set_item("chip_queue", PyArray1::from_vec(py, t.chip_queue))?;
+    d.set_item("chip_host_queue", PyArray1::from_vec(py, t.chip_host_queue))?;
     d.set_item("chip_busy", PyArray1::from_vec(py, t.chip_busy))?;
     d.set_item("die_free_blocks", PyArray1::from_vec(py, t.die_free_blocks))?;
     if let Some(b) = t.buffer_pages {

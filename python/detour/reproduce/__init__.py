@@ -17,7 +17,7 @@ import time
 from pathlib import Path
 from typing import Callable, List, Optional, Sequence
 
-from .base import Context, ReproduceError, Section
+from .base import Context, ReproduceError, Section, warnings_section
 from .verdict import headline, judge, not_run
 
 #: paper name -> module (under detour.reproduce)
@@ -80,6 +80,7 @@ def reproduce(paper: str, out, *, quick: bool = False, traces: Sequence[str] = (
                        address=address, say=say, compat=None, suffix="-default", calibrations=ctx.calibrations)
         default_sections = mod.experiments(dctx)
         ctx.sweeps_run += dctx.sweeps_run
+        ctx.run_warnings += dctx.run_warnings
         sections = two_columns(sections, default_sections, f"{ctx.compat} (paper's)", "Detour default")
     wall = time.perf_counter() - t0
     for s in sections:
@@ -93,7 +94,8 @@ def reproduce(paper: str, out, *, quick: bool = False, traces: Sequence[str] = (
             "detour_version": __version__, "python": platform.python_version(), "wall_s": round(wall, 1),
             "backend": backend, "sweeps": ctx.sweeps_run, "compat": ctx.compat or "none",
             "columns": [ctx.compat, "none"] if default_sections is not None else [ctx.compat or "none"],
-            "calibration": cals, "missing_options": ctx.missing_options}
+            "calibration": cals, "missing_options": ctx.missing_options,
+            "run_warnings": len(ctx.run_warnings)}
     intro = [mod.INTRO, "Every number here was produced by Detour in this run; the paper's are quoted from the "
              "paper for comparison and were never used to set a parameter."]
     if ctx.compat and default_sections is not None:
@@ -116,6 +118,12 @@ def reproduce(paper: str, out, *, quick: bool = False, traces: Sequence[str] = (
         say(table(cal.headers, cal.rows))
         for n in cal.notes:
             say(f"  note: {n}")
+    warned = warnings_section(ctx.run_warnings, sum(s.get("runs") or 0 for s in ctx.sweeps_run))
+    if warned is not None:
+        intro.append(f"Some runs carry the core's warnings ({warned.workload}): they are listed under "
+                     "'Runs with warnings' at the end, by sweep.")
+        sections.append(warned)
+        say(f"\nruns with warnings: {warned.workload}")
     verdicts = judge_rows(mod.ROWS, sections)
     if default_sections is not None:
         add_default_column(verdicts, judge_rows(mod.ROWS, default_sections))

@@ -198,6 +198,8 @@ class Context:
     calibration_notes: List[str] = field(default_factory=list)
     #: settings a reproduction asked for that this build does not have
     missing_options: List[str] = field(default_factory=list)
+    #: every warning of every run loaded (`sweep`, `run`, `kind`, `message`)
+    run_warnings: List[dict] = field(default_factory=list)
 
     def calibrate(self, profiles: Sequence[str], obs: Any, knob: str, requests: Optional[int],
                   profile_overrides: Optional[Dict[str, Any]] = None,
@@ -305,11 +307,15 @@ class Context:
         self.say(f"   {info['runs']} runs: {info['executed']} ran, {info['skipped']} already recorded, "
                  f"{info['failed']} failed, {info.get('wall_s', 0):.1f} s")
         self.sweeps_run.append({"name": name, "file": str(f), **{k: info.get(k) for k in ("runs", "executed", "skipped", "failed", "wall_s")}})
-        return load_runs(where, info["keys"])
+        runs = load_runs(where, info["keys"])
+        self.run_warnings += [{"sweep": name, "run": r.spec.get("label") or r.dir.name, "kind": w["kind"],
+                               "message": w["message"]} for r in runs for w in r.summary.get("warnings") or []]
+        return runs
 
 
-#: The search rule's version: a saved point found by an older rule is searched again.
-CALIBRATION_RULE = 2
+#: The search rule's version: a saved point found by an older rule is searched again
+#: (3: the core's `saturated` warning judges quarter means, not three arrivals).
+CALIBRATION_RULE = 3
 
 
 def calibration_key(profile: str, obs: Any, knob: str, requests: Optional[int], compat: Optional[str],
@@ -361,6 +367,26 @@ def grouped_bars(labels: Sequence[str], series: Sequence[tuple], ylabel: str, ti
     # Outside the axes, so it never hides a bar.
     fig.legend(*ax.get_legend_handles_labels(), loc="outside right upper", **(legend or {}))
     return fig
+
+
+def warnings_section(warnings: Sequence[dict], runs: int) -> Optional[Section]:
+    """The runs whose numbers mean less than they seem (the core's
+    `warnings`, docs/results.md), listed by the sweep each belongs to, so a
+    reader sees which experiments rest on a saturated run or an idle
+    scheme; None when no run has one."""
+    if not warnings:
+        return None
+    kinds: Dict[str, int] = {}
+    for w in warnings:
+        kinds[w["kind"]] = kinds.get(w["kind"], 0) + 1
+    runs_warned = len({(w["sweep"], w["run"]) for w in warnings})
+    s = Section("run-warnings", "Runs with warnings", "-",
+                f"{runs_warned} of {runs} runs; " + ", ".join(f"{k}: {n}" for k, n in sorted(kinds.items())),
+                ["sweep", "run", "kind", "message"], [[w["sweep"], w["run"], w["kind"], w["message"]] for w in warnings])
+    s.notes.append("Each sweep's name says which experiment it feeds (report.json's meta.sweeps). A load sweep's "
+                   "top points or a slow flash cell may be saturated on purpose; anywhere else, read the numbers "
+                   "of the experiment fed by that sweep as the warning says.")
+    return s
 
 
 def mean(xs: Iterable[float]) -> float:

@@ -216,44 +216,65 @@ def rr1(cv: Dict, desc: str) -> Section:
     return s
 
 
-def rr2(cv: Dict, desc: str, day: float) -> Section:
+def _chip_window(r, day: float):
+    """Fig. 2's window of a conventional run: 100 s of trace time from the
+    start of day 1, as (seconds, all commands, host requests) per sample,
+    one column per chip; None without a probe series."""
     import pyarrow.parquet as pq
 
+    f = r.dir / "timeseries.parquet"
+    if not f.exists():
+        return None
+    t = pq.read_table(f, columns=["t_ns", "chip", "die", "chip_queue", "chip_host_queue"]).to_pydict()
+    t_ns, chip, die, q, hq = (np.asarray(t[k]) for k in ("t_ns", "chip", "die", "chip_queue", "chip_host_queue"))
+    first = np.r_[True, chip[1:] != chip[:-1]] | np.r_[True, t_ns[1:] != t_ns[:-1]]  # one row per chip and sample
+    lo, hi = day * SCALE * 1e9, (day + 100.0) * SCALE * 1e9
+    keep = first & (t_ns >= lo) & (t_ns < hi)
+    chips = int(chip.max()) + 1
+    if keep.sum() < chips:
+        return None
+    x = (t_ns[keep].reshape(-1, chips)[:, 0] - lo) / 1e9 / SCALE
+    return x, q[keep].reshape(-1, chips), hq[keep].reshape(-1, chips)
+
+
+def _max_over_min(grid: np.ndarray) -> float:
+    """The largest max / min over the samples whose shortest queue is >= 1."""
+    mx, mn = grid.max(axis=1), grid.min(axis=1)
+    ok = mn >= 1
+    return float((mx[ok] / mn[ok]).max()) if ok.any() else NAN
+
+
+def rr2(cv: Dict, desc: str, day: float) -> Section:
     rows, fig = [], _figure(7, 3.2)
     ax = fig.subplots()
     for n, r in cv.items():
         p = r.summary.get("probe") or {}
-        rows.append([n, p.get("chip_queue_peak", NAN), p.get("chip_queue_max_mean", NAN), p.get("chip_queue_min_mean", NAN),
-                     p.get("chip_queue_mean", NAN), p.get("chip_max_over_min", NAN), p.get("imbalanced_share", NAN) * 100])
-        f = r.dir / "timeseries.parquet"
-        if n == "webvm" and f.exists():
-            # The paper's Fig. 2: 100 s of webvm (trace time) from the start of day 1.
-            t = pq.read_table(f, columns=["t_ns", "die", "chip_queue"]).to_pydict()
-            t_ns, die, q = (np.asarray(t[k]) for k in ("t_ns", "die", "chip_queue"))
-            first = die % 4 == 0  # one row per chip (4 dies per chip on this device)
-            t_ns, q = t_ns[first], q[first]
-            lo, hi = day * SCALE * 1e9, (day + 100.0) * SCALE * 1e9
-            keep = (t_ns >= lo) & (t_ns < hi)
-            ts, qs = np.unique(t_ns[keep], return_inverse=True)
-            if len(ts):
-                grid_q = np.zeros((len(ts), 64))
-                grid_q[qs, np.arange(keep.sum()) % 64] = q[keep]
-                x = (ts - lo) / 1e9 / SCALE
-                for stat, fn in (("max", np.max), ("mean", np.mean), ("min", np.min)):
-                    ax.plot(x, fn(grid_q, axis=1), lw=0.7, label=stat)
-    labels(ax, "rr-2: chip queue length, webvm, conventional SSD (100 s of trace time from day 1)", "s", "queue length")
+        w = _chip_window(r, day)
+        rows.append([n, p.get("chip_max_over_min", NAN), p.get("chip_host_max_over_min", NAN),
+                     _max_over_min(w[1]) if w else NAN, _max_over_min(w[2]) if w else NAN,
+                     float(w[2].mean()) if w else NAN, p.get("imbalanced_share", NAN) * 100])
+        if n == "webvm" and w:
+            for stat, fn in (("max", np.max), ("mean", np.mean), ("min", np.min)):
+                ax.plot(w[0], fn(w[2], axis=1), lw=0.7, label=stat)
+    labels(ax, "rr-2: host requests queued per chip, webvm, conventional SSD (100 s of trace time from day 1)", "s",
+           "queue length")
     ax.legend()
     s = Section("rr-2", "Per-chip queue length over time (probe, conventional SSD)", "max queue length up to 32x min over 100 s",
-                desc, ["workload", "peak", "mean of max", "mean of min", "mean", "max / min (min >= 1)",
-                       "samples with an idle chip beside one with >= 2 %"], rows)
+                desc, ["workload", "max / min, whole run, all commands", "max / min, whole run, host requests",
+                       "max / min, Fig. 2's 100 s, all commands", "max / min, Fig. 2's 100 s, host requests",
+                       "mean host queue, Fig. 2's 100 s", "samples with an idle chip beside one with >= 2 %"], rows)
     s.figures.append(("rr-2", fig))
-    # 0 = no sample had every chip busy: the ratio is undefined, not zero.
-    ours = {r[0]: (r[5] if r[5] else NAN) for r in rows}
+    ours = {r[0]: r[4] for r in rows}
     s.measured({"max / min chip queue (webvm)": 32.0}, {"max / min chip queue (webvm)": ours["webvm"]} if "webvm" in ours else {},
-               why=f"Sampled every {PROBE_US:g} us of simulated time ({PROBE_US / SCALE / 1e3:g} ms of trace time) over the "
-                   "whole run by the probe (`probes.interval_us`); the ratio counts samples whose shortest queue is >= 1.")
+               why="Measured as the paper defines it: host requests waiting in each chip's queue, over the 100 s of "
+                   "Fig. 2 (from the start of day 1), sampled every "
+                   f"{PROBE_US:g} us of simulated time ({PROBE_US / SCALE / 1e3:g} ms of trace time).")
     s.notes.append(f"The probe samples each chip's outstanding commands every {PROBE_US:g} us; 'max / min' is the largest "
-                   "ratio over samples whose shortest queue is at least 1 (the paper's 'up to 32x').")
+                   "ratio over samples whose shortest queue is at least 1 (the paper's 'up to 32x'). The paper counts "
+                   "requests in a chip's queue over 100 s of webvm on a device that never collects garbage (its 4 GiB "
+                   "footprint on 1 TiB); ours collects, and a victim's moves join one chip's queue at once, so the "
+                   "verdict counts host requests in Fig. 2's window. The other columns give the whole run and every "
+                   "command, for comparison.")
     return s
 
 

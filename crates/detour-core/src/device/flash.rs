@@ -56,6 +56,9 @@ pub struct DieState {
     pub suspended: Option<Suspended>,
     /// Outstanding commands: queued plus running operations.
     pub occ: u32,
+    /// Of `occ`, the host's reads and programs: a chip's request queue as
+    /// RR-SSD's Fig. 2 counts it, without GC's or a scheme's background work.
+    pub host_occ: u32,
     pub failed: bool,
     /// Time spent running batches (bus and array), for utilisation.
     pub busy_ns: Time,
@@ -80,6 +83,7 @@ impl Default for DieState {
             suspends: 0,
             suspended: None,
             occ: 0,
+            host_occ: 0,
             failed: false,
             busy_ns: 0,
             batch_start: 0,

@@ -8,7 +8,7 @@
 //! against `Time::MAX` (`due`). A sample at time t is the state after every
 //! event at or before t (the device does not change between events), taken
 //! when the first event after t is about to run; samples stop with the last
-//! event. Memory: 9 bytes per die and 5 per chip per sample, 4 for the buffer.
+//! event. Memory: 9 bytes per die and 9 per chip per sample, 4 for the buffer.
 
 use crate::device::{DieState, Phase};
 use crate::types::Time;
@@ -27,6 +27,9 @@ pub struct ProbeSeries {
     /// running an array operation, suspending.
     pub die_busy: Vec<u8>,
     pub chip_queue: Vec<u32>,
+    /// Of `chip_queue`, the host's reads and writes (no GC, no scheme's
+    /// background copies): RR-SSD's "requests in the queue of each chip".
+    pub chip_host_queue: Vec<u32>,
     /// Busy dies of the chip.
     pub chip_busy: Vec<u8>,
     /// Free blocks of the die (over its planes), per die like `die_queue`.
@@ -60,6 +63,9 @@ pub struct ProbeSummary {
     /// Share of samples where some chip had an empty queue while another
     /// had at least 2 commands.
     pub imbalanced_share: f64,
+    /// `chip_max_over_min` and `chip_queue_peak` over host requests only.
+    pub chip_host_max_over_min: f64,
+    pub chip_host_queue_peak: u32,
 }
 
 pub struct Probe {
@@ -121,6 +127,13 @@ impl Probe {
             let dies = base + c * self.dies_per_chip as usize..base + (c + 1) * self.dies_per_chip as usize;
             // With the chip as service unit every die carries the chip's state.
             let q = if self.unit_dies > 1 { s.die_queue[dies.start] } else { s.die_queue[dies.clone()].iter().sum() };
+            let first = c as u32 * self.dies_per_chip;
+            let host = if self.unit_dies > 1 {
+                unit(first).host_occ
+            } else {
+                (first..first + self.dies_per_chip).map(|d| unit(d).host_occ).sum()
+            };
+            s.chip_host_queue.push(host);
             let busy = s.die_busy[dies].iter().map(|&b| b as u32).sum::<u32>();
             s.chip_queue.push(q);
             s.chip_busy.push(busy.min(u8::MAX as u32) as u8);
@@ -156,6 +169,13 @@ fn summarise(s: &ProbeSeries) -> ProbeSummary {
         }
         imb += (mn == 0 && mx >= 2) as u64;
     }
+    for row in s.chip_host_queue.chunks(s.chips as usize) {
+        let (mx, mn) = (*row.iter().max().unwrap_or(&0), *row.iter().min().unwrap_or(&0));
+        out.chip_host_queue_peak = out.chip_host_queue_peak.max(mx);
+        if mn >= 1 {
+            out.chip_host_max_over_min = out.chip_host_max_over_min.max(mx as f64 / mn as f64);
+        }
+    }
     out.chip_queue_max_mean = hi / n as f64;
     out.chip_queue_min_mean = lo / n as f64;
     out.chip_queue_mean = avg / n as f64;
@@ -168,7 +188,7 @@ mod tests {
     use super::*;
 
     fn die(occ: u32, phase: Phase) -> DieState {
-        DieState { occ, phase, ..DieState::default() }
+        DieState { occ, host_occ: occ, phase, ..DieState::default() }
     }
 
     /// Sample before `now` with die d holding 10 + d free blocks, no buffer.
@@ -209,6 +229,19 @@ mod tests {
     }
 
     #[test]
+    fn host_queues_leave_background_work_out() {
+        // Chip 0 holds 1 host request beside 40 GC commands, chip 1 holds 2.
+        let mut p = Probe::new(1.0, 4, 2, 1);
+        let gc = DieState { occ: 41, host_occ: 1, phase: Phase::Array, ..DieState::default() };
+        sample(&mut p, 500, &[gc, die(0, Phase::Idle), die(2, Phase::Array), die(0, Phase::Idle)]);
+        let (s, sum) = p.finish().expect("on");
+        assert_eq!((&s.chip_queue[..], &s.chip_host_queue[..]), (&[41, 2][..], &[1, 2][..]));
+        assert!((sum.chip_max_over_min - 20.5).abs() < 1e-12);
+        assert!((sum.chip_host_max_over_min - 2.0).abs() < 1e-12);
+        assert_eq!((sum.chip_queue_peak, sum.chip_host_queue_peak), (41, 2));
+    }
+
+    #[test]
     fn chip_unit_counts_the_chip_once() {
         // scheduler.unit = chip: one state per chip of 2 dies.
         let mut p = Probe::new(1.0, 4, 2, 2);
@@ -216,6 +249,7 @@ mod tests {
         let (s, sum) = p.finish().expect("on");
         assert_eq!(s.t_ns, vec![0, 1_000]);
         assert_eq!(&s.chip_queue[..2], &[3, 0]);
+        assert_eq!(&s.chip_host_queue[..2], &[3, 0]);
         assert_eq!(&s.die_queue[..4], &[3, 3, 0, 0]);
         assert_eq!(sum.chip_max_over_min, 0.0, "min is 0 in every sample");
         assert_eq!(sum.imbalanced_share, 1.0);

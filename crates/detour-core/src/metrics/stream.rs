@@ -247,11 +247,35 @@ impl Samples {
         let k = (i / self.stride) as usize;
         self.vals.get(k.min(self.vals.len().saturating_sub(1))).copied().unwrap_or(0)
     }
+
+    /// Mean of the values sampled at indices in `lo..hi` (0 if none).
+    pub fn mean_over(&self, lo: u64, hi: u64) -> f64 {
+        let first = lo.div_ceil(self.stride) as usize;
+        let end = (hi.div_ceil(self.stride) as usize).min(self.vals.len());
+        let vals = self.vals.get(first..end).unwrap_or(&[]);
+        if vals.is_empty() {
+            return 0.0;
+        }
+        vals.iter().sum::<u64>() as f64 / vals.len() as f64
+    }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn sample_means_cover_the_indices_kept_in_a_range() {
+        let mut s = Samples::default();
+        for i in 0..(SAMPLE_ROOM as u64 * 2) {
+            s.record(i, i);
+        }
+        // Every second index is kept: 0, 2, .. below 8 -> 0, 2, 4, 6.
+        assert_eq!(s.mean_over(0, 8), 3.0);
+        assert_eq!(s.mean_over(1, 7), 4.0);
+        assert_eq!(s.mean_over(5, 5), 0.0);
+        assert_eq!(s.mean_over(u64::MAX - 1, u64::MAX), 0.0);
+    }
 
     #[test]
     fn rows_leave_in_arrival_order_whatever_the_completion_order() {

@@ -187,7 +187,9 @@ impl Scheduler {
         }
         let qi = self.policy.queue_of(class);
         self.queues.at_mut(die)[qi].push_back(id, &mut self.ops);
-        self.dies.at_mut(die).occ += 1;
+        let d = self.dies.at_mut(die);
+        d.occ += 1;
+        d.host_occ += (class != Class::Background) as u32;
         let d = self.dies.at(die);
         if d.phase == Phase::Idle {
             if !*self.flagged.at(die) {
@@ -472,8 +474,10 @@ impl Scheduler {
         let early = (now - d.array_start).min(u32::MAX as u64) as u32;
         let acks = self.ack_transfer && d.kind == OpKind::Program;
         let kind = d.kind;
+        let mut host = 0;
         for &id in &d.batch[..n] {
             let op = self.ops.get_mut(id);
+            host += (op.class != Class::Background) as u32;
             op.bus_ns = bus;
             op.array_ns = array;
             if acks && op.class == Class::HostWrite {
@@ -482,6 +486,7 @@ impl Scheduler {
             // A batch is one die's (see `gather_planes`).
             self.done.push(id);
         }
+        d.host_occ -= host;
         let first_die = if self.unit_dies == 1 { die } else { self.ops.get(self.dies.at(die).batch[0]).die as usize };
         let c = self.counts.at_mut(first_die);
         match kind {
@@ -502,8 +507,12 @@ impl Scheduler {
         self.dies.at_mut(d).failed = true;
         for qi in 0..3 {
             while let Some(id) = self.queues.at_mut(d)[qi].pop_front(&self.ops) {
-                self.ops.get_mut(id).failed = true;
-                self.dies.at_mut(d).occ -= 1;
+                let op = self.ops.get_mut(id);
+                op.failed = true;
+                let host = (op.class != Class::Background) as u32;
+                let s = self.dies.at_mut(d);
+                s.occ -= 1;
+                s.host_occ -= host;
                 self.done.push(id);
             }
         }

@@ -89,9 +89,10 @@ fn background_runs_last_and_occ_counts_queued_and_running() {
         s.submit(id, &mut q);
     }
     assert_eq!(s.view().occ(0), 2);
+    assert_eq!(s.dies.at(0).host_occ, 1, "the erase is background work");
     let order: Vec<u32> = run(&mut s, &mut q).into_iter().map(|(_, t)| t).collect();
     assert_eq!(order, vec![2, 1]);
-    assert_eq!(s.view().occ(0), 0);
+    assert_eq!((s.view().occ(0), s.dies.at(0).host_occ), (0, 0));
     assert_eq!((s.counts()[0].programs, s.counts()[0].erases), (1, 1));
 }
 

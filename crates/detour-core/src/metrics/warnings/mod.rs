@@ -42,10 +42,13 @@ pub struct RunFacts<'a> {
 const MIN_REQUESTS_FOR_SATURATION: u64 = 256;
 /// Busy share of the run at which a die or channel counts as saturated.
 const SATURATED_SHARE: f64 = 0.95;
-/// Growth of the queue over the last half of the run (requests outstanding
-/// at the last arrival less at the middle one) below which it is too small
-/// to matter; it must also be a quarter of the queue at the middle, so that
-/// a long steady queue's wobble is not taken for growth.
+/// Growth of the queue from the second quarter of the run to the last
+/// (mean requests outstanding at the arrivals of each) below which it is
+/// too small to matter; it must also be a quarter of the second quarter's
+/// mean, so that a long steady queue's wobble is not taken for growth.
+/// Means over quarters, not the queue at single arrivals: under bursty
+/// arrivals the queue at any one arrival depends on where in its burst it
+/// falls, and three such points rise by chance.
 const MIN_GROWING_QUEUE: u64 = 32;
 
 /// Every warning the run deserves, in a fixed order.
@@ -86,7 +89,7 @@ fn nothing_measured(s: &Summary, f: &RunFacts) -> Option<String> {
     })
 }
 
-/// A queue still growing over the last half of the run, and dies or
+/// A queue still growing through the run, and dies or
 /// channels busy for nearly the whole run.
 fn saturated(f: &RunFacts) -> Vec<String> {
     let n = f.shape.rows;
@@ -94,13 +97,14 @@ fn saturated(f: &RunFacts) -> Vec<String> {
         return Vec::new();
     }
     let mut out = Vec::new();
-    let at = |i: u64| f.shape.outstanding.at(i);
-    let (half, three_q, last) = (at(n / 2), at(n * 3 / 4), at(n - 1));
-    if half < three_q && three_q < last && last - half >= MIN_GROWING_QUEUE.max(half / 4) {
+    let mean = |q: u64| f.shape.outstanding.mean_over(n * q / 4, n * (q + 1) / 4);
+    let (second, third, last) = (mean(1), mean(2), mean(3));
+    if second < third && third < last && last - second >= (MIN_GROWING_QUEUE as f64).max(second / 4.0) {
         out.push(format!(
-            "the queue was still growing over the last half of the run ({half} requests outstanding at the middle \
-             arrival, {three_q} at three quarters, {last} at the last): requests arrive faster than the device \
-             serves them, so latencies grow with the trace's length rather than reaching a steady state"
+            "the queue kept growing through the run (on average {second:.0} requests \
+             outstanding at the arrivals of its second quarter, {third:.0} at those of the third, {last:.0} at those \
+             of the last): requests arrive faster than the device serves them, so latencies grow with the trace's \
+             length rather than reaching a steady state"
         ));
     }
     let first = f.shape.first_arrival_ns.unwrap_or(0);
