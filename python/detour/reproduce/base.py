@@ -383,9 +383,11 @@ def warnings_section(warnings: Sequence[dict], runs: int) -> Optional[Section]:
     s = Section("run-warnings", "Runs with warnings", "-",
                 f"{runs_warned} of {runs} runs; " + ", ".join(f"{k}: {n}" for k, n in sorted(kinds.items())),
                 ["sweep", "run", "kind", "message"], [[w["sweep"], w["run"], w["kind"], w["message"]] for w in warnings])
-    s.notes.append("Each sweep's name says which experiment it feeds (report.json's meta.sweeps). A load sweep's "
-                   "top points or a slow flash cell may be saturated on purpose; anywhere else, read the numbers "
-                   "of the experiment fed by that sweep as the warning says.")
+    s.notes.append("Each sweep's name says which experiment it feeds (report.json's meta.sweeps; the run's label "
+                   "gives its settings). Some are meant: a load sweep's top points or a slow flash cell may saturate "
+                   "the device, and a baseline run as the scheme with its action turned off (HotR's, labelled "
+                   "scheme.hotr.migrate_share=0.0) never acts. Anywhere else, read the numbers of the "
+                   "experiment fed by that sweep as the warning says.")
     return s
 
 
