@@ -69,6 +69,29 @@ fn duplicate_content_costs_no_flash_write() {
     assert!(s.latency_us.write.min >= 12.0, "{}", s.latency_us.write.min);
 }
 
+#[test]
+fn without_deduplication_every_write_is_programmed_and_oracle_is_ideal_all_chip() {
+    let mut reqs = fill(4000, 400);
+    reqs.extend(skewed_reads(2000, 100_000_000, 50_000, 4000, 400, 1));
+    let off = ["scheme.dedup.deduplicate=false", "scheme.dedup.hash_us=0"];
+    let s = run("ca-ssd", &off, &reqs);
+    assert_eq!((counter(&s, "dedup.pages_written_flash"), counter(&s, "dedup.write_hits")), (4000.0, 0.0));
+    // Overwrites of shared content: each LPN its own page, freed alone.
+    let mut again = reqs.clone();
+    again.extend(fill(2000, 400).into_iter().map(|r| with_content(Request { time_ns: r.time_ns + 300_000_000, ..r }, 7, r.line + 6000)));
+    let s = run("ca-ssd", &off, &again);
+    assert_eq!(counter(&s, "dedup.pages_written_flash"), 6000.0);
+    // Oracle without deduplication: every page on every chip, reads to the
+    // least-loaded one; the writes cost what the conventional SSD's do.
+    let ideal = run("oracle", &off, &reqs);
+    let conv = run("conventional", &[], &reqs);
+    assert_eq!(ideal.gc.programs_host, conv.gc.programs_host);
+    assert!(ideal.latency_us.read.mean < conv.latency_us.read.mean, "{} vs {}", ideal.latency_us.read.mean, conv.latency_us.read.mean);
+    // Content is not needed without deduplication.
+    let bare: Vec<Request> = reqs.iter().map(|r| Request { content: 0, ..*r }).collect();
+    assert_eq!(run("oracle", &off, &bare).gc.programs_host, conv.gc.programs_host);
+}
+
 /// Heavy overwrites with few values on a small device: GC must move shared
 /// pages once and keep them while any LPN points at them.
 #[test]

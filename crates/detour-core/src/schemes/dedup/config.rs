@@ -37,6 +37,11 @@ pub struct DedupConfig {
     /// FIU), giving each written page a unique synthetic value, so nothing
     /// deduplicates. Default false: such a workload is refused.
     pub synthetic_content: bool,
+    /// Look written content up and share equal values. Default true. False
+    /// stores every write as a new value: ca-ssd is then a conventional SSD
+    /// with the hash delay, and oracle (with `hash_us = 0`) the paper's
+    /// Ideal-All-Chip Replication over a conventional SSD (its Fig. 3).
+    pub deduplicate: bool,
 }
 
 /// `scheme.dedup.placement`: where rr-ssd puts a value's copies.
@@ -105,6 +110,7 @@ impl Default for DedupConfig {
             counter_bits: 0,
             pblru_min_blocked: 2,
             synthetic_content: false,
+            deduplicate: true,
         }
     }
 }

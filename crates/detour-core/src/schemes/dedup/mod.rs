@@ -94,8 +94,9 @@ pub struct Dedup {
     /// `scheme.dedup.period_s`, resolved (the request log's periods).
     period_s: f64,
     period_ns: Time,
-    /// Content is needed (`synthetic_content` off).
+    /// Content is needed (`synthetic_content` off, `deduplicate` on).
     needs_content: bool,
+    deduplicate: bool,
     rep: Option<Replicator>,
     pblru: Option<Pblru>,
     periods: Periods,
@@ -113,7 +114,8 @@ impl Dedup {
             hash_ns: (r.hash_us * 1e3).round() as Time,
             period_s: r.period_s,
             period_ns: (r.period_s * 1e9).round().max(1.0) as Time,
-            needs_content: !r.synthetic_content,
+            needs_content: !r.synthetic_content && r.deduplicate,
+            deduplicate: r.deduplicate,
             rep: (mode == Mode::RrSsd).then(|| Replicator::new(r, geo, timing)),
             pblru: (mode == Mode::Pblru).then(|| Pblru::new(r)),
             periods: Periods::default(),
@@ -125,7 +127,7 @@ impl Dedup {
 
     /// Store `token` at `lpn`: map to the stored value, or program a new page.
     fn write_page(&mut self, lpn: Lpn, token: Token, ctx: &mut Ctx, plan: Option<&mut Plan>, done: u32) -> Result<(), Stall> {
-        if let Some(v) = self.t.lookup(token) {
+        if let Some(v) = self.t.lookup(token).filter(|_| self.deduplicate) {
             self.t.map(lpn, v, ctx.ftl);
             self.n.dedup_hits += 1;
             self.periods.cur.dedup_hits += 1;

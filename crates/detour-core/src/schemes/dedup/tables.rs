@@ -111,7 +111,11 @@ impl Tables {
         self.replicas -= e.copies.len().saturating_sub(1) as u64;
         e.copies.clear();
         let token = e.token;
-        self.fp.remove(&token);
+        // Without deduplication a later value with the same content holds
+        // the entry; it stays.
+        if self.fp.get(&token) == Some(&v) {
+            self.fp.remove(&token);
+        }
         self.free.push(v);
         self.live_vpns -= 1;
     }
