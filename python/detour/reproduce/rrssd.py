@@ -231,8 +231,8 @@ def _chip_window(r, day: float):
     f = r.dir / "timeseries.parquet"
     if not f.exists():
         return None
-    t = pq.read_table(f, columns=["t_ns", "chip", "die", "chip_queue", "chip_host_queue"]).to_pydict()
-    t_ns, chip, die, q, hq = (np.asarray(t[k]) for k in ("t_ns", "chip", "die", "chip_queue", "chip_host_queue"))
+    t = pq.read_table(f, columns=["t_ns", "chip", "chip_queue", "chip_host_queue"]).to_pydict()
+    t_ns, chip, q, hq = (np.asarray(t[k]) for k in ("t_ns", "chip", "chip_queue", "chip_host_queue"))
     first = np.r_[True, chip[1:] != chip[:-1]] | np.r_[True, t_ns[1:] != t_ns[:-1]]  # one row per chip and sample
     lo, hi = day * SCALE * 1e9, (day + 100.0) * SCALE * 1e9
     keep = first & (t_ns >= lo) & (t_ns < hi)
