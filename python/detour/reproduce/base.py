@@ -11,6 +11,7 @@ that say where we disagree.
 from __future__ import annotations
 
 import json
+from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Dict, Iterable, List, Optional, Sequence
@@ -376,9 +377,7 @@ def warnings_section(warnings: Sequence[dict], runs: int) -> Optional[Section]:
     scheme; None when no run has one."""
     if not warnings:
         return None
-    kinds: Dict[str, int] = {}
-    for w in warnings:
-        kinds[w["kind"]] = kinds.get(w["kind"], 0) + 1
+    kinds = Counter(w["kind"] for w in warnings)
     runs_warned = len({(w["sweep"], w["run"]) for w in warnings})
     s = Section("run-warnings", "Runs with warnings", "-",
                 f"{runs_warned} of {runs} runs; " + ", ".join(f"{k}: {n}" for k, n in sorted(kinds.items())),

@@ -156,31 +156,40 @@ fn summarise(s: &ProbeSeries) -> ProbeSummary {
     if n == 0 || s.chips == 0 {
         return out;
     }
+    let chips = s.chips as usize;
     let (mut hi, mut lo, mut avg, mut imb) = (0.0, 0.0, 0.0, 0u64);
-    for row in s.chip_queue.chunks(s.chips as usize) {
-        let mx = *row.iter().max().unwrap_or(&0);
-        let mn = *row.iter().min().unwrap_or(&0);
+    for row in s.chip_queue.chunks(chips) {
+        let (mx, mn) = extremes(row);
         hi += mx as f64;
         lo += mn as f64;
         avg += row.iter().map(|&q| q as f64).sum::<f64>() / row.len() as f64;
-        out.chip_queue_peak = out.chip_queue_peak.max(mx);
-        if mn >= 1 {
-            out.chip_max_over_min = out.chip_max_over_min.max(mx as f64 / mn as f64);
-        }
         imb += (mn == 0 && mx >= 2) as u64;
     }
-    for row in s.chip_host_queue.chunks(s.chips as usize) {
-        let (mx, mn) = (*row.iter().max().unwrap_or(&0), *row.iter().min().unwrap_or(&0));
-        out.chip_host_queue_peak = out.chip_host_queue_peak.max(mx);
-        if mn >= 1 {
-            out.chip_host_max_over_min = out.chip_host_max_over_min.max(mx as f64 / mn as f64);
-        }
-    }
+    (out.chip_queue_peak, out.chip_max_over_min) = peak_and_spread(&s.chip_queue, chips);
+    (out.chip_host_queue_peak, out.chip_host_max_over_min) = peak_and_spread(&s.chip_host_queue, chips);
     out.chip_queue_max_mean = hi / n as f64;
     out.chip_queue_min_mean = lo / n as f64;
     out.chip_queue_mean = avg / n as f64;
     out.imbalanced_share = imb as f64 / n as f64;
     out
+}
+
+fn extremes(row: &[u32]) -> (u32, u32) {
+    (*row.iter().max().unwrap_or(&0), *row.iter().min().unwrap_or(&0))
+}
+
+/// The longest queue of a per-chip series, and the largest longest /
+/// shortest over the samples whose shortest is at least 1 (0 if none).
+fn peak_and_spread(series: &[u32], chips: usize) -> (u32, f64) {
+    let (mut peak, mut spread) = (0, 0.0f64);
+    for row in series.chunks(chips) {
+        let (mx, mn) = extremes(row);
+        peak = peak.max(mx);
+        if mn >= 1 {
+            spread = spread.max(mx as f64 / mn as f64);
+        }
+    }
+    (peak, spread)
 }
 
 #[cfg(test)]

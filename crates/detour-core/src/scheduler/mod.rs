@@ -189,7 +189,7 @@ impl Scheduler {
         self.queues.at_mut(die)[qi].push_back(id, &mut self.ops);
         let d = self.dies.at_mut(die);
         d.occ += 1;
-        d.host_occ += (class != Class::Background) as u32;
+        d.host_occ += class.is_host() as u32;
         let d = self.dies.at(die);
         if d.phase == Phase::Idle {
             if !*self.flagged.at(die) {
@@ -477,7 +477,7 @@ impl Scheduler {
         let mut host = 0;
         for &id in &d.batch[..n] {
             let op = self.ops.get_mut(id);
-            host += (op.class != Class::Background) as u32;
+            host += op.class.is_host() as u32;
             op.bus_ns = bus;
             op.array_ns = array;
             if acks && op.class == Class::HostWrite {
@@ -509,7 +509,7 @@ impl Scheduler {
             while let Some(id) = self.queues.at_mut(d)[qi].pop_front(&self.ops) {
                 let op = self.ops.get_mut(id);
                 op.failed = true;
-                let host = (op.class != Class::Background) as u32;
+                let host = op.class.is_host() as u32;
                 let s = self.dies.at_mut(d);
                 s.occ -= 1;
                 s.host_occ -= host;

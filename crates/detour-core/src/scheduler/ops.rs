@@ -13,6 +13,14 @@ pub enum Class {
     Background = 2,
 }
 
+impl Class {
+    /// A host read or write (what `DieState::host_occ` counts).
+    #[inline]
+    pub fn is_host(self) -> bool {
+        self != Class::Background
+    }
+}
+
 /// Bit flags of an operation.
 pub mod flags {
     /// A read whose token is XORed into its group's result.

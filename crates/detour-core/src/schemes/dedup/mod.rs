@@ -127,7 +127,7 @@ impl Dedup {
 
     /// Store `token` at `lpn`: map to the stored value, or program a new page.
     fn write_page(&mut self, lpn: Lpn, token: Token, ctx: &mut Ctx, plan: Option<&mut Plan>, done: u32) -> Result<(), Stall> {
-        if let Some(v) = self.t.lookup(token).filter(|_| self.deduplicate) {
+        if let Some(v) = self.deduplicate.then(|| self.t.lookup(token)).flatten() {
             self.t.map(lpn, v, ctx.ftl);
             self.n.dedup_hits += 1;
             self.periods.cur.dedup_hits += 1;
