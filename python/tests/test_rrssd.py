@@ -132,3 +132,27 @@ def test_rr2_reads_fig2s_window_of_host_requests(tmp_path):
     assert _max_over_min(hosts) == 3.0 and _max_over_min(every) == 103.0
     assert np.isnan(_max_over_min(np.array([[4, 0], [2, 0]])))  # an idle chip in every sample: undefined
     assert _chip_window(SimpleNamespace(dir=tmp_path / "none"), day) is None
+
+
+def test_rr5_judges_a_windows_copies_on_the_papers_device():
+    """rr-5 compares the first weekly window with the first daily one on
+    the paper's device; the aged device's counts, where the capacity guard
+    skips a week's copies, are shown beside them but not judged."""
+    from detour.reproduce.base import Run, Runs
+    from detour.reproduce.rrssd import rr5
+    from detour.reproduce.verdict import judge
+
+    def run(name: str, first_window: int) -> Run:
+        return Run({"profile": name}, {"periods": [{"copies_made": first_window}],
+                                       "scheme_counters": {"rrssd.copy_us": 500.0}}, None)
+
+    names = ["webvm", "homes", "mail"]
+    cost = {"daily": Runs(run(n, 1000) for n in names), "weekly": Runs(run(n, 7000) for n in names)}
+    aged_weekly = Runs(run(n, 0) for n in names)  # the guard skipped every copy
+    by = {n: {"rr-ssd": run(n, 1000)} for n in names}
+    s = rr5(by, aged_weekly, cost, "desc")
+    row = s.rows[0]
+    assert row[0] == "webvm" and row[1] == 1.0 and row[3] == 7.0 and row[-2:] == [1.0, 0.0]
+    assert row[2] == pytest.approx(1000 * 500 / 6e7)  # minutes: copies x copy time
+    assert s.claim.ours == {f"weekly vs daily copies % ({n})": 600.0 for n in ["mail", "homes", "webvm"]}
+    assert judge(s.claim)["verdict"] == "reproduced"

@@ -143,16 +143,22 @@ def experiments(ctx: Context) -> List[Section]:
     ideal = ctx.sweep("rrssd-ideal", w, ["rr-ssd"], ["oracle"], fixed={**fixed, **IDEAL_ALL_CHIP})
     names = list(dict.fromkeys(r.workload for r in conv))
     weekly = ctx.sweep("rrssd-weekly", w, ["rr-ssd"], ["rr-ssd"], fixed={**fixed, "scheme.dedup.period_s": 7 * day * SCALE})
+    # rr-5 measures what one replication window copies, on the paper's device:
+    # the aged one's capacity guard skips a week's copies (see rr5).
+    paper_dev = {k: v for k, v in fixed.items() if k not in AGED}
+    cost = {period: ctx.sweep(f"rrssd-cost-{period}", w, ["rr-ssd"], ["rr-ssd"],
+                              fixed={**paper_dev, "scheme.dedup.period_s": days * day * SCALE})
+            for period, days in (("daily", 1), ("weekly", 7))}
     alpha_w = [x for x in w if x.get("label") in ("hadoop", "trans")] or w
     alpha = ctx.sweep("rrssd-alpha", alpha_w, ["rr-ssd"], ["rr-ssd"], fixed=fixed,
                       grid={"scheme.dedup.alpha_pct": ALPHAS[1:]})
     by = {n: {col: runs.one(workload=n) for col, runs in cols.items()} for n in names}
     cv = {n: conv.one(workload=n) for n in names}
     ideal_all = {n: ideal.one(workload=n) for n in names}
-    sections = [rr1(cv, desc), rr2(cv, desc, day), rr3(by, cv, ideal_all, desc), rr4(ctx, names, day, desc), rr5(by, weekly, desc),
+    sections = [rr1(cv, desc), rr2(cv, desc, day), rr3(by, cv, ideal_all, desc), rr4(ctx, names, day, desc), rr5(by, weekly, cost, desc),
                 rr6(by, desc), rr7(by, desc), rr8(by, alpha, desc), rr9(by, desc), rr10(by, desc), rr11(by, desc),
                 rr12(by, desc)]
-    every = [r for runs in [*cols.values(), conv, ideal, weekly, alpha] for r in runs]
+    every = [r for runs in [*cols.values(), conv, ideal, weekly, *cost.values(), alpha] for r in runs]
     errors = sum(int(r.summary["verify_errors"]) for r in every)
     gc = {n: int(cv[n].summary["gc"]["erases"]) for n in names}
     sections[0].notes.append(f"Verify mode over all {len(every)} runs: "
@@ -336,28 +342,39 @@ def rr4(ctx: Context, names: List[str], day: float, desc: str) -> Section:
     return s
 
 
-def rr5(by: Dict, weekly: Runs, desc: str) -> Section:
+def _first_window(r) -> float:
+    return (r.summary.get("periods") or [{}])[0].get("copies_made", 0)
+
+
+def rr5(by: Dict, weekly: Runs, cost: Dict[str, Runs], desc: str) -> Section:
+    """Judged on the paper's device (4 GiB on 1 TiB: space never stops a
+    copy), as the paper measured it. On the aged device the capacity guard
+    skips copies once a week's writes have used the head-room above the GC
+    trigger, which measures the guard, not a window's work; its counts stay
+    as the last two columns."""
     rows = []
-    for r in weekly:
-        d = by[r.workload]["rr-ssd"]
-        copy_us = d.counter("rrssd.copy_us", 0.0)
-        day0 = (d.summary.get("periods") or [{}])[0].get("copies_made", 0)
-        week0 = (r.summary.get("periods") or [{}])[0].get("copies_made", 0)
-        paper = PAPER_TABLE1.get(r.workload, (NAN,) * 4)
-        rows.append([r.workload, day0 / 1e3, day0 * copy_us / 6e7, week0 / 1e3, week0 * copy_us / 6e7, *paper])
+    for r in cost["weekly"]:
+        n = r.workload
+        copy_us = r.counter("rrssd.copy_us", 0.0)
+        day0, week0 = _first_window(cost["daily"].one(workload=n)), _first_window(r)
+        paper = PAPER_TABLE1.get(n, (NAN,) * 4)
+        aged = (_first_window(by[n]["rr-ssd"]) / 1e3, _first_window(weekly.one(workload=n)) / 1e3)
+        rows.append([n, day0 / 1e3, day0 * copy_us / 6e7, week0 / 1e3, week0 * copy_us / 6e7, *paper, *aged])
     # Scale-free: how much more the first weekly window copies than the first daily one.
     more = {r[0]: change(r[3], r[1]) for r in rows}
     paper_more = {n: change(p[2], p[0]) for n, p in PAPER_TABLE1.items()}
     s = Section("rr-5", "Replication cost of the first daily and the first weekly window (K copies, minutes)",
                 "mail 160.9 K copies / 7.96 min daily vs 1253.2 K / 62 min weekly", desc,
                 ["workload", "daily K", "daily min", "weekly K", "weekly min", "paper daily K", "paper daily min",
-                 "paper weekly K", "paper weekly min"], rows)
+                 "paper weekly K", "paper weekly min", "aged device: daily K", "aged device: weekly K"], rows)
     s.measured(*_per_workload(paper_more, more, "weekly vs daily copies %"),
-               why="A run shorter than a week has its only weekly window at its end (--quick: 3 days), and the "
-                   "profiles' values are mostly read once a day.")
+               why="The profiles' values are mostly read once a day, so a week's window finds fewer new values per "
+                   "day than the paper's traces do.")
     s.notes.append("A copy costs read + 2 channel transfers + program, one at a time (490 us on this device); the "
-                   "paper's Table I implies about 2.97 ms per copy. A run shorter than a week has its only weekly "
-                   "window at its end.")
+                   "paper's Table I implies about 2.97 ms per copy. Measured on the paper's device (no aging: the "
+                   "footprint is 0.4% of it), where space never stops a copy; the last two columns are the aged "
+                   "device's, where the capacity guard skips the copies that would take a plane to its GC trigger "
+                   "once a week's writes have used the head-room. The single weekly window ends with the run.")
     return s
 
 
