@@ -9,7 +9,7 @@ from typing import Any, Dict, List, Optional
 import numpy as np
 
 from ..plots import _figure, grid, labels, scheme_style
-from .base import Context, grouped_bars, Runs, Section, change, mean, nearest_rank
+from .base import Context, grouped_bars, Run, Runs, Section, change, mean, nearest_rank
 
 TITLE = "RR-SSD: content-popularity selective replication (rr-1..rr-12)"
 PAPER_FILE = "rr-ssd-content-popularity-replication.txt"
@@ -342,7 +342,7 @@ def rr4(ctx: Context, names: List[str], day: float, desc: str) -> Section:
     return s
 
 
-def _first_window(r) -> float:
+def _first_window(r: Run) -> float:
     return (r.summary.get("periods") or [{}])[0].get("copies_made", 0)
 
 
@@ -368,8 +368,9 @@ def rr5(by: Dict, weekly: Runs, cost: Dict[str, Runs], desc: str) -> Section:
                 ["workload", "daily K", "daily min", "weekly K", "weekly min", "paper daily K", "paper daily min",
                  "paper weekly K", "paper weekly min", "aged device: daily K", "aged device: weekly K"], rows)
     s.measured(*_per_workload(paper_more, more, "weekly vs daily copies %"),
-               why="The profiles' values are mostly read once a day, so a week's window finds fewer new values per "
-                   "day than the paper's traces do.")
+               why="--quick runs 3 days, so its weekly window holds 3 days' reads; on a full run the profiles' "
+                   "values are mostly read once a day, so a week's window finds fewer new values per day than the "
+                   "paper's traces do.")
     s.notes.append("A copy costs read + 2 channel transfers + program, one at a time (490 us on this device); the "
                    "paper's Table I implies about 2.97 ms per copy. Measured on the paper's device (no aging: the "
                    "footprint is 0.4% of it), where space never stops a copy; the last two columns are the aged "
