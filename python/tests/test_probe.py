@@ -61,6 +61,9 @@ def test_readings_of_table_iii():
     assert rrssd.reading_set("mail") == {"content.read_unique": 0.2}
     assert rrssd.reading_set("hadoop", "new-share") == {"content.read_unique": 0.175}
     assert rrssd.reading_set("not-a-profile") == {}
+    # per-text: the smaller New where Sec. IV-B calls it small, the larger for desktop
+    text = {n: rrssd.reading_set(n, "per-text")["content.read_unique"] for n in rrssd.PROFILES}
+    assert text == {"webvm": 0.32, "homes": 0.2, "mail": 0.2, "hadoop": 0.175, "trans": 0.138, "desktop": 0.503}
 
 
 def test_steady_state_statistic_skips_day_0(tmp_path):
