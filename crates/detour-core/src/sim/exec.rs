@@ -49,9 +49,12 @@ impl Simulation {
         let txn = self.txns.get_mut(t);
         let base_group = txn.groups.len() as u32;
         txn.buffered += plan.buffered;
+        // A host read must see the host's latest write; anything else
+        // copies what the flash holds.
+        let host = matches!(txn.kind, TxnKind::Host { .. });
         for g in &plan.groups {
             let expect = match (&self.oracle, g.check) {
-                (Some(o), true) => g.expect.unwrap_or_else(|| o.get(g.lpn)),
+                (Some(o), true) => g.expect.unwrap_or_else(|| if host { o.host(g.lpn) } else { o.flash(g.lpn) }),
                 _ => 0,
             };
             txn.groups.push(GroupState { lpn: g.lpn, check: g.check, expect, ..GroupState::default() });

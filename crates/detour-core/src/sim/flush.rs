@@ -11,7 +11,7 @@
 
 use super::buffer::WriteBuffer;
 use super::txn::TxnKind;
-use super::{mark_written, Simulation};
+use super::{mark_buffered, Simulation};
 use crate::config::{FlushClass, WriteBufferConfig};
 use crate::engine::Event;
 use crate::error::Result;
@@ -103,7 +103,7 @@ impl Simulation {
             let Some(hit) = b.buf.write(io.lpn + i, token) else { break };
             b.s.write_pages += 1;
             b.s.write_hits += hit as u64;
-            mark_written(&mut self.placed, &mut self.oracle, io.lpn + i, token);
+            mark_buffered(&mut self.placed, &mut self.oracle, io.lpn + i, token);
             self.lot.placed(io.lpn + i);
             i += 1;
         }
@@ -197,6 +197,12 @@ impl Simulation {
         self.tokens = tokens;
         let stalled = r.err().map(|s| from + s.done);
         self.fix_background_expectations();
+        if let Some(o) = self.oracle.as_mut() {
+            let done = stalled.unwrap_or(pages) - from;
+            for (i, lpn) in (range.start..range.start + done).enumerate() {
+                o.flushed(lpn, self.tokens[i]);
+            }
+        }
         if self.wbuf.as_ref().is_some_and(|b| b.class == FlushClass::Background) {
             for op in plan.ops.iter_mut() {
                 op.class = Class::Background;
@@ -265,7 +271,7 @@ impl Simulation {
 
     /// Verify mode: the buffer must hold the page's latest data.
     fn check_buffered(&mut self, lpn: Lpn, token: Token) {
-        let Some(expected) = self.oracle.as_ref().map(|o| o.get(lpn)) else { return };
+        let Some(expected) = self.oracle.as_ref().map(|o| o.host(lpn)) else { return };
         if expected != token {
             self.n.verify_errors += 1;
             if self.failures.len() < 16 {

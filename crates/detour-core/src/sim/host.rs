@@ -242,7 +242,7 @@ impl Simulation {
         let Some(o) = self.oracle.as_ref() else { return };
         for g in self.bg.iter_mut().flat_map(|p| p.groups.iter_mut()) {
             if g.check && g.expect.is_none() {
-                g.expect = Some(o.get(g.lpn));
+                g.expect = Some(o.flash(g.lpn));
             }
         }
     }

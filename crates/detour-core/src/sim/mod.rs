@@ -15,6 +15,7 @@ mod flush;
 mod host;
 mod instant;
 mod link;
+mod oracle;
 mod park;
 mod translate;
 mod txn;
@@ -106,8 +107,8 @@ pub struct Simulation {
     txns: Txns,
     /// Per-request rows and the summary's figures counted from them.
     log: RequestLog,
-    /// Latest token per LPN (verify mode).
-    oracle: Option<Chunked<Token>>,
+    /// What each LPN should hold (verify mode).
+    oracle: Option<oracle::Oracle>,
     /// One bit per LPN: the page holds data (written or placed).
     placed: Chunked<u64>,
     next_req: Option<HostIo>,
@@ -191,6 +192,7 @@ impl Simulation {
         let (needs_content, log_period) = (scheme.needs_content(), period_s(scheme.as_ref()));
         let sched = Scheduler::new(&geo, &timing, &cfg.scheduler, cfg.host.write_ack);
         let sched_unit_dies = sched.unit_dies();
+        let wbuf = flush::BufferRun::new(&cfg.write_buffer, cfg.device.page_size, geo.logical_pages);
         Ok(Simulation {
             q: EventQueue::new(),
             sched,
@@ -201,7 +203,7 @@ impl Simulation {
             rng: ChaCha8Rng::seed_from_u64(cfg.run.seed),
             txns: Txns::default(),
             log: RequestLog::new(RequestSink::Discard, log_period),
-            oracle: verify.then(|| Chunked::new(geo.logical_pages as u64, 0)),
+            oracle: verify.then(|| oracle::Oracle::new(geo.logical_pages, wbuf.is_some())),
             placed: Chunked::new((geo.logical_pages as u64).div_ceil(64), 0),
             next_req: None,
             ahead: None,
@@ -222,7 +224,7 @@ impl Simulation {
             failures: Vec::new(),
             coll: cfg.metrics.collisions.then(|| Box::new(CollisionTracker::new(geo.dies(), cfg.run.seed))),
             probe: Probe::new(cfg.probes.interval_us, geo.dies(), geo.dies_per_chip, sched_unit_dies),
-            wbuf: flush::BufferRun::new(&cfg.write_buffer, cfg.device.page_size, geo.logical_pages),
+            wbuf,
             link: link::HostLink::new(cfg.host.link_gbps),
             closed: closed::ClosedLoop::new(&cfg, geo.logical_bytes(), needs_content)?,
             source: "<workload>".into(),
@@ -435,11 +437,26 @@ fn is_placed(placed: &Chunked<u64>, lpn: Lpn) -> bool {
 /// and its entry in verify mode's oracle. A free function, so code holding
 /// a planning context can call it beside the context's borrows.
 #[inline]
-fn mark_written(placed: &mut Chunked<u64>, oracle: &mut Option<Chunked<Token>>, lpn: Lpn, token: Token) {
+fn mark_written(placed: &mut Chunked<u64>, oracle: &mut Option<oracle::Oracle>, lpn: Lpn, token: Token) {
+    mark_placed(placed, lpn);
+    if let Some(o) = oracle.as_mut() {
+        o.written(lpn, token);
+    }
+}
+
+#[inline]
+fn mark_placed(placed: &mut Chunked<u64>, lpn: Lpn) {
     let w = placed.get(lpn >> 6);
     placed.set(lpn >> 6, w | (1 << (lpn & 63)));
+}
+
+/// Record that the host wrote `token` to `lpn` into the write buffer: the
+/// page holds data, but the flash keeps its previous version until a flush.
+#[inline]
+fn mark_buffered(placed: &mut Chunked<u64>, oracle: &mut Option<oracle::Oracle>, lpn: Lpn, token: Token) {
+    mark_placed(placed, lpn);
     if let Some(o) = oracle.as_mut() {
-        o.set(lpn, token);
+        o.buffered(lpn, token);
     }
 }
 
