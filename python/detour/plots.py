@@ -105,7 +105,7 @@ def comparison_figure(results: Mapping[str, "object"], title: str = ""):
     ax.grid(True, axis="y", which="both", alpha=0.3)
     for name in names:
         c = results[name].columns
-        lat = np.sort(c["latency_ns"][~c["is_write"] & ~c["warmup"]]) / 1000.0
+        lat = np.sort(c["latency_ns"][~c["is_write"] & measured_rows(c)]) / 1000.0
         if len(lat):
             cdf.plot(lat, np.arange(1, len(lat) + 1) / len(lat), label=name, **scheme_style(name))
     cdf.set_xscale("log")
@@ -117,12 +117,20 @@ def comparison_figure(results: Mapping[str, "object"], title: str = ""):
     return fig
 
 
+def measured_rows(c):
+    """The rows the summary's statistics count: not warm-up, not failed."""
+    keep = ~c["warmup"]
+    if "lost" in c:
+        keep &= ~c["lost"]
+    return keep
+
+
 def result_figure(result, title: str = ""):
     """One run at a glance: the latency CDF of reads and of writes (left)
     and the mean time per part of the critical path (right), µs."""
     fig, (cdf, parts) = grid(2, ncols=2, panel=(5.0, 3.4))
     c = result.columns
-    measured = ~c["warmup"]
+    measured = measured_rows(c)
     for kind, sel, color in (("read", ~c["is_write"], "#4363d8"), ("write", c["is_write"], "#e6194b")):
         lat = np.sort(c["latency_ns"][sel & measured]) / 1000.0
         if len(lat):

@@ -74,9 +74,14 @@ def exact_latency(path: "os.PathLike[str]", kind: str = "all") -> Dict[str, floa
 
     if kind not in ("read", "write", "all"):
         raise ValueError(f"kind must be 'read', 'write' or 'all', not {kind!r}")
-    t = pq.read_table(os.fspath(path), columns=["latency_ns", "is_write", "warmup"])
+    # Files written before the `lost` column have no failed requests.
+    names = pq.read_schema(os.fspath(path)).names
+    cols = ["latency_ns", "is_write", "warmup"] + (["lost"] if "lost" in names else [])
+    t = pq.read_table(os.fspath(path), columns=cols)
     lat = t.column("latency_ns").to_numpy()
     keep = ~t.column("warmup").to_numpy(zero_copy_only=False)
+    if "lost" in names:
+        keep &= ~t.column("lost").to_numpy(zero_copy_only=False)
     w = t.column("is_write").to_numpy(zero_copy_only=False)
     if kind != "all":
         keep &= w if kind == "write" else ~w

@@ -57,6 +57,7 @@ SECTIONS = (
         F('reads', 'int', 'measured read requests'),
         F('writes', 'int', 'measured write requests'),
         F('warmup_requests', 'int', 'requests left out of the statistics as warm-up: `min(host.warmup_requests, requests in the workload)`, plus the requests closed-loop flows issued during their `ramp_s` (see `flows`)'),
+        F('lost_requests', 'int', 'measured requests that failed, left out of `requests` and of every latency figure: reads of a page that no copy or stripe holds after an injected failure (`scheme.raid.fail_*`); flagged in requests.parquet\'s `lost` column'),
         F('verify', 'bool', '`run.verify`: every completed read was checked against the latest write of its pages'),
         F('verify_errors', 'int', 'read pages that returned data other than the latest written; always 0 when `verify` is false. A non-zero value is a simulator or scheme bug (or a real loss after an injected failure)'),
         F('verify_failures', 'list', "the first 16 verify errors, each `{time_ns, lpn, expected, got}`: simulated time of the read's completion (ns), logical page number, and the content tokens (64-bit integers) expected and returned"),

@@ -85,3 +85,29 @@ fn dynamic_allocation_sends_writes_to_idle_dies() {
     assert_eq!(dynm.summary.dies.programs.iter().filter(|&&p| p > 0).count(), 16);
     assert!(dynm.summary.latency_us.write.mean < stat.summary.latency_us.write.mean / 4.0);
 }
+
+/// Regression (issue 50.3): the pages of one request are all planned before
+/// any is queued, so the load the allocator saw did not move between them
+/// and ties went to die 0: a 64 KiB write put its 16 pages on one die, and
+/// at QD1 (the device idle between requests) so did every request.
+#[test]
+fn dynamic_allocation_spreads_the_pages_of_one_request_and_of_requests_in_turn() {
+    let dies = |r: &sim::RunResult| r.summary.dies.programs.iter().filter(|&&p| p > 0).count();
+    let one = sim::run_requests(small(&["ftl.allocation=dynamic"]), &[req(0, 0, 16, IoKind::Write)]).unwrap();
+    assert_eq!(dies(&one), 16, "{:?}", one.summary.dies.programs);
+    // One page at a time, each after the last has finished: round the dies.
+    let seq: Vec<_> = (0..64).map(|i| req(i * 10_000_000, i, 1, IoKind::Write)).collect();
+    let qd1 = sim::run_requests(small(&["ftl.allocation=dynamic"]), &seq).unwrap();
+    assert!(qd1.summary.dies.programs.iter().all(|&p| p == 4), "{:?}", qd1.summary.dies.programs);
+}
+
+/// A single write larger than one die's space completes on an empty device
+/// under dynamic allocation (it used to fill die 0 and stop).
+#[test]
+fn one_large_write_fits_an_empty_device_under_dynamic_allocation() {
+    let pages = 128 << 8; // 128 MiB of 4 KiB pages
+    let r = sim::run_requests(small(&["ftl.allocation=dynamic", "run.verify=true"]), &[req(0, 0, pages, IoKind::Write)]).unwrap();
+    assert_eq!(r.summary.writes, 1);
+    assert_eq!(r.summary.dies.programs.iter().sum::<u64>(), pages as u64);
+    assert!(r.summary.dies.programs.iter().all(|&p| p == pages as u64 / 16), "{:?}", r.summary.dies.programs);
+}

@@ -42,23 +42,56 @@ impl Ftl {
         }
     }
 
-    /// A plane on the least-loaded of `dies` (fewest outstanding commands;
-    /// ties go to the lowest die id), rotating over that die's planes. In
-    /// setup (see [`Ftl::set_setup`]), the die of `dies` that took the
-    /// fewest setup writes.
+    /// A plane on the least-loaded of `dies`, rotating over that die's
+    /// planes. Load is the die's outstanding commands plus the pages planned
+    /// on it that are not submitted yet (the pages of one request are all
+    /// planned before any is queued, and without them every page of a
+    /// request went to the same die). A die with no page for a host write
+    /// comes last; ties go round the dies from the one after the last
+    /// chosen, so a device that drains between requests (QD1) still spreads
+    /// them, rather than to the lowest id. In setup (see
+    /// [`Ftl::set_setup`]), the die of `dies` that took the fewest setup writes.
     pub fn least_loaded_plane(&mut self, view: &LoadView, dies: impl Iterator<Item = u32>) -> u32 {
         let die = if self.setup {
             let d = view.least_by(dies, |&d| self.setup_writes[d as usize]).unwrap_or(0);
             self.setup_writes[d as usize] += 1;
             d
         } else {
-            view.least_loaded(dies).unwrap_or(0)
+            let (n, next) = (self.geo.dies(), self.planning.next_die);
+            let key = |&d: &u32| (!self.die_has_room(d), view.occ(d) + self.planning.pages(d), (d + n - next % n) % n);
+            let d = view.least_by(dies, key).unwrap_or(0);
+            self.planning.next_die = d + 1;
+            d
         };
         let ppd = self.geo.planes_per_die;
         let k = &mut self.plane_rr[die as usize];
         let plane = die * ppd + *k % ppd;
         *k = k.wrapping_add(1);
         plane
+    }
+
+    /// Some plane of `die` can take a host page now.
+    fn die_has_room(&self, die: u32) -> bool {
+        let ppd = self.geo.planes_per_die;
+        (die * ppd..(die + 1) * ppd).any(|plane| {
+            let p = &self.planes[plane as usize];
+            let block = p.write_points[Stream::Host as usize];
+            (block != NO_PAGE && self.blocks[block as usize].next < self.geo.pages_per_block) || p.free.len() as u32 > GC_RESERVE
+        })
+    }
+
+    /// Pages planned on `die` that the scheduler has not been handed yet
+    /// (see [`Planning`]).
+    #[inline]
+    pub fn planned_on(&self, die: u32) -> u32 {
+        self.planning.pages(die)
+    }
+
+    /// The plans made so far are in the scheduler's queues: their pages
+    /// now count in its outstanding commands.
+    #[inline]
+    pub fn plans_submitted(&mut self) {
+        self.planning.clear();
     }
 
     /// Allocate the next page of `stream`'s open block on `plane` for
@@ -114,6 +147,7 @@ impl Ftl {
         if state == PageState::Pending {
             b.pins += 1;
             b.pending += 1;
+            self.planning.add(self.geo.die_of_plane(plane));
         }
         if b.next == ppb {
             b.state = BlockState::Full;
@@ -211,5 +245,41 @@ impl Ftl {
     /// Whether allocation picks planes by load (`ftl.allocation = "dynamic"`).
     pub fn dynamic(&self) -> bool {
         self.dynamic
+    }
+}
+
+/// Pages allocated for programs since the simulator last handed its plans
+/// to the scheduler, per die, and where dynamic allocation's ties start.
+#[derive(Default)]
+pub(crate) struct Planning {
+    per_die: Vec<u32>,
+    touched: Vec<u32>,
+    next_die: u32,
+}
+
+impl Planning {
+    pub(crate) fn new(dies: u32) -> Planning {
+        Planning { per_die: vec![0; dies as usize], touched: Vec::new(), next_die: 0 }
+    }
+
+    #[inline]
+    fn add(&mut self, die: u32) {
+        let n = &mut self.per_die[die as usize];
+        if *n == 0 {
+            self.touched.push(die);
+        }
+        *n += 1;
+    }
+
+    #[inline]
+    fn pages(&self, die: u32) -> u32 {
+        self.per_die[die as usize]
+    }
+
+    #[inline]
+    fn clear(&mut self) {
+        for d in self.touched.drain(..) {
+            self.per_die[d as usize] = 0;
+        }
     }
 }

@@ -107,6 +107,8 @@ pub struct Ftl {
     blocks: chunked::Zeroed<BlockInfo>,
     planes: Vec<PlaneInfo>,
     plane_rr: Vec<u32>,
+    /// Pages planned but not yet queued, per die (dynamic allocation's load).
+    planning: alloc::Planning,
     /// Writes that take no simulated time (see [`Ftl::set_setup`]) per die.
     setup_writes: Vec<u32>,
     setup: bool,
@@ -172,6 +174,7 @@ impl Ftl {
             blocks: chunked::Zeroed::new(geo.blocks() as usize),
             planes,
             plane_rr: vec![0; geo.dies() as usize],
+            planning: alloc::Planning::new(geo.dies()),
             setup_writes: vec![0; geo.dies() as usize],
             setup: false,
             gc_wanted: Vec::new(),

@@ -19,6 +19,8 @@ pub struct RequestColumns {
     pub delay_ns: Vec<u32>,
     /// Left out of the statistics as warm-up.
     pub warmup: Vec<bool>,
+    /// Failed: a page it reads was lost (left out of the latency figures).
+    pub lost: Vec<bool>,
 }
 
 impl RequestColumns {
@@ -32,6 +34,7 @@ impl RequestColumns {
         self.array_ns.push(r.array_ns);
         self.delay_ns.push(r.delay_ns);
         self.warmup.push(r.warmup);
+        self.lost.push(r.lost);
     }
 
     pub fn len(&self) -> usize {

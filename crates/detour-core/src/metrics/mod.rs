@@ -110,6 +110,9 @@ pub struct Summary {
     pub reads: u64,
     pub writes: u64,
     pub warmup_requests: u64,
+    /// Measured requests that failed, left out of every latency figure: a
+    /// read of a page no copy or stripe holds after a failure.
+    pub lost_requests: u64,
     pub verify: bool,
     /// Reads whose data did not match the latest write (0 when not verifying).
     pub verify_errors: u64,

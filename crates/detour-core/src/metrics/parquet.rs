@@ -42,6 +42,7 @@ const SCHEMA: &str = "message requests {
     REQUIRED INT32 delay_ns (INTEGER(32,false));
     REQUIRED BOOLEAN warmup;
     REQUIRED INT64 queue_ns (INTEGER(64,false));
+    REQUIRED BOOLEAN lost;
 }";
 
 /// One row group's columns (unsigned values in their signed twins' bits,
@@ -58,6 +59,7 @@ struct Batch {
     delay: Vec<i32>,
     warmup: Vec<bool>,
     queue: Vec<i64>,
+    lost: Vec<bool>,
 }
 
 impl Batch {
@@ -73,6 +75,7 @@ impl Batch {
             delay: Vec::with_capacity(n),
             warmup: Vec::with_capacity(n),
             queue: Vec::with_capacity(n),
+            lost: Vec::with_capacity(n),
         }
     }
 
@@ -87,6 +90,7 @@ impl Batch {
         self.delay.push(r.delay_ns as i32);
         self.warmup.push(r.warmup);
         self.queue.push(r.queue_ns() as i64);
+        self.lost.push(r.lost);
     }
 
     fn len(&self) -> usize {
@@ -252,7 +256,8 @@ fn write_group(w: &mut SerializedFileWriter<BufWriter<File>>, b: &Batch) -> parq
             6 => c.typed::<Int32Type>().write_batch(&b.array, None, None)?,
             7 => c.typed::<Int32Type>().write_batch(&b.delay, None, None)?,
             8 => c.typed::<BoolType>().write_batch(&b.warmup, None, None)?,
-            _ => c.typed::<Int64Type>().write_batch(&b.queue, None, None)?,
+            9 => c.typed::<Int64Type>().write_batch(&b.queue, None, None)?,
+            _ => c.typed::<BoolType>().write_batch(&b.lost, None, None)?,
         };
         c.close()?;
         k += 1;

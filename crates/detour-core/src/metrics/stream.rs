@@ -26,6 +26,8 @@ pub struct Row {
     pub delay_ns: u32,
     pub is_write: bool,
     pub warmup: bool,
+    /// The request failed: a page it reads is lost (see `Plan::lost`).
+    pub lost: bool,
     done: bool,
 }
 
@@ -78,12 +80,12 @@ impl RequestLog {
 
     /// Request `i` completed: fill its row, and let every row up to the
     /// oldest still in flight leave the window.
-    pub fn complete(&mut self, i: u64, latency: u64, bus: u64, array: u64, delay: u64) -> Result<()> {
+    pub fn complete(&mut self, i: u64, latency: u64, bus: u64, array: u64, delay: u64, lost: bool) -> Result<()> {
         let sat = |v: u64| v.min(u32::MAX as u64) as u32;
         let Some(row) = i.checked_sub(self.base).and_then(|k| self.window.get_mut(k as usize)) else {
             return Err(Error::Sim(format!("request {i} completed twice, or before it arrived")));
         };
-        (row.latency_ns, row.bus_ns, row.array_ns, row.delay_ns, row.done) = (latency, sat(bus), sat(array), sat(delay), true);
+        (row.latency_ns, row.bus_ns, row.array_ns, row.delay_ns, row.lost, row.done) = (latency, sat(bus), sat(array), sat(delay), lost, true);
         while self.window.front().is_some_and(|r| r.done) {
             if let Some(row) = self.window.pop_front() {
                 self.base += 1;
@@ -128,6 +130,8 @@ pub struct Tally {
     pub first_ns: u64,
     pub last_ns: u64,
     pub shape: Shape,
+    /// Measured requests that failed (`Row::lost`).
+    pub lost: u64,
     period_ns: f64,
     /// Per period (by arrival): read latency sum, reads, all sum, all, µs.
     periods: Vec<[f64; 4]>,
@@ -158,6 +162,7 @@ impl Tally {
             first_ns: u64::MAX,
             last_ns: 0,
             shape: Shape::default(),
+            lost: 0,
             period_ns: (period_s * 1e9).max(1.0),
             periods: Vec::new(),
         }
@@ -170,6 +175,11 @@ impl Tally {
         sh.last_arrival_ns = r.arrival_ns;
         sh.last_completion_ns = sh.last_completion_ns.max(r.arrival_ns + r.latency_ns);
         if r.warmup {
+            return;
+        }
+        // A failed request has no response time to count: it is reported.
+        if r.lost {
+            self.lost += 1;
             return;
         }
         let w = r.is_write as usize;
@@ -284,7 +294,7 @@ mod tests {
             assert_eq!(log.arrive(i * 10, i, 4096, i % 2 == 1, false, 1), i);
         }
         for (i, lat) in [(3u64, 7u64), (1, 5), (0, 9), (4, 1), (2, 2)] {
-            log.complete(i, lat, 1, 1, 0).unwrap();
+            log.complete(i, lat, 1, 1, 0, false).unwrap();
         }
         assert!(log.is_drained());
         let (cols, _) = log.into_parts();
@@ -296,9 +306,9 @@ mod tests {
     fn completing_twice_or_unarrived_is_an_error() {
         let mut log = RequestLog::new(RequestSink::Discard, 1.0);
         log.arrive(0, 0, 1, false, false, 1);
-        log.complete(0, 1, 0, 0, 0).unwrap();
-        assert!(log.complete(0, 1, 0, 0, 0).is_err());
-        assert!(log.complete(7, 1, 0, 0, 0).is_err());
+        log.complete(0, 1, 0, 0, 0, false).unwrap();
+        assert!(log.complete(0, 1, 0, 0, 0, false).is_err());
+        assert!(log.complete(7, 1, 0, 0, 0, false).is_err());
     }
 
     #[test]
@@ -306,7 +316,7 @@ mod tests {
         let mut log = RequestLog::new(RequestSink::Discard, 1.0);
         for i in 0..100_000u64 {
             log.arrive(i, 0, 512, false, i < 10, 1);
-            log.complete(i, 100 + i % 7, 0, 0, 0).unwrap();
+            log.complete(i, 100 + i % 7, 0, 0, 0, false).unwrap();
             assert!(log.window.len() <= 1);
         }
         let t = log.tally();

@@ -63,7 +63,7 @@ impl<'a> LoadView<'a> {
         self.least_by(dies, |&d| self.occ(d))
     }
     /// The working die of `dies` with the smallest `key` (first wins ties).
-    pub fn least_by(&self, dies: impl Iterator<Item = u32>, key: impl FnMut(&u32) -> u32) -> Option<u32> {
+    pub fn least_by<K: Ord>(&self, dies: impl Iterator<Item = u32>, key: impl FnMut(&u32) -> K) -> Option<u32> {
         dies.filter(|&d| !self.failed(d)).min_by_key(key)
     }
     pub fn min_occ(&self) -> u32 {

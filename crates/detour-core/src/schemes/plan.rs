@@ -53,6 +53,10 @@ pub struct Plan {
     pub delay_ns: u64,
     /// Pages served from the controller's write buffer (no flash read).
     pub buffered: u32,
+    /// Pages of a read that no copy or stripe holds any more (a failed
+    /// unit): the request completes with an error, out of the latency
+    /// figures, and is counted in the summary's `lost_requests`.
+    pub lost: u32,
 }
 
 impl Plan {
@@ -61,6 +65,7 @@ impl Plan {
         self.groups.clear();
         self.delay_ns = 0;
         self.buffered = 0;
+        self.lost = 0;
     }
 
     pub fn is_empty(&self) -> bool {

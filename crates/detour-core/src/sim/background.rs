@@ -142,27 +142,64 @@ impl Simulation {
 
     pub(super) fn schedule_first_tick(&mut self) -> Result<()> {
         match self.tick_interval() {
-            Some(iv) if self.more_to_arrive() => self.q.after(iv, Event::Tick),
+            Some(iv) if self.more_to_arrive() => self.arm_tick(iv),
             _ => Ok(()),
         }
     }
 
+    fn arm_tick(&mut self, iv: u64) -> Result<()> {
+        self.ticks.armed = true;
+        self.q.after(iv, Event::Tick)
+    }
+
     /// The scheme's periodic work; ticks stop once the workload is done.
+    ///
+    /// Every tick needs something else that can move the run on: another
+    /// event pending (an arrival, an issue, a completion) or work handed to
+    /// the dies. A tick with none of that is idle; a tick may itself be what
+    /// lets work resume (Rails' swap hands GC the other half), so
+    /// `IDLE_TICKS` idle ones in a row are allowed before the ticks stop.
+    /// Without that rule a run whose requests all wait for a page GC cannot
+    /// free ticked on for ever (a closed-loop flow always has more to
+    /// issue) or until the clock overflowed (a day at a time for RR-SSD).
+    /// Once the ticks stop the event queue runs dry, the parked requests
+    /// are planned once more (`revive`, which re-arms the ticks if that
+    /// gave the dies work) and otherwise the run ends saying which requests
+    /// could not complete.
     pub(super) fn on_tick(&mut self) -> Result<()> {
+        self.ticks.armed = false;
         self.with_ctx(|s, ctx| s.tick(ctx));
         self.start_background()?;
         self.start_wanted_gc()?;
-        // Requests still out keep the ticks going only while something else
-        // can move them on: with no other event pending and no work handed
-        // to the dies, nothing but ticks would ever happen again, and a
-        // stalled run would tick on (one day at a time, by default for
-        // RR-SSD) until the clock overflowed, instead of ending and saying
-        // which requests could not complete.
         let busy = !self.q.is_empty() || self.sched.has_work();
-        let active = self.more_to_arrive() || (self.outstanding > 0 && busy);
+        self.ticks.idle = if busy { 0 } else { self.ticks.idle + 1 };
+        let wanted = self.more_to_arrive() || self.outstanding > 0;
         match self.tick_interval() {
-            Some(iv) if active => self.q.after(iv, Event::Tick),
+            Some(iv) if wanted && self.ticks.idle <= IDLE_TICKS => self.arm_tick(iv),
             _ => Ok(()),
         }
     }
+
+    /// Parked work was planned again and gave the event queue something to
+    /// do: the scheme's ticks, stopped while nothing moved, resume.
+    pub(super) fn resume_ticks(&mut self) -> Result<()> {
+        match self.tick_interval() {
+            Some(iv) if !self.ticks.armed && !self.q.is_empty() => {
+                self.ticks.idle = 0;
+                self.arm_tick(iv)
+            }
+            _ => Ok(()),
+        }
+    }
+}
+
+/// Idle ticks in a row allowed before the ticks stop (see `on_tick`).
+const IDLE_TICKS: u32 = 2;
+
+/// Whether a tick is pending, and how many ticks in a row found nothing
+/// else that could move the run on.
+#[derive(Default)]
+pub(super) struct Ticks {
+    pub armed: bool,
+    pub idle: u32,
 }

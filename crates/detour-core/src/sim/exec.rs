@@ -43,12 +43,15 @@ impl Simulation {
     /// (in stage order), and stays that one record until it completes; a
     /// group's first stage is submitted as it is chained.
     pub(super) fn materialize(&mut self, t: u32, plan: &Plan, first: bool) -> Result<()> {
+        // Its pages are queued below and count in the load from now on.
+        self.ftl.plans_submitted();
         if self.solo && self.launch_solo(t, plan, first) {
             return Ok(());
         }
         let txn = self.txns.get_mut(t);
         let base_group = txn.groups.len() as u32;
         txn.buffered += plan.buffered;
+        txn.lost += plan.lost;
         // A host read must see the host's latest write; anything else
         // copies what the flash holds.
         let host = matches!(txn.kind, TxnKind::Host { .. });
@@ -102,6 +105,7 @@ impl Simulation {
             return false;
         }
         txn.buffered += plan.buffered;
+        txn.lost += plan.lost;
         txn.open_groups += n as u32;
         for p in &plan.ops {
             let id = self.insert_op(t, SOLO, p);

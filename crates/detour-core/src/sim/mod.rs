@@ -123,6 +123,7 @@ pub struct Simulation {
     lot: park::ParkLot,
     /// Events handled when the lot was last woken whole (see `revive`).
     revived_at: u64,
+    ticks: background::Ticks,
     gc_blocked: Vec<u32>,
     plan: Plan,
     scratch_plan: Plan,
@@ -212,6 +213,7 @@ impl Simulation {
             outstanding: 0,
             lot: park::ParkLot::new(geo.planes()),
             revived_at: u64::MAX,
+            ticks: background::Ticks::default(),
             gc_blocked: Vec::new(),
             plan: Plan::default(),
             scratch_plan: Plan::default(),
@@ -357,6 +359,7 @@ impl Simulation {
         if let Some(e) = self.q.take_fault() {
             return Err(e);
         }
+        self.resume_ticks()?;
         Ok(!self.q.is_empty())
     }
 
@@ -381,6 +384,7 @@ impl Simulation {
             verify: self.cfg.run.verify,
             verify_errors: self.n.verify_errors,
             warmup_requests: self.cfg.host.warmup_requests.min(self.log.arrived()) + self.n.ramped,
+            lost_requests: self.log.tally().lost,
             stalls: self.n.stalls,
             events: self.n.events,
             park_visits: self.lot.visits,

@@ -88,6 +88,8 @@ pub struct Txn {
     pub scheduled: bool,
     /// Pages served from the write buffer.
     pub buffered: u32,
+    /// Pages the scheme found lost (`Plan::lost`).
+    pub lost: u32,
     /// Breakdown of the group that finished last.
     pub bus_ns: u64,
     pub array_ns: u64,
@@ -121,6 +123,7 @@ impl Txn {
             stalled: false,
             scheduled: false,
             buffered: 0,
+            lost: 0,
             bus_ns: 0,
             array_ns: 0,
             delay_ns: 0,
@@ -160,6 +163,7 @@ impl Txns {
         t.stalled = false;
         t.scheduled = false;
         t.buffered = 0;
+        t.lost = 0;
         t.bus_ns = 0;
         t.array_ns = 0;
         t.delay_ns = 0;

@@ -103,16 +103,18 @@ fn run_case(c: &Case) -> Outcome {
         Ok(r) => {
             let s = &r.summary;
             // A real loss after an injected failure is counted by the scheme
-            // (lost_reads): CR5M's channel failure with its mirrors on the
-            // same channel (tests/raid.rs) is the only one found in 200,000
-            // cases. Any other wrong read is a bug.
+            // (lost_reads) and its request fails (lost_requests): never a
+            // wrong read, and never a read counted as served.
             let lost = counter(s, "lost_reads") as u64;
-            if s.requests + s.warmup_requests != produced {
-                Outcome::Bad(format!("{} measured + {} warm-up of {produced} requests", s.requests, s.warmup_requests))
-            } else if s.verify_errors > lost {
+            let failed_rows = r.requests.lost.iter().filter(|&&l| l).count() as u64;
+            if s.requests + s.warmup_requests + s.lost_requests != produced {
+                Outcome::Bad(format!("{} measured + {} warm-up + {} lost of {produced} requests", s.requests, s.warmup_requests, s.lost_requests))
+            } else if s.verify_errors > 0 {
                 Outcome::Bad(format!("{} verify errors, {lost} lost reads: {:?}", s.verify_errors, r.verify_failures))
+            } else if s.lost_requests > lost || (lost > 0 && failed_rows == 0) {
+                Outcome::Bad(format!("{} lost requests, {failed_rows} lost rows, {lost} lost reads", s.lost_requests))
             } else {
-                Outcome::Completed { losses: s.verify_errors, failed: counter(s, "failed_at_us") >= 0.0 && s.scheme_counters.contains_key("failed_at_us") }
+                Outcome::Completed { losses: s.lost_requests, failed: counter(s, "failed_at_us") >= 0.0 && s.scheme_counters.contains_key("failed_at_us") }
             }
         }
     }

@@ -161,6 +161,7 @@ impl Scheme for Cr1 {
         for lpn in lpns {
             let Some((ppn, mirror)) = self.pick(lpn, ctx) else {
                 self.stats.lost_reads += 1;
+                plan.lost += 1;
                 continue;
             };
             if !ctx.ftl.is_programmed(ppn) {

@@ -174,11 +174,15 @@ impl ParityRaid {
 
     /// Degraded read: XOR the parity and the other members. A page that was
     /// mirrored and lost its mirror too cannot be rebuilt (the parity covers
-    /// its expired version): it is counted lost and verify sees the wrong data.
+    /// its expired version), nor one whose stripe lost a second member: it
+    /// is lost, and the request fails (`Plan::lost`) instead of returning
+    /// whatever the XOR gives.
     fn read_rebuilt(&mut self, lpn: Lpn, ctx: &mut Ctx, plan: &mut Plan) {
         let (pages, dead) = self.rebuild_set(lpn, ctx);
         if dead > 0 || self.mt_get(lpn).is_some() {
             self.stats.lost_reads += 1;
+            plan.lost += 1;
+            return;
         }
         if pages.iter().any(|&p| self.live(p, ctx) && !ctx.ftl.is_programmed(p)) {
             // A member or the parity is still being written: the controller

@@ -70,6 +70,7 @@ impl Scheme for Pure {
             let ppn = ctx.ftl.map.get(lpn);
             if self.fail.dead(ctx.geo.die_of(ppn)) {
                 self.stats.lost_reads += 1;
+                plan.lost += 1;
                 continue;
             }
             self.stats.flash_reads += ctx.ftl.is_programmed(ppn) as u64;

@@ -1,0 +1,116 @@
+//! A device that runs out of room must end the run with a clear error or
+//! complete it; nothing periodic (a scheme's tick) or in the background may
+//! keep the clock moving when nothing can make progress (issue 50.2).
+
+mod common;
+use common::*;
+use detour_core::config::{ConfigBuilder, FlowConfig, RwMode};
+use detour_core::schemes::prelude::{self, Class, Ctx, Lpn, Owner, Plan, Ppn, Range, Stall, Time, Token};
+use detour_core::sim::{self, NoProgress, Simulation};
+use std::sync::mpsc;
+use std::time::Duration;
+
+/// Sequential 4 KiB writes at QD1 on `small` with 16 blocks per plane and
+/// over-provisioning `op`, run on a thread that must end within a minute.
+fn stalled_writes(scheme: &str, op: &str, ios: u64, extra: &[&str]) -> Result<sim::RunResult, String> {
+    let s = format!("scheme.name={scheme}");
+    let op = format!("device.overprovisioning={op}");
+    let mut o = vec![s.as_str(), "device.blocks_per_plane=16", op.as_str()];
+    o.extend_from_slice(extra);
+    let mut b = ConfigBuilder::from_preset("small").map_err(|e| e.to_string())?;
+    b = b.set_all(o.iter().copied()).map_err(|e| e.to_string())?;
+    let mut cfg = b.build().map_err(|e| e.to_string())?;
+    cfg.flows = vec![FlowConfig { rw: RwMode::Write, bs: 4096, iodepth: 1, ios, ..FlowConfig::default() }];
+    let (tx, rx) = mpsc::channel();
+    std::thread::spawn(move || {
+        let _ = tx.send(sim::run(cfg, std::iter::empty()).map_err(|e| e.to_string()));
+    });
+    rx.recv_timeout(Duration::from_secs(60)).unwrap_or_else(|_| panic!("{scheme}: still running after 60 s"))
+}
+
+const TICKING: [(&str, &[&str]); 6] = [
+        ("conventional", &[]),
+        ("rails", &[]),
+        ("rr-ssd", &["scheme.dedup.synthetic_content=true"]),
+        ("oracle", &["scheme.dedup.synthetic_content=true"]),
+        ("ca-ssd", &["scheme.dedup.synthetic_content=true"]),
+        ("pblru", &["scheme.dedup.synthetic_content=true"]),
+];
+
+/// The issue's device (1.6 spare blocks per plane) is refused before the
+/// run, naming the key; it used to run until GC stalled, and then Rails and
+/// RR-SSD ticked for ever and the dedup schemes until the clock overflowed.
+#[test]
+fn a_device_without_room_for_gc_is_refused_up_front() {
+    for (scheme, extra) in TICKING {
+        let e = stalled_writes(scheme, "0.1", 15_000, extra).err().unwrap_or_default();
+        assert!(e.contains("device.overprovisioning") && e.contains("spare blocks per plane"), "{scheme}: {e}");
+    }
+}
+
+/// At the edge of GC's room every scheme with a tick ends: the whole flow
+/// completes or the run says which requests could not.
+#[test]
+fn every_ticking_scheme_ends_at_the_edge_of_gcs_room() {
+    for (scheme, extra) in TICKING {
+        let t = std::time::Instant::now();
+        let r = stalled_writes(scheme, "0.2", 40_000, extra);
+        println!("{scheme}: {:.2} s: {:?}", t.elapsed().as_secs_f64(), r.as_ref().map(|r| (r.summary.requests, r.summary.sim_time_s)));
+        match r {
+            Ok(r) => assert_eq!(r.summary.requests, 40_000, "{scheme}"),
+            Err(e) => assert!(e.contains("could not complete"), "{scheme}: {e}"),
+        }
+    }
+}
+
+/// A scheme that never finds room for a write and ticks every millisecond:
+/// the stall no configuration check can foresee (a scheme holding space).
+struct Hoarder;
+
+impl prelude::Scheme for Hoarder {
+    fn name(&self) -> &'static str {
+        "conventional"
+    }
+    fn plan_read(&mut self, lpns: Range<Lpn>, ctx: &mut Ctx, plan: &mut Plan) -> Result<(), Stall> {
+        for lpn in lpns {
+            ctx.read_mapped(lpn, Class::HostRead, plan);
+        }
+        Ok(())
+    }
+    fn plan_write(&mut self, _: Range<Lpn>, _: &[Token], _: &mut Ctx, _: &mut Plan) -> Result<(), Stall> {
+        Err(Stall { done: 0 })
+    }
+    fn on_gc_move(&mut self, from: Ppn, to: Ppn, owner: Owner, ctx: &mut Ctx) {
+        ctx.remap_moved(owner.index(), from, to);
+    }
+    fn tick_interval(&self) -> Option<Time> {
+        Some(1_000_000)
+    }
+}
+
+/// Nothing but the tick could ever happen again: the ticks stop, the run
+/// ends and says which requests could not complete. A closed-loop flow
+/// always has more to issue, and used to keep a stalled run ticking for
+/// ever; an open-loop trace the same once its last request had arrived
+/// and its last one was stalled.
+#[test]
+fn a_stall_with_only_ticks_left_ends_with_a_report() {
+    let flows = vec![FlowConfig { rw: RwMode::Write, bs: 4096, iodepth: 4, ios: 1000, ..FlowConfig::default() }];
+    let trace: Vec<_> = (0..50).map(|i| req(i * 1000, i, 1, detour_core::IoKind::Write)).collect();
+    for closed in [true, false] {
+        let mut cfg = small(&[]);
+        if closed {
+            cfg.flows = flows.clone();
+        }
+        let reqs = if closed { Vec::new() } else { trace.clone() };
+        let (tx, rx) = mpsc::channel();
+        std::thread::spawn(move || {
+            let sim = Simulation::with_scheme(cfg, Box::new(Hoarder)).unwrap();
+            let r = sim.run(&mut reqs.into_iter().map(Ok), "requests", &mut NoProgress);
+            let _ = tx.send(r.map(|r| r.summary.sim_time_s).map_err(|e| e.to_string()));
+        });
+        let r = rx.recv_timeout(Duration::from_secs(30)).unwrap_or_else(|_| panic!("closed={closed}: still running after 30 s"));
+        let e = r.expect_err("nothing can be written");
+        assert!(e.contains("could not complete"), "closed={closed}: {e}");
+    }
+}
