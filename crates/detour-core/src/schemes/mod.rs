@@ -172,6 +172,15 @@ pub trait Scheme {
         requirements::MAX_TICKS
     }
 
+    /// Whether the tick goes on once the last request has arrived, while
+    /// the requests still out drain. The arrival bound above does not hold
+    /// the drain, which on a saturated run can be many times the trace's
+    /// span. A scheme whose periods are windows of the workload's arrivals
+    /// says no: a period after the last arrival serves no read.
+    fn ticks_while_draining(&self) -> bool {
+        true
+    }
+
     /// Whether the host's data is found through the FTL's shared page map
     /// (`ctx.ftl.map`): a layer over the scheme may then remap it.
     fn uses_shared_map(&self) -> bool {

@@ -205,6 +205,31 @@ pub fn resolve_with(cfg: &mut Config, extra: &[SchemeEntry]) -> Result<()> {
     requires(cfg, &cfg.scheme.name, extra)
 }
 
+/// Keys of scheme sections set away from their defaults that the
+/// configured scheme never reads (`scheme.raid.fail_unit` under
+/// `conventional`: no failure happens), dotted. A scheme reads its own
+/// section and, for a layer, its `base` scheme's.
+pub fn inert_keys(cfg: &Config) -> Vec<String> {
+    let mut read = Vec::new();
+    let mut name = cfg.scheme.name.clone();
+    while let Ok(e) = find(&name) {
+        let Some(s) = e.section else { break };
+        read.push(s.key);
+        match cfg.scheme.sections.get(s.key).and_then(|v| v.get("base")).and_then(Value::as_str) {
+            Some(base) if !read.iter().any(|k| find(base).ok().and_then(|b| b.section).is_some_and(|b| b.key == *k)) => name = base.into(),
+            _ => break,
+        }
+    }
+    let mut out = Vec::new();
+    for s in sections().into_iter().filter(|s| !read.contains(&s.key)) {
+        let (Some(Value::Table(set)), Ok(Value::Table(default))) = (cfg.scheme.sections.get(s.key), (s.complete)(None, &cfg.device)) else {
+            continue;
+        };
+        out.extend(set.iter().filter(|(k, v)| default.get(*k) != Some(*v)).map(|(k, _)| format!("scheme.{}.{k}", s.key)));
+    }
+    out
+}
+
 /// Check what scheme `name` needs of the device.
 pub fn requires(cfg: &Config, name: &str, extra: &[SchemeEntry]) -> Result<()> {
     match find_in(name, extra)?.requires {

@@ -27,6 +27,23 @@ pub fn initial_token(lpn: Lpn) -> Token {
 }
 
 impl Simulation {
+    /// Closed-loop flows' footprint: up to the end of the furthest region
+    /// a flow issues in (None without closed-loop flows; an open-loop
+    /// flow's trace or profile has its own extent, not known here).
+    fn flows_footprint(&self) -> Result<Option<u64>> {
+        let flows = &self.cfg.flows;
+        if flows.is_empty() || flows.iter().any(|f| f.is_open()) {
+            return Ok(None);
+        }
+        let logical = self.geo.logical_bytes();
+        let mut end = 0;
+        for (i, f) in flows.iter().enumerate() {
+            let (offset, blocks) = f.region(i, logical)?;
+            end = end.max(offset + blocks * f.bs as u64);
+        }
+        Ok(Some(end))
+    }
+
     /// Fill the device as `ftl.precondition` asks, then reset the counters.
     pub(super) fn precondition(&mut self, progress: &mut dyn super::Progress) -> Result<()> {
         let p = self.cfg.ftl.precondition.clone();
@@ -35,13 +52,15 @@ impl Simulation {
             PreconditionSpan::Device => logical,
             _ if p.valid == 0.0 => 0,
             PreconditionSpan::Footprint => {
-                let bytes = self.footprint_bytes.ok_or_else(|| {
-                    Error::config(
+                let bytes = match self.footprint_bytes.or(self.flows_footprint()?) {
+                    Some(b) => b,
+                    None => return Err(Error::config(
                         "ftl.precondition.span",
-                        "\"footprint\" needs the workload's footprint before the run (Simulation::set_footprint; \
-                         the Python API and `detour run` find it, reading a trace once more); or use \"device\"",
-                    )
-                })?;
+                        "\"footprint\" needs the workload's footprint before the run: `detour run` and the Python API \
+                         find it (reading a trace once more), closed-loop flows have it (their regions); a caller of \
+                         the library gives it with Simulation::set_footprint. Or use \"device\"",
+                    )),
+                };
                 bytes.div_ceil(self.cfg.device.page_size as u64).min(logical as u64) as u32
             }
         };
@@ -58,7 +77,7 @@ impl Simulation {
         // free space; the steps below then start from a used device.
         let wear = (p.wear * self.geo.total_pages() as f64) as u64;
         if wear > 0 {
-            self.overwrite(valid, wear, None, &mut report)?;
+            self.overwrite("ftl.precondition.wear", valid, wear, None, &mut report)?;
         }
         let steady = (p.steady_writes * logical as f64) as u64;
         if steady > 0 {
@@ -77,7 +96,8 @@ impl Simulation {
         }
         // Filling to the GC threshold ends at the floor of free blocks.
         let floor = p.to_gc_threshold.then_some(floor);
-        self.overwrite(valid, overwrites, floor, &mut report)?;
+        let key = if p.to_gc_threshold { "ftl.precondition.to_gc_threshold" } else { "ftl.precondition.invalid" };
+        self.overwrite(key, valid, overwrites, floor, &mut report)?;
         if p.headroom_blocks > 0 {
             self.instant_gc_to(self.gc_free_blocks() + p.headroom_blocks);
         }
@@ -105,7 +125,7 @@ impl Simulation {
                 return Err(e);
             }
             if let Some((l, t)) = refused {
-                self.instant_write(l, t, true)?;
+                self.instant_write("ftl.precondition.valid", l, t, true)?;
             }
         }
         Ok(())
@@ -117,7 +137,7 @@ impl Simulation {
     /// of equal size: one pass of every LPN would leave each block written
     /// before it wholly stale, and GC would then only erase, never move a
     /// page. With `floor`, stop once the free blocks are down to it.
-    fn overwrite(&mut self, valid: u32, mut overwrites: u64, floor: Option<u64>, report: &mut impl FnMut(u64, u64) -> Result<()>) -> Result<()> {
+    fn overwrite(&mut self, key: &'static str, valid: u32, mut overwrites: u64, floor: Option<u64>, report: &mut impl FnMut(u64, u64) -> Result<()>) -> Result<()> {
         let passes = overwrites.div_ceil(valid.max(1) as u64).max(1);
         let per_pass = overwrites.div_ceil(passes);
         let stop = |f: &Ftl| floor.is_some_and(|floor| f.free_blocks_total() <= floor);
@@ -147,7 +167,7 @@ impl Simulation {
                 // Filling to the GC threshold ends when a plane the scheme writes
                 // is there, even if planes it never writes (hidden mirror chips)
                 // still hold free blocks: the total alone would overfill the others.
-                match self.instant_write(l, t, floor.is_none()) {
+                match self.instant_write(key, l, t, floor.is_none()) {
                     Err(_) if floor.is_some() => return Ok(()),
                     r => r?,
                 }
@@ -175,7 +195,7 @@ impl Simulation {
                     break;
                 }
                 written += chunk.len() as u64;
-                self.write_all(&chunk)?;
+                self.write_all(KEY, &chunk)?;
                 report(written, target)?;
                 if written >= target {
                     self.n.folded = folded;
@@ -220,7 +240,7 @@ impl Simulation {
 
     /// Write `pages` at once; a plane that fills up is collected and the
     /// page written again.
-    fn write_all(&mut self, pages: &[(Lpn, Token)]) -> Result<()> {
+    fn write_all(&mut self, key: &'static str, pages: &[(Lpn, Token)]) -> Result<()> {
         let mut i = 0;
         while i < pages.len() {
             let refused = self.write_while(|_, _| {
@@ -229,7 +249,7 @@ impl Simulation {
                 p
             });
             let Some((l, t)) = refused else { break };
-            self.instant_write(l, t, true)?;
+            self.instant_write(key, l, t, true)?;
         }
         Ok(())
     }
@@ -242,15 +262,16 @@ impl Simulation {
     /// retried: schemes that write more than the host (parity, copies) would
     /// otherwise fill some planes long before the requested occupancy.
     /// Filling to the GC threshold stops at the first full plane instead.
-    fn instant_write(&mut self, lpn: Lpn, token: Token, gc: bool) -> Result<()> {
+    /// The error names `key`, the step that was writing.
+    fn instant_write(&mut self, key: &'static str, lpn: Lpn, token: Token, gc: bool) -> Result<()> {
         let mut written = self.write_one(lpn, token);
         while !written && gc && self.instant_gc() {
             written = self.write_one(lpn, token);
         }
         if !written {
             return Err(Error::config(
-                "ftl.precondition",
-                format!("the device filled up while preconditioning (at LPN {lpn}); lower valid or invalid"),
+                key,
+                format!("the device filled up while preconditioning (at LPN {lpn}): GC found no block to reclaim; lower {key}"),
             ));
         }
         Ok(())

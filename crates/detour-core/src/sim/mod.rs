@@ -420,7 +420,8 @@ impl Simulation {
         let probe = std::mem::replace(&mut self.probe, Probe::new(0.0, 0, 1, 1)).finish();
         s.probe = probe.as_ref().map(|(_, p)| p.clone());
         let timeseries = probe.map(|(t, _)| t);
-        let facts = metrics::warnings::RunFacts { cfg: &self.cfg, geo: &self.geo, shape: &self.log.tally().shape, die_busy_ns: &busy, channel_busy_ns: &channels, end_ns: self.q.now() };
+        let inert = registry::inert_keys(&self.cfg);
+        let facts = metrics::warnings::RunFacts { cfg: &self.cfg, geo: &self.geo, shape: &self.log.tally().shape, die_busy_ns: &busy, channel_busy_ns: &channels, end_ns: self.q.now(), inert: &inert };
         s.warnings = metrics::warnings::collect(&s, &facts);
         let (requests, parquet) = self.log.into_parts();
         if let Some(p) = parquet {

@@ -35,6 +35,9 @@ pub struct RunFacts<'a> {
     pub channel_busy_ns: &'a [u64],
     /// Time of the run's last event (background work included), ns.
     pub end_ns: u64,
+    /// Settings away from their defaults that nothing in the run read
+    /// (`schemes::registry::inert_keys`), dotted.
+    pub inert: &'a [String],
 }
 
 /// Saturation is a steady-state notion: below this many requests a short
@@ -67,6 +70,20 @@ pub fn collect(s: &Summary, f: &RunFacts) -> Vec<Warning> {
     }
     if let Some(m) = reads_unwritten(s) {
         warn("reads_unwritten", m);
+    }
+    if !f.inert.is_empty() {
+        warn("inert_settings", format!(
+            "{} set, but scheme {} never reads it: the run is the same as without it (a failure configured on a \
+             scheme without redundancy does not happen)",
+            f.inert.join(", "), f.cfg.scheme.name
+        ));
+    }
+    if let Some(m) = s.mapping.as_ref().filter(|m| m.cmt_pages >= m.translation_pages) {
+        warn("cmt_covers_map", format!(
+            "ftl.cmt_size_kib = {} holds all {} translation pages: no lookup misses and nothing is read from or \
+             written to flash, so the results are the DRAM map's (ftl.mapping = \"dram\")",
+            f.cfg.ftl.cmt_size_kib, m.translation_pages
+        ));
     }
     out
 }

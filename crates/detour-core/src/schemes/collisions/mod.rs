@@ -407,6 +407,10 @@ impl Scheme for Collisions {
         self.inner.max_ticks()
     }
 
+    fn ticks_while_draining(&self) -> bool {
+        self.inner.ticks_while_draining()
+    }
+
     fn period_s(&self) -> Option<f64> {
         self.inner.period_s()
     }

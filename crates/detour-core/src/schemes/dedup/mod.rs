@@ -386,6 +386,14 @@ impl Scheme for Dedup {
         MAX_PERIODS
     }
 
+    /// A replication period is a window of the trace's days: once the last
+    /// request has arrived there is no day left to replicate for (and a
+    /// saturated run's drain, ticked, cost a survey of every value per
+    /// period: quadratic in the trace's length).
+    fn ticks_while_draining(&self) -> bool {
+        false
+    }
+
     fn counters(&self) -> Vec<(&'static str, f64)> {
         let (t, n) = (&self.t, &self.n);
         let lpn_writes = (n.written + n.dedup_hits).max(1) as f64;
