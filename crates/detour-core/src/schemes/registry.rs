@@ -56,18 +56,26 @@ pub struct SchemeEntry {
     /// What the device must offer (cr1: an even number of channels),
     /// checked when the config is built; its sections are complete then.
     pub requires: Option<fn(&Config) -> Result<()>>,
+    /// Bytes per logical page of the page-indexed tables it reserves when
+    /// built (sim/memory.rs checks them against the address space).
+    pub table_bytes_per_lpn: u64,
 }
 
 impl SchemeEntry {
     /// An entry with no section, activity counters or hooks; the methods
     /// below add them (all `const`, for `pub const ENTRY`).
     pub const fn new(name: &'static str, about: &'static str, build: fn(&Env) -> Result<Box<dyn Scheme>>) -> SchemeEntry {
-        SchemeEntry { name, about, section: None, activity: &[], build, on_span: None, requires: None }
+        SchemeEntry { name, about, section: None, activity: &[], build, on_span: None, requires: None, table_bytes_per_lpn: 0 }
     }
 
     /// Its parameters are `[scheme.<T::KEY>]`.
     pub const fn section<T: SchemeSection>(mut self) -> SchemeEntry {
         self.section = Some(Section::of::<T>());
+        self
+    }
+
+    pub const fn tables(mut self, bytes_per_lpn: u64) -> SchemeEntry {
+        self.table_bytes_per_lpn = bytes_per_lpn;
         self
     }
 
@@ -205,21 +213,37 @@ pub fn resolve_with(cfg: &mut Config, extra: &[SchemeEntry]) -> Result<()> {
     requires(cfg, &cfg.scheme.name, extra)
 }
 
+/// The configured scheme and, for a layer, the schemes under it (each
+/// section's `base`), outermost first.
+fn chain(cfg: &Config) -> Vec<&'static SchemeEntry> {
+    let mut out: Vec<&'static SchemeEntry> = Vec::new();
+    let mut name = cfg.scheme.name.clone();
+    while let Ok(e) = find(&name) {
+        if out.iter().any(|o| o.name == e.name) {
+            break;
+        }
+        out.push(e);
+        let base = e.section.and_then(|s| cfg.scheme.sections.get(s.key)).and_then(|v| v.get("base")).and_then(Value::as_str);
+        match base {
+            Some(b) => name = b.into(),
+            None => break,
+        }
+    }
+    out
+}
+
+/// Bytes per logical page the configured scheme's tables reserve (with
+/// the schemes under a layer).
+pub fn table_bytes_per_lpn(cfg: &Config) -> u64 {
+    chain(cfg).iter().map(|e| e.table_bytes_per_lpn).sum()
+}
+
 /// Keys of scheme sections set away from their defaults that the
 /// configured scheme never reads (`scheme.raid.fail_unit` under
 /// `conventional`: no failure happens), dotted. A scheme reads its own
 /// section and, for a layer, its `base` scheme's.
 pub fn inert_keys(cfg: &Config) -> Vec<String> {
-    let mut read = Vec::new();
-    let mut name = cfg.scheme.name.clone();
-    while let Ok(e) = find(&name) {
-        let Some(s) = e.section else { break };
-        read.push(s.key);
-        match cfg.scheme.sections.get(s.key).and_then(|v| v.get("base")).and_then(Value::as_str) {
-            Some(base) if !read.iter().any(|k| find(base).ok().and_then(|b| b.section).is_some_and(|b| b.key == *k)) => name = base.into(),
-            _ => break,
-        }
-    }
+    let read: Vec<&str> = chain(cfg).iter().filter_map(|e| e.section.map(|s| s.key)).collect();
     let mut out = Vec::new();
     for s in sections().into_iter().filter(|s| !read.contains(&s.key)) {
         let (Some(Value::Table(set)), Ok(Value::Table(default))) = (cfg.scheme.sections.get(s.key), (s.complete)(None, &cfg.device)) else {

@@ -15,6 +15,7 @@ mod flush;
 mod host;
 mod instant;
 mod link;
+mod memory;
 mod oracle;
 mod park;
 mod translate;
@@ -164,6 +165,8 @@ impl Simulation {
     /// Build a device, FTL, scheduler and scheme from a validated config.
     pub fn new(mut cfg: Config) -> Result<Simulation> {
         registry::resolve(&mut cfg)?;
+        // Before the scheme's tables are reserved.
+        memory::check(&cfg, &Geometry::from_config(&cfg.device)?)?;
         // What follows the workload's span and was not settled from it
         // (callers that know it use `registry::on_span` first) takes the
         // scheme's default (dedup's auto period: a day).
@@ -177,6 +180,7 @@ impl Simulation {
     pub fn with_scheme(cfg: Config, scheme: Box<dyn Scheme>) -> Result<Simulation> {
         cfg.validate()?;
         let mut geo = Geometry::from_config(&cfg.device)?;
+        memory::check(&cfg, &geo)?;
         if let Some(n) = scheme.logical_pages(&geo) {
             if n == 0 || n > geo.logical_pages {
                 return Err(Error::Geometry(format!(

@@ -41,7 +41,7 @@ use tables::{Tables, NO_VPN};
 type Build = fn(&Env) -> Result<Box<dyn Scheme>>;
 
 const fn entry(name: &'static str, about: &'static str, activity: &'static [&'static str], build: Build) -> SchemeEntry {
-    SchemeEntry::new(name, about, build).section::<DedupConfig>().activity(activity).on_span(config::on_span)
+    SchemeEntry::new(name, about, build).section::<DedupConfig>().activity(activity).on_span(config::on_span).tables(4)
 }
 
 pub const CA_SSD: SchemeEntry = entry("ca-ssd", "CA-SSD: content-addressed dedup FTL; duplicate content costs no flash write", &["dedup.write_hits"], |env| {

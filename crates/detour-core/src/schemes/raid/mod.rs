@@ -83,7 +83,9 @@ type Build = fn(&Env) -> Result<Box<dyn Scheme>>;
 type Requires = fn(&Config) -> Result<()>;
 
 const fn entry(name: &'static str, about: &'static str, build: Build, requires: Requires) -> SchemeEntry {
-    SchemeEntry::new(name, about, build).section::<RaidConfig>().requires(requires)
+    // CR5M's page tokens (8 B) and mirror entries (4 B), the parity's per
+    // stripe, CR1's mirror map: 16 B per page covers every organisation.
+    SchemeEntry::new(name, about, build).section::<RaidConfig>().requires(requires).tables(16)
 }
 
 pub const PURE: SchemeEntry = entry(
