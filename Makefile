@@ -14,7 +14,7 @@ PY_DEPS := "maturin>=1.5,<2" "numpy>=1.22" "pyarrow>=10" "matplotlib>=3.6" "tqdm
            "tomli>=1.1; python_version < '3.11'" "tomli-w>=1.0" pytest
 TEST_DEPS := "ray[default]>=2.9" pandas polars
 
-.PHONY: demo test test-rust test-python develop bench bench-core bench-pgo venv clean
+.PHONY: demo test test-rust test-python develop bench bench-core bench-pgo fuzz venv clean
 
 # Given to the final crate of an optimised build (the extension, or the
 # core's bench example), whose fat LTO step optimises the whole program:
@@ -92,6 +92,16 @@ bench-core: $(BENCH)/t1m.trace $(BENCH)/t200k.trace
 # llvm-bolt is installed (scripts/pgo-bench.sh).
 bench-pgo: $(BENCH)/t1m.trace $(BENCH)/t200k.trace
 	scripts/pgo-bench.sh $(BENCH)
+
+# The long run of the run fuzzer (a benchmark, not a test: `make test` runs
+# its first 2,000 cases): FUZZ_CASES cases from seed FUZZ_SEED, each with
+# verify on and every invariant of crates/detour-core/tests/run_fuzz checked;
+# a failing case is shrunk and printed as a `detour run` command.
+FUZZ_CASES ?= 10000
+FUZZ_SEED  ?= 2000
+fuzz:
+	DETOUR_FUZZ_CASES=$(FUZZ_CASES) DETOUR_FUZZ_SEED=$(FUZZ_SEED) \
+		cargo test --release -p detour-core --test run_fuzz -- --nocapture
 
 clean:
 	cargo clean

@@ -80,13 +80,6 @@ impl Ftl {
         })
     }
 
-    /// Pages planned on `die` that the scheduler has not been handed yet
-    /// (see [`Planning`]).
-    #[inline]
-    pub fn planned_on(&self, die: u32) -> u32 {
-        self.planning.pages(die)
-    }
-
     /// The plans made so far are in the scheduler's queues: their pages
     /// now count in its outstanding commands.
     #[inline]

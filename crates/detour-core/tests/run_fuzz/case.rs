@@ -11,6 +11,7 @@ use rand::seq::IndexedRandom;
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 
+#[derive(Clone)]
 pub struct Case {
     pub seed: u64,
     pub keys: Vec<String>,
@@ -117,6 +118,8 @@ fn mutate(rng: &mut ChaCha8Rng, text: &str) -> String {
 }
 
 fn keys(rng: &mut ChaCha8Rng, span_us: u64) -> Vec<String> {
+    let orders: Vec<&str> = detour_core::scheduler::orders().into_iter().map(|(n, _)| n).collect();
+    let victims: Vec<&str> = detour_core::policy::list::<detour_core::ftl::victim::Victims>().into_iter().map(|(n, _)| n).collect();
     let scheme = SCHEMES.choose(rng).expect("schemes").name;
     let raid = RAID.contains(&scheme);
     let channels = if raid { [2u32, 4].choose(rng).copied() } else { Some(rng.random_range(1..=4)) };
@@ -131,10 +134,12 @@ fn keys(rng: &mut ChaCha8Rng, span_us: u64) -> Vec<String> {
         format!("device.chips_per_channel={}", rng.random_range(1..=3)),
         format!("device.dies_per_chip={}", rng.random_range(1..=2)),
         format!("device.planes_per_die={}", rng.random_range(1..=2)),
-        format!("device.blocks_per_plane={}", rng.random_range(8..=32)),
+        format!("device.blocks_per_plane={}", rng.random_range(10..=32)),
         format!("device.pages_per_block={}", rng.random_range(4..=16)),
         format!("device.page_size={}", [512, 2048, 4096].choose(rng).expect("sizes")),
-        format!("device.overprovisioning={}", [0.07, 0.25].choose(rng).expect("op")),
+        // Mostly enough spare for GC (more than 3 blocks a plane); now and
+        // then too little, which must be refused up front.
+        format!("device.overprovisioning={}", [0.07, 0.35, 0.45, 0.45].choose(rng).expect("op")),
         format!("ftl.allocation={}", ["static", "dynamic"].choose(rng).expect("alloc")),
         format!("ftl.precondition.valid={}", [0.0, 0.0, 0.5].choose(rng).expect("valid")),
         format!("host.address={}", ["fold", "fold", "strict"].choose(rng).expect("address")),
@@ -142,7 +147,29 @@ fn keys(rng: &mut ChaCha8Rng, span_us: u64) -> Vec<String> {
         format!("host.warmup_requests={}", [0, 0, 10].choose(rng).expect("warmup")),
         format!("scheduler.suspension={}", rng.random_bool(0.5)),
         format!("scheduler.suspend_us={}", [0.0, 5.0].choose(rng).expect("suspend")),
+        format!("scheduler.order={}", orders.choose(rng).expect("orders")),
+        format!("scheduler.unit={}", ["die", "chip"].choose(rng).expect("units")),
+        format!("ftl.gc_policy={}", victims.choose(rng).expect("victims")),
+        format!("ftl.wear_leveling={}", ["off", "off", "static"].choose(rng).expect("wear")),
     ];
+    // Stale pages and wear come from overwriting valid ones.
+    if k.iter().any(|s| s == "ftl.precondition.valid=0.5") {
+        k.push(format!("ftl.precondition.invalid={}", [0.0, 0.0, 0.1].choose(rng).expect("invalid")));
+        k.push(format!("ftl.precondition.wear={}", [0.0, 0.0, 0.5].choose(rng).expect("wear")));
+    }
+    // The cached mapping table, small enough to miss.
+    if rng.random_bool(0.25) {
+        k.extend(["ftl.mapping=cmt".to_string(), format!("ftl.cmt_size_kib={}", [4, 16, 64].choose(rng).expect("cmt"))]);
+    }
+    // A DRAM write buffer: writes acknowledged from it, reads served by it,
+    // flushes and rebuilds racing host writes.
+    if rng.random_bool(0.3) {
+        k.extend([format!("write_buffer.pages={}", [4, 16, 64].choose(rng).expect("pages")), "host.write_ack=buffer".to_string()]);
+        k.push(format!("write_buffer.policy={}", ["fifo", "lru"].choose(rng).expect("policy")));
+    }
+    if scheme == "hotr" || k.iter().any(|s| s == "scheme.collisions.base=hotr") {
+        k.push(format!("scheme.hotr.staging={}", ["op", "chip"].choose(rng).expect("staging")));
+    }
     if raid {
         let unit = *["none", "die", "chip", "channel"].choose(rng).expect("units");
         k.extend([

@@ -13,6 +13,7 @@
 //! through the trace reader and injects failures.
 
 mod case;
+mod shrink;
 
 use case::{case, Case};
 use detour_core::metrics::Summary;
@@ -30,8 +31,8 @@ const DEFAULT_CASES: u64 = 2000;
 #[derive(Debug)]
 enum Outcome {
     Completed { losses: u64, failed: bool },
-    /// Refused, with the error's kind.
-    Refused(&'static str),
+    /// Refused, with the error's kind (and the key, for a config error).
+    Refused(&'static str, String),
     /// A failure of the simulator's own, with the reason.
     Bad(String),
 }
@@ -43,6 +44,8 @@ struct Tally {
     refused: u64,
     /// Refusals by error kind: config, geometry, trace, io, sim.
     refused_by: std::collections::BTreeMap<&'static str, u64>,
+    /// Config refusals by the key they named.
+    refused_keys: std::collections::BTreeMap<String, u64>,
     with_counted_losses: u64,
     /// Seeds of the first few of those, to look at.
     loss_seeds: Vec<u64>,
@@ -81,50 +84,77 @@ fn counter(s: &Summary, key: &str) -> f64 {
     s.scheme_counters.get(key).copied().unwrap_or(0.0)
 }
 
-fn run_case(c: &Case) -> Outcome {
-    let built = ConfigBuilder::new().set_all(c.keys.iter().map(String::as_str)).and_then(|b| b.build());
-    let cfg = match built {
-        Ok(cfg) => cfg,
-        Err(e) if reported(&e) => return Outcome::Refused(kind(&e)),
-        Err(e) => return Outcome::Bad(format!("config: {e}")),
-    };
-    let stream = match open_trace_reader("fuzz.trace", Cursor::new(c.trace.clone()), &c.opts) {
-        Ok(s) => s,
-        Err(e) if reported(&e) => return Outcome::Refused(kind(&e)),
-        Err(e) => return Outcome::Bad(format!("open: {e}")),
-    };
-    // Count what the reader hands the simulator, to account for every request.
+/// The case's run, and how many requests its reader handed the simulator.
+fn simulate(c: &Case) -> Result<(sim::RunResult, u64), Error> {
+    let cfg = ConfigBuilder::new().set_all(c.keys.iter().map(String::as_str)).and_then(|b| b.build())?;
+    let stream = open_trace_reader("fuzz.trace", Cursor::new(c.trace.clone()), &c.opts)?;
     let mut produced = 0u64;
     let counted = stream.inspect(|r: &detour_core::Result<Request>| produced += r.is_ok() as u64);
-    let result = sim::run(cfg, counted);
-    match result {
-        Err(e) if reported(&e) => Outcome::Refused(kind(&e)),
-        Err(e) => Outcome::Bad(format!("run: {e}")),
-        Ok(r) => {
-            let s = &r.summary;
-            // A real loss after an injected failure is counted by the scheme
-            // (lost_reads) and its request fails (lost_requests): never a
-            // wrong read, and never a read counted as served.
-            let lost = counter(s, "lost_reads") as u64;
-            let failed_rows = r.requests.lost.iter().filter(|&&l| l).count() as u64;
-            if s.requests + s.warmup_requests + s.lost_requests != produced {
-                Outcome::Bad(format!("{} measured + {} warm-up + {} lost of {produced} requests", s.requests, s.warmup_requests, s.lost_requests))
-            } else if s.verify_errors > 0 {
-                Outcome::Bad(format!("{} verify errors, {lost} lost reads: {:?}", s.verify_errors, r.verify_failures))
-            } else if s.lost_requests > lost || (lost > 0 && failed_rows == 0) {
-                Outcome::Bad(format!("{} lost requests, {failed_rows} lost rows, {lost} lost reads", s.lost_requests))
-            } else {
-                Outcome::Completed { losses: s.lost_requests, failed: counter(s, "failed_at_us") >= 0.0 && s.scheme_counters.contains_key("failed_at_us") }
-            }
+    let r = sim::run(cfg, counted)?;
+    Ok((r, produced))
+}
+
+/// Events a run of this much work may take: a few per flash operation and
+/// per page the host moved, one per tick (the smallest period drawn is
+/// 1 ms), and a floor. A run past it loops without making progress.
+fn event_bound(s: &Summary) -> u64 {
+    let d = &s.dies;
+    let ops: u64 = d.reads.iter().chain(&d.programs).chain(&d.erases).sum();
+    10_000 + 50 * (ops + s.pages.host_read + s.pages.host_written) + (s.sim_time_s * 1000.0) as u64
+}
+
+fn run_case(c: &Case) -> Outcome {
+    let (r, produced) = match simulate(c) {
+        Ok(x) => x,
+        Err(Error::Config { key, reason }) if key.is_empty() || !(key.contains('.') || key.contains('[') || key == "preset") => {
+            return Outcome::Bad(format!("a refused configuration names no key: `{key}`: {reason}"));
+        }
+        Err(e) if reported(&e) => {
+            let key = if let Error::Config { key, .. } = &e { key.clone() } else { String::new() };
+            return Outcome::Refused(kind(&e), key);
+        }
+        Err(e) => return Outcome::Bad(format!("run: {e}")),
+    };
+    let s = &r.summary;
+    // A real loss after an injected failure is counted by the scheme
+    // (lost_reads) and its request fails (lost_requests): never a wrong
+    // read, and never a read counted as served.
+    let lost = counter(s, "lost_reads") as u64;
+    let failed_rows = r.requests.lost.iter().filter(|&&l| l).count() as u64;
+    if s.requests + s.warmup_requests + s.lost_requests != produced {
+        return Outcome::Bad(format!("{} measured + {} warm-up + {} lost of {produced} requests", s.requests, s.warmup_requests, s.lost_requests));
+    }
+    if s.verify_errors > 0 {
+        return Outcome::Bad(format!("{} verify errors, {lost} lost reads: {:?}", s.verify_errors, r.verify_failures));
+    }
+    if s.lost_requests > lost || (lost > 0 && failed_rows == 0) {
+        return Outcome::Bad(format!("{} lost requests, {failed_rows} lost rows, {lost} lost reads", s.lost_requests));
+    }
+    if s.events > event_bound(s) {
+        return Outcome::Bad(format!("{} events, beyond the bound {} for its work", s.events, event_bound(s)));
+    }
+    // Every fourth case again: the same seed must give the same bytes.
+    if c.seed % 4 == 0 {
+        let again = simulate(c).map(|(r, _)| r);
+        let same = again.as_ref().is_ok_and(|a| {
+            serde_json::to_string(&a.summary).ok() == serde_json::to_string(s).ok() && a.requests.latency_ns == r.requests.latency_ns
+        });
+        if !same {
+            return Outcome::Bad("a second run of the same case differs".into());
         }
     }
+    Outcome::Completed { losses: s.lost_requests, failed: counter(s, "failed_at_us") >= 0.0 && s.scheme_counters.contains_key("failed_at_us") }
 }
 
 /// Run one case on its own thread; None: it panicked; Err: it hung.
 fn bounded(seed: u64) -> Result<Option<Outcome>, ()> {
+    bounded_case(case(seed))
+}
+
+fn bounded_case(c: Case) -> Result<Option<Outcome>, ()> {
     let (tx, rx) = mpsc::channel();
     std::thread::spawn(move || {
-        let _ = tx.send(run_case(&case(seed)));
+        let _ = tx.send(run_case(&c));
     });
     match rx.recv_timeout(CASE_TIMEOUT) {
         Ok(outcome) => Ok(Some(outcome)),
@@ -157,9 +187,12 @@ fn every_random_run_completes_clean_or_is_refused() {
                 }
                 t.with_failure += failed as u64;
             }
-            Ok(Some(Outcome::Refused(kind))) => {
+            Ok(Some(Outcome::Refused(kind, key))) => {
                 t.refused += 1;
                 *t.refused_by.entry(kind).or_default() += 1;
+                if !key.is_empty() {
+                    *t.refused_keys.entry(key).or_default() += 1;
+                }
             }
             Ok(Some(Outcome::Bad(why))) => t.bad.push((seed, format!("{why}\n{:?}", case(seed)))),
             Ok(None) => {
@@ -174,7 +207,7 @@ fn every_random_run_completes_clean_or_is_refused() {
     }
     println!(
         "run fuzz: {} cases from seed {first}: {} completed ({} with an injected failure, {} with reads the scheme \
-         counted lost after it: seeds {:?}), {} refused {:?}; {} panics, {} hangs, {} other failures",
+         counted lost after it: seeds {:?}), {} refused {:?} (config keys {:?}); {} panics, {} hangs, {} other failures",
         t.cases,
         t.completed,
         t.with_failure,
@@ -182,12 +215,17 @@ fn every_random_run_completes_clean_or_is_refused() {
         t.loss_seeds,
         t.refused,
         t.refused_by,
+        t.refused_keys,
         t.panics,
         t.hangs,
         t.bad.len() - t.panics as usize - t.hangs as usize
     );
     let seeds: Vec<u64> = t.bad.iter().map(|(seed, _)| *seed).collect();
-    assert!(t.bad.is_empty(), "failing seeds {seeds:?}; the first:\n{}", t.bad[0].1);
+    if let Some((seed, why)) = t.bad.first() {
+        let c = case(*seed);
+        let small = shrink::shrink(&c, &bounded(*seed));
+        panic!("failing seeds {seeds:?}; the first:\n{why}\nshrunk to {} keys and {} trace bytes; replay:\n{}", small.keys.len(), small.trace.len(), shrink::command(&small));
+    }
     // The mix must exercise both ends, or the generator has drifted.
     assert!(t.completed * 5 >= t.cases && t.refused > 0, "{t:?}");
 }
