@@ -51,7 +51,11 @@ def test_hotr_quick_writes_every_experiment_and_resumes_identically(tmp_path):
     doc = json.loads((out / "report.json").read_text())
     assert [v["id"] for v in doc["verdicts"]] == [f"hr-{i}" for i in range(1, 8)]
     assert html.index("Verdicts: ") < html.index("<h2 id='hr-1'>")
-    assert f"{doc['verdict_counts']['reproduced']} of 7 reproduced" in html
+    c = doc["verdict_counts"]
+    assert f"{c['reproduced']} of {7 - c['calibrated'] - c['saturated']} reproduced" in html
+    # hr-1's blocked share is the calibration's target here: shown, never judged
+    hr1 = next(v for v in doc["verdicts"] if v["id"] == "hr-1")
+    assert hr1["calibrated"] == ["reads blocked %"]
     # hr-1's blocked share comes from the runs: positive, and a share
     fin2 = next(r for r in secs["hr-1"]["rows"] if r[0] == "fin2")
     assert 0 < fin2[1] < 100

@@ -109,6 +109,29 @@ def test_a_section_leaves_a_saturated_run_out(tmp_path):
     assert split_saturated(by, ("b",)) == (["a", "z"], [])
 
 
+def test_hotr_rows_leave_a_saturated_workload_out_of_the_verdict_and_the_figure(tmp_path):
+    from detour.reproduce.base import Run
+    from detour.reproduce.hotr import hr3
+
+    def run(read_us: float, sat: bool = False) -> Run:
+        lat = {k: {"mean": read_us, "p99": read_us} for k in ("read", "all", "write")}
+        return Run({}, {"latency_us": lat, "warnings": [{"kind": "saturated", "message": "m"}] if sat else []}, tmp_path)
+
+    ok = {"baseline": run(100.0), "hotr": run(80.0), "rails": run(50.0), "ttflash": run(150.0)}
+    # On "bad" HotR is 10x slower, but its TTFlash run saturated: the workload is left out, not judged.
+    bad = {"baseline": run(100.0), "hotr": run(1000.0), "rails": run(50.0), "ttflash": run(9e6, sat=True)}
+    s = hr3({"good": ok, "bad": bad}, "desc")
+    assert s.claim.saturated == ["bad"] and s.claim.holds == (1, 1)
+    assert s.claim.ours == {"HotR read mean vs baseline %": pytest.approx(-20.0)}
+    assert judge(s.claim)["verdict"] == "reproduced"
+    assert [r[-1] for r in s.rows] == [False, True]  # the table still shows it, marked
+    ax = s.figures[0][1].axes[0]
+    assert "saturated" in [t.get_text() for t in ax.texts]  # in place of its bars
+    # Every workload saturated: the row is `saturated`, whatever the numbers.
+    s = hr3({"bad": bad}, "desc")
+    assert judge(s.claim)["verdict"] == "saturated"
+
+
 def test_per_item_rows_reproduce_when_most_items_do():
     items = {f"r ({n})": n for n in ("a", "b", "c")}
     paper = {m: -10.0 for m in items}
