@@ -10,7 +10,7 @@ import pytest
 
 from detour.reproduce import judge_rows
 from detour.reproduce.base import Section
-from detour.reproduce.verdict import Claim, counts, headline, judge, rejudge, verdict
+from detour.reproduce.verdict import Claim, counts, headline, judge, rejudge as rejudge_row, verdict
 
 M = "read change %"
 
@@ -159,10 +159,10 @@ def rejudge(report_json: Path) -> None:
     doc = json.loads(report_json.read_text())
     assert doc["verdicts"], report_json
     for row in doc["verdicts"]:
-        v = rejudge(row)
+        v = rejudge_row(row)
         assert row["verdict"] == v, row
         assert (row["cause"] == "") == (v == "reproduced"), row
         if "verdict_default" in row:  # the second column is judged by the same rule
-            assert row["verdict_default"] == rejudge({**row, "ours": row["ours_default"], "holds": row["holds_default"],
+            assert row["verdict_default"] == rejudge_row({**row, "ours": row["ours_default"], "holds": row["holds_default"],
                                                       "saturated": row["saturated_default"]}), row
     assert doc["verdict_counts"] == counts(doc["verdicts"])

@@ -167,7 +167,7 @@ def hr1(by: Dict, desc: str, calibrated: bool = False) -> Section:
                        "saturated"], rows)
     judged = [r for r in rows if r[0] in ok]
     avg_b, avg_s = mean(r[1] for r in judged), mean(r[4] for r in judged)
-    rows.append(["mean (unsaturated)", avg_b, mean(r[2] for r in judged), mean(r[3] for r in judged), avg_s, False])
+    rows.append(["mean", avg_b, mean(r[2] for r in judged), mean(r[3] for r in judged), avg_s, False])
     why = ("A read counts as blocked when its die is programming or erasing as it is planned; with "
            "read priority on, a queued read only waits for the operation in progress.")
     if calibrated:
