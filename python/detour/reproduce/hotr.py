@@ -9,7 +9,7 @@ from typing import Dict, List, Tuple
 import numpy as np
 
 from ..plots import _figure, labels
-from .base import Context, grouped_bars, Runs, Section, change, mean, nearest_rank, split_saturated
+from .base import Context, grouped_bars, Runs, Section, change, mean, nearest_rank, saturated, split_saturated
 
 TITLE = "HotR: hot read data replication (hr-1..hr-7)"
 PAPER_FILE = "hotr-hot-read-replication.txt"
@@ -87,9 +87,6 @@ def experiments(ctx: Context) -> List[Section]:
 #: hr-7's loads (x the calibrated rate), tried in turn for a workload until
 #: no flash type's baseline is saturated there.
 FLASH_LOADS = [1.0, 0.5, 0.25]
-
-
-from .base import saturated  # noqa: E402  (hr-7's load fallback and the rows' exclusions)
 
 
 def flash_runs(ctx: Context, w: List[dict], hot: Dict) -> Dict[str, Tuple[Runs, str, float]]:
