@@ -109,7 +109,8 @@ def _verdict_table(verdicts: List[dict]) -> List[str]:
             return ""
         if "verdict_default" not in v:
             return "<td>-</td>"
-        return (f"<td>{ours(v['ours_default'], v['holds_default'])} "
+        cal_sat = {"calibrated": v.get("calibrated"), "saturated": v.get("saturated_default")}
+        return (f"<td>{ours(v['ours_default'], v['holds_default'], cal_sat)} "
                 f"<span class='v {v['verdict_default']}'>{html.escape(v['verdict_default'])}</span></td>")
 
     rows = "".join(
