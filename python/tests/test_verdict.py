@@ -132,6 +132,24 @@ def test_hotr_rows_leave_a_saturated_workload_out_of_the_verdict_and_the_figure(
     assert judge(s.claim)["verdict"] == "saturated"
 
 
+def test_cr1_judges_each_workload_as_an_item_and_leaves_saturated_rows_out(tmp_path):
+    from detour.reproduce.base import Run
+    from detour.reproduce.cr5m import Causes, cr1
+
+    def run(us: float, sat: bool = False) -> Run:
+        lat = {k: {"mean": us} for k in ("all", "read", "write")}
+        return Run({}, {"latency_us": lat, "warnings": [{"kind": "saturated", "message": "m"}] if sat else []}, tmp_path)
+
+    means = {"pure": 100.0, "cr1": 90.0, "cr4": 130.0, "cr5": 110.0, "cr5m": 100.0}  # CR5M -9.1% vs CR5
+    by = {("ssd1", n, o): run(v, sat=(n == "build" and o == "cr4")) for n in ("atto", "exchange", "build")
+          for o, v in means.items()}
+    s = cr1(by, ["ssd1"], ["atto", "exchange", "build"], "desc", Causes("load", "mw"))
+    assert s.claim.saturated == ["SSD1 build"] and s.claim.holds == (2, 2)
+    assert s.claim.items == {"CR5M vs CR5 % (atto)": "atto", "CR5M vs CR5 % (exchange)": "exchange"}
+    # atto (paper -8.5%) and exchange (-8.6%) reproduce, the global CR1 measure (-10% vs -19%) too.
+    assert judge(s.claim)["verdict"] == "reproduced"
+
+
 def test_per_item_rows_reproduce_when_most_items_do():
     items = {f"r ({n})": n for n in ("a", "b", "c")}
     paper = {m: -10.0 for m in items}
