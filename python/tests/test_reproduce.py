@@ -51,7 +51,11 @@ def test_hotr_quick_writes_every_experiment_and_resumes_identically(tmp_path):
     doc = json.loads((out / "report.json").read_text())
     assert [v["id"] for v in doc["verdicts"]] == [f"hr-{i}" for i in range(1, 8)]
     assert html.index("Verdicts: ") < html.index("<h2 id='hr-1'>")
-    assert f"{doc['verdict_counts']['reproduced']} of 7 reproduced" in html
+    c = doc["verdict_counts"]
+    assert f"{c['reproduced']} of {7 - c['calibrated'] - c['saturated']} reproduced" in html
+    # hr-1's blocked share is the calibration's target here: shown, never judged
+    hr1 = next(v for v in doc["verdicts"] if v["id"] == "hr-1")
+    assert hr1["calibrated"] == ["reads blocked %"]
     # hr-1's blocked share comes from the runs: positive, and a share
     fin2 = next(r for r in secs["hr-1"]["rows"] if r[0] == "fin2")
     assert 0 < fin2[1] < 100
@@ -215,3 +219,24 @@ def test_two_columns_judge_the_papers_rules_and_show_the_default(tmp_path):
     assert h1["rows"][0][1] == h1["rows"][1][1] == "fin2" and h1["rows"][0][3] != h1["rows"][1][3]
     html = (out / "report.html").read_text()
     assert "Detour default, not counted" in html and html_escape("computed on the paper's simulator's column") in html
+
+
+def test_rr8_is_a_closed_loop_that_never_saturates_and_is_kept(tmp_path):
+    """RR8 (the collision paper's random reads at queue depth 8) keeps eight
+    reads outstanding: no growing host queue, so no `saturated` warning to
+    bar its verdict, and about 8 reads outstanding per instant; a second
+    reproduction reads it back instead of running it again."""
+    from detour.reproduce.base import Context, saturated
+    from detour.reproduce.collisions import rr8_closed
+
+    said = []
+    ctx = Context("collisions", tmp_path, quick=True, say=said.append, compat="mqsim")
+    on = {"metrics.collisions": True, "scheduler.suspension": True}
+    run = rr8_closed(ctx, 2000, on)
+    assert not saturated(run)
+    c = run.summary["collisions"]
+    assert c["reads"] == 2000 and 6.5 < c["mean_occ"] <= 8.0
+    assert c["expected_time_share"] > 0.8  # eight reads on 16 dies: some die holds two most of the time
+    again = Context("collisions", tmp_path, quick=True, say=said.append, compat="mqsim")
+    assert rr8_closed(again, 2000, on).summary == run.summary
+    assert sum("closed loop" in s for s in said) == 1

@@ -10,7 +10,7 @@ import pytest
 
 from detour.reproduce import judge_rows
 from detour.reproduce.base import Section
-from detour.reproduce.verdict import Claim, counts, headline, judge, verdict
+from detour.reproduce.verdict import Claim, counts, headline, judge, rejudge as rejudge_row, verdict
 
 M = "read change %"
 
@@ -63,7 +63,8 @@ def test_judge_gives_a_cause_for_all_but_reproduced():
     off = judge(Claim("hr-1", "33% blocked", {"blocked %": 33.0}, {"blocked %": 10.1}, why="light load"))
     assert off["verdict"] == "direction"
     assert off["cause"].startswith("blocked %: ours +10.1 vs paper +33, 3.3x smaller") and off["cause"].endswith("light load")
-    assert counts([ok, off]) == {"reproduced": 1, "direction": 1, "disagrees": 0, "not-run": 0}
+    assert counts([ok, off]) == {"reproduced": 1, "direction": 1, "disagrees": 0, "not-run": 0, "calibrated": 0,
+                                 "saturated": 0}
     assert headline([ok, off]).startswith("1 of 2 reproduced")
 
 
@@ -75,15 +76,111 @@ def test_every_row_gets_a_verdict_even_without_a_section():
     assert rows[1]["claim"] == "claim two" and "does not compute" in rows[1]["cause"]
 
 
+def test_a_calibration_target_is_never_counted():
+    # A row holding only its calibration's target, exactly on the paper's number, is not reproduced.
+    row = judge(Claim("rc-3", "RSD per volume", {"RSD (hm1)": 0.168}, {"RSD (hm1)": 0.168}, calibrated=["RSD (hm1)"]))
+    assert row["verdict"] == "calibrated" and "calibration target" in row["cause"]
+    # Beside a result, the target is left out: a wrong-signed target cannot sink it, nor a right one carry it.
+    both = {"blocked %": 33.0, "slower %": 42.8}
+    assert verdict(both, {"blocked %": -5.0, "slower %": 40.0}, calibrated=["blocked %"])[0] == "reproduced"
+    assert verdict(both, {"blocked %": 33.0, "slower %": -1.0}, calibrated=["blocked %"])[0] == "disagrees"
+    ok = judge(Claim("x-1", "c", {"a %": 1.0}, {"a %": 1.0}))
+    assert headline([ok, row]) == "1 of 1 reproduced (0 direction only, 0 disagree, 0 not run); not judged: rc-3 calibrated"
+
+
+def test_a_saturated_run_never_reaches_a_verdict():
+    # Every workload saturated: nothing is judged, whatever the numbers would have said.
+    row = judge(Claim("hr-3", "HotR -21.8%", {"HotR %": -21.8}, {}, holds=(0, 0), saturated=["fin2", "hm"]))
+    assert row["verdict"] == "saturated" and "fin2" in row["cause"]
+    # Some saturated: judged on the rest, and a failing verdict names the ones left out.
+    v, facts = verdict({"x %": -20.0}, {"x %": 5.0}, saturated=["hm"])
+    assert v == "disagrees" and any("saturated: hm" in f for f in facts)
+    assert counts([row])["saturated"] == 1 and headline([row]).startswith("0 of 0 reproduced")
+
+
+def test_a_section_leaves_a_saturated_run_out(tmp_path):
+    from detour.reproduce.base import Run, split_saturated
+
+    sat = {"latency_us": {}, "warnings": [{"kind": "saturated", "message": "queue still growing"}]}
+    calm = {"latency_us": {}, "warnings": [{"kind": "scheme_idle", "message": "idle"}]}
+    by = {"a": {"b": Run({}, calm, tmp_path), "s": Run({}, calm, tmp_path)},
+          "z": {"b": Run({}, calm, tmp_path), "s": Run({}, sat, tmp_path)}}
+    assert split_saturated(by) == (["a"], ["z"])
+    assert split_saturated(by, ("b",)) == (["a", "z"], [])
+
+
+def test_hotr_rows_leave_a_saturated_workload_out_of_the_verdict_and_the_figure(tmp_path):
+    from detour.reproduce.base import Run
+    from detour.reproduce.hotr import hr3
+
+    def run(read_us: float, sat: bool = False) -> Run:
+        lat = {k: {"mean": read_us, "p99": read_us} for k in ("read", "all", "write")}
+        return Run({}, {"latency_us": lat, "warnings": [{"kind": "saturated", "message": "m"}] if sat else []}, tmp_path)
+
+    ok = {"baseline": run(100.0), "hotr": run(80.0), "rails": run(50.0), "ttflash": run(150.0)}
+    # On "bad" HotR is 10x slower, but its TTFlash run saturated: the workload is left out, not judged.
+    bad = {"baseline": run(100.0), "hotr": run(1000.0), "rails": run(50.0), "ttflash": run(9e6, sat=True)}
+    s = hr3({"good": ok, "bad": bad}, "desc")
+    assert s.claim.saturated == ["bad"] and s.claim.holds == (1, 1)
+    assert s.claim.ours == {"HotR read mean vs baseline %": pytest.approx(-20.0)}
+    assert judge(s.claim)["verdict"] == "reproduced"
+    assert [r[-1] for r in s.rows] == [False, True]  # the table still shows it, marked
+    ax = s.figures[0][1].axes[0]
+    assert "saturated" in [t.get_text() for t in ax.texts]  # in place of its bars
+    # Every workload saturated: the row is `saturated`, whatever the numbers.
+    s = hr3({"bad": bad}, "desc")
+    assert judge(s.claim)["verdict"] == "saturated"
+
+
+def test_cr1_judges_each_workload_as_an_item_and_leaves_saturated_rows_out(tmp_path):
+    from detour.reproduce.base import Run
+    from detour.reproduce.cr5m import Causes, cr1
+
+    def run(us: float, sat: bool = False) -> Run:
+        lat = {k: {"mean": us} for k in ("all", "read", "write")}
+        return Run({}, {"latency_us": lat, "warnings": [{"kind": "saturated", "message": "m"}] if sat else []}, tmp_path)
+
+    means = {"pure": 100.0, "cr1": 90.0, "cr4": 130.0, "cr5": 110.0, "cr5m": 100.0}  # CR5M -9.1% vs CR5
+    by = {("ssd1", n, o): run(v, sat=(n == "build" and o == "cr4")) for n in ("atto", "exchange", "build")
+          for o, v in means.items()}
+    s = cr1(by, ["ssd1"], ["atto", "exchange", "build"], "desc", Causes("load", "mw"))
+    assert s.claim.saturated == ["SSD1 build"] and s.claim.holds == (2, 2)
+    assert s.claim.items == {"CR5M vs CR5 % (atto)": "atto", "CR5M vs CR5 % (exchange)": "exchange"}
+    # atto (paper -8.5%) and exchange (-8.6%) reproduce, the global CR1 measure (-10% vs -19%) too.
+    assert judge(s.claim)["verdict"] == "reproduced"
+
+
+def test_per_item_rows_reproduce_when_most_items_do():
+    items = {f"r ({n})": n for n in ("a", "b", "c")}
+    paper = {m: -10.0 for m in items}
+    # Two of three items within 2x: reproduced, though c is 5x off.
+    assert verdict(paper, {"r (a)": -11.0, "r (b)": -9.0, "r (c)": -50.0}, items=items)[0] == "reproduced"
+    # Without items the same numbers are worst-wins: direction.
+    assert verdict(paper, {"r (a)": -11.0, "r (b)": -9.0, "r (c)": -50.0})[0] == "direction"
+    # One of three: not most; right signs on most: direction.
+    v, facts = verdict(paper, {"r (a)": -11.0, "r (b)": -90.0, "r (c)": -50.0}, items=items)
+    assert v == "direction" and facts[0] == "reproduced on 1 of 3 items (most must be)"
+    # Most with the wrong sign: disagrees; one wrong sign alone does not sink a majority.
+    assert verdict(paper, {"r (a)": 5.0, "r (b)": 5.0, "r (c)": -10.0}, items=items)[0] == "disagrees"
+    assert verdict(paper, {"r (a)": 5.0, "r (b)": -10.0, "r (c)": -10.0}, items=items)[0] == "reproduced"
+    # Half is not most.
+    two = {"r (a)": "a", "r (b)": "b"}
+    assert verdict({"r (a)": 1.0, "r (b)": 1.0}, {"r (a)": 1.0, "r (b)": 9.0}, items=two)[0] == "direction"
+    # An item is judged on all its measures: one off makes the item off.
+    it = {"x (a)": "a", "y (a)": "a"}
+    assert verdict({"x (a)": 1.0, "y (a)": 1.0}, {"x (a)": 1.0, "y (a)": -1.0}, items=it)[0] == "disagrees"
+
+
 def rejudge(report_json: Path) -> None:
     """Every verdict in a report is what the rule gives for its own numbers,
     and the counts are those verdicts' (used by the reproduction tests)."""
     doc = json.loads(report_json.read_text())
     assert doc["verdicts"], report_json
     for row in doc["verdicts"]:
-        v, _ = verdict(row["paper"], row["ours"], row["holds"])
+        v = rejudge_row(row)
         assert row["verdict"] == v, row
         assert (row["cause"] == "") == (v == "reproduced"), row
         if "verdict_default" in row:  # the second column is judged by the same rule
-            assert row["verdict_default"] == verdict(row["paper"], row["ours_default"], row["holds_default"])[0], row
+            assert row["verdict_default"] == rejudge_row({**row, "ours": row["ours_default"], "holds": row["holds_default"],
+                                                      "saturated": row["saturated_default"]}), row
     assert doc["verdict_counts"] == counts(doc["verdicts"])

@@ -168,6 +168,7 @@ def add_default_column(verdicts: List[dict], defaults: List[dict]) -> None:
         d = by.get(v["id"])
         if d is not None:
             v["ours_default"], v["holds_default"], v["verdict_default"] = d["ours"], d["holds"], d["verdict"]
+            v["saturated_default"] = d["saturated"]
 
 
 def calibration_text(cals, compat: Optional[str]) -> str:

@@ -44,11 +44,15 @@ class Section:
     claim_default: Optional[Claim] = None
 
     def measured(self, paper: Optional[Dict[str, float]] = None, ours: Optional[Dict[str, float]] = None,
-                 holds: Optional[tuple] = None, why: str = "") -> None:
+                 holds: Optional[tuple] = None, why: str = "", calibrated: Sequence[str] = (),
+                 items: Optional[Dict[str, str]] = None, saturated: Sequence[str] = ()) -> None:
         """Record what was measured for the paper's claim (`verdict.Claim`):
         measures as {name: number} in one unit with 0 = no effect, and/or
-        the qualitative part holding on (k, n) workloads."""
-        self.claim = Claim(self.id, self.paper, dict(paper or {}), dict(ours or {}), holds, why)
+        the qualitative part holding on (k, n) workloads; `calibrated` names
+        the measures that are calibration targets, `items` maps a per-item
+        measure to its item, `saturated` the workloads left out."""
+        self.claim = Claim(self.id, self.paper, dict(paper or {}), dict(ours or {}), holds, why,
+                           list(calibrated), dict(items or {}), sorted(set(saturated)))
 
     def to_json(self) -> dict:
         return {"id": self.id, "title": self.title, "paper": self.paper, "workload": self.workload,
@@ -349,18 +353,26 @@ def load_runs(sweep_dir: Path, keys: Sequence[str]) -> Runs:
 
 def grouped_bars(labels: Sequence[str], series: Sequence[tuple], ylabel: str, title: str, xlabel: str = "workload",
                  line: Optional[float] = None, size: tuple = (7, 3.5), tick_size: Optional[float] = None,
-                 legend: Optional[dict] = None):
+                 legend: Optional[dict] = None, saturated: Sequence[str] = ()):
     """A figure of bars grouped per label: `series` is [(name, values), ...],
     one bar of each per label, each scheme in its fixed colour
-    (`plots.scheme_style`); `line` draws a horizontal reference."""
+    (`plots.scheme_style`); `line` draws a horizontal reference. Labels in
+    `saturated` get no bars, only the word "saturated": a saturated run's
+    numbers are the device's throughput, not the scheme's effect."""
     from ..plots import _figure, labels as set_labels, scheme_style
 
     fig = _figure(*size)
     ax = fig.subplots()
     x = np.arange(len(labels))
     width = 0.8 / max(len(series), 1)
+    hide = [lab in saturated for lab in labels]
     for i, (name, values) in enumerate(series):
-        ax.bar(x + (i - (len(series) - 1) / 2) * width, list(values), width, label=name, **scheme_style(name))
+        vals = [float("nan") if h else v for v, h in zip(values, hide)]
+        ax.bar(x + (i - (len(series) - 1) / 2) * width, vals, width, label=name, **scheme_style(name))
+    for xi, h in zip(x, hide):
+        if h:
+            ax.text(xi, 0.5, "saturated", transform=ax.get_xaxis_transform(), ha="center", va="center",
+                    rotation=90, fontsize=8, color="0.4")
     if line is not None:
         ax.axhline(line, color="k", lw=0.8)
     ax.set_xticks(x, list(labels), fontsize=tick_size)
@@ -393,3 +405,31 @@ def warnings_section(warnings: Sequence[dict], runs: int) -> Optional[Section]:
 def mean(xs: Iterable[float]) -> float:
     xs = [x for x in xs if x == x]
     return float(np.mean(xs)) if xs else float("nan")
+
+
+def per_item(paper: Dict[str, float], ours: Dict[str, float], what: str) -> tuple:
+    """(paper, ours, items) for a figure the paper gives per item (volume,
+    workload): one measure "<what> (<item>)" per item both have, each
+    judged as an item of its own (verdict.py: reproduced when most are)."""
+    both = [n for n in paper if n in ours]
+    name = {n: f"{what} ({n})" for n in both}
+    return ({name[n]: paper[n] for n in both}, {name[n]: ours[n] for n in both}, {name[n]: n for n in both})
+
+
+def saturated(run: "Run") -> bool:
+    """The run carries the core's `saturated` warning (detour.calibrate.saturated):
+    its numbers are set by the device's throughput, so no verdict and no bar
+    comes from it (docs/reproduce.md, "Verdicts")."""
+    from ..calibrate import saturated as summary_saturated
+
+    return summary_saturated(run.summary)
+
+
+def split_saturated(by: Dict[str, Dict[str, "Run"]], keys: Optional[Sequence[str]] = None) -> tuple:
+    """(workloads whose runs `keys` (all, by default) are all unsaturated,
+    workloads with a saturated one) of `by` = {workload: {name: Run}}."""
+    ok, sat = [], []
+    for n, d in by.items():
+        runs = [d[k] for k in (keys or d)]
+        (sat if any(saturated(r) for r in runs) else ok).append(n)
+    return ok, sat

@@ -4,12 +4,14 @@ against the original FTL."""
 
 from __future__ import annotations
 
+import json
 from typing import Dict, List
 
 import numpy as np
 
 from ..plots import _figure, labels
-from .base import Context, Runs, Section, change
+from .base import Context, Run, Runs, Section, change, per_item, saturated, split_saturated
+from ..sweep.records import write_atomic
 
 TITLE = "Patterned read collisions: analysis and replication (rc-1..rc-8)"
 PAPER_FILE = "patterned-read-collisions.txt"
@@ -25,8 +27,15 @@ L_R = [1, 2, 5, 10, 100]
 #: l_M as a share of the physical pages (67,108,864): 0.001% is 671 pages.
 L_M = [0.0000001, 0.00001, 0.0005, 0.002, 0.02]
 #: The window of `scheme.collisions.rate = "recent"` (the cost term's read
-#: rate over the last 10 ms instead of the whole run; shown beside rc-6).
+#: rate over the last 10 ms: the core's default window).
 WINDOW_MS = 10.0
+#: The cost term's read rate r (Eq. 3: "r read operations are issued to the
+#: destination die every second" stalled by *this* program) read as the rate
+#: while the replica is programmed, i.e. recent: the reading every scheme run
+#: uses (docs/reproduce.md, Readings). The whole run's rate ("lifetime") is
+#: shown beside rc-6, never judged.
+RATE = {"scheme.collisions.rate": "recent", "scheme.collisions.rate_window_ms": WINDOW_MS}
+OTHER_RATE = {"scheme.collisions.rate": "lifetime"}
 #: The paper's Table 2 rows (mean OCC, expected %, measured %, imbalanced %, mean repetition).
 PAPER_TABLE2 = {"RR8": (7.8, 83.7, 86.0, 100.0, 1.00), "msr-web2": (3.7, 65.6, 32.0, 99.9, 9.20),
                 "msr-proj4": (12.5, 69.5, 62.2, 98.8, 4.56), "msr-src2-1": (4.8, 67.7, 42.5, 91.1, 1.73),
@@ -78,25 +87,54 @@ def experiments(ctx: Context) -> List[Section]:
     # programs and erases for reads, which stock MQSim (the `mqsim` bundle)
     # never does; the preset's suspension is put back after the bundle.
     on = {"metrics.collisions": True, "scheduler.suspension": True}
-    base = ctx.sweep("collisions-base", w, ["collisions"], ["conventional", "collisions"], fixed=on)
-    recent = ctx.sweep("collisions-recent", w, ["collisions"], ["collisions"],
-                       fixed={**on, "scheme.collisions.rate": "recent", "scheme.collisions.rate_window_ms": WINDOW_MS})
-    # RR8: random 4 KiB reads all arriving at once, admitted eight at a time.
-    n8 = 10000 if ctx.quick else 40000
-    rr8_w = [{"profile": "msr-random", "label": "RR8", "set": {"requests": n8, "arrival.rate_per_s": 1e9}}]
-    rr8 = ctx.sweep("collisions-rr8", rr8_w, ["collisions"], ["conventional"], fixed={**on, "host.queue_depth": 8})
+    base = ctx.sweep("collisions-base", w, ["collisions"], ["conventional"], fixed=on)
+    scheme = ctx.sweep("collisions-scheme", w, ["collisions"], ["collisions"], fixed={**on, **RATE})
+    other = ctx.sweep("collisions-lifetime", w, ["collisions"], ["collisions"], fixed={**on, **OTHER_RATE})
+    rr8 = rr8_closed(ctx, 10000 if ctx.quick else 40000, on)
     sens_w = w[:1]
-    lr = ctx.sweep("collisions-lr", sens_w, ["collisions"], ["collisions"], fixed={**on, "scheme.collisions.l_m": 0.02},
-                   grid={"scheme.collisions.l_r": L_R})
-    lm = ctx.sweep("collisions-lm", sens_w, ["collisions"], ["collisions"], fixed=on,
+    lr = ctx.sweep("collisions-lr-recent", sens_w, ["collisions"], ["collisions"],
+                   fixed={**on, **RATE, "scheme.collisions.l_m": 0.02}, grid={"scheme.collisions.l_r": L_R})
+    lm = ctx.sweep("collisions-lm-recent", sens_w, ["collisions"], ["collisions"], fixed={**on, **RATE},
                    grid={"scheme.collisions.l_m": L_M})
     names = list(dict.fromkeys(r.workload for r in base))
-    by = {nm: {s: base.one(workload=nm, scheme=s) for s in ("conventional", "collisions")} for nm in names}
-    for nm in names:
-        by[nm]["recent"] = recent.one(workload=nm)
-    rr = rr8.one(workload="RR8")
-    return [rc1(by, rr, desc), rc2(by, rr, desc), rc3(by, desc), rc4(by, desc),
+    by = {nm: {"conventional": base.one(workload=nm), "collisions": scheme.one(workload=nm),
+               "lifetime": other.one(workload=nm)} for nm in names}
+    rr = rr8
+    # The volume profiles were calibrated to Tables 2-3 (scripts/calibrate_volumes.py); real traces were not.
+    cal = not ctx.traces
+    return [rc1(by, rr, desc, cal), rc2(by, rr, desc), rc3(by, desc, cal), rc4(by, desc, cal),
             rc5(by, lr, lm, names[0], desc), rc6(by, desc), rc7(by, desc), rc8(by, desc)]
+
+
+def rr8_closed(ctx: Context, n: int, on: Dict) -> Run:
+    """RR8 as the paper ran it: random 4 KiB reads, a closed loop of eight
+    outstanding (a `[[flows]]` job). Until issue 49 it was an open trace whose
+    requests all arrived at once, admitted eight at a time: the same die
+    states, but the host queue grew through the run, so the run carried the
+    `saturated` warning and no verdict may come from it. Sweeps take no
+    flows, so the run is made here and kept under OUT/runs like a sweep's."""
+    import detour
+    from detour.fio import job
+
+    name = f"collisions-rr8-closed{ctx.suffix}"
+    d = ctx.out / "runs" / name / "runs" / "RR8"  # a sweep's layout: OUT/runs/<sweep>/runs/<run>
+    spec = {"sweep": name, "label": "RR8", "device": "collisions", "scheme": "conventional", "compat": ctx.compat,
+            "set": on, "flows": [job("randread", 4096, 8, ios=n)]}
+    f = d / "summary.json"
+    if f.exists() and json.loads((d / "spec.json").read_text()) == spec:
+        summary = json.loads(f.read_text())
+    else:
+        ctx.say(f"== RR8, closed loop ({n} random reads at queue depth 8)")
+        r = detour.run(device="collisions", scheme="conventional", compat=ctx.compat, overrides=on,
+                       flows=spec["flows"])
+        summary = r.summary
+        d.mkdir(parents=True, exist_ok=True)
+        write_atomic(d / "spec.json", json.dumps(spec, indent=2).encode())
+        write_atomic(f, json.dumps(summary, default=float).encode())
+    ctx.run_warnings += [{"sweep": name, "run": "RR8", "kind": w["kind"], "message": w["message"]}
+                         for w in summary.get("warnings") or []]
+    ctx.sweeps_run.append({"name": name, "runs": 1})
+    return Run(spec, summary, d)
 
 
 def _c(run) -> Dict:
@@ -108,92 +146,112 @@ def _vol(by: Dict) -> List[str]:
     return [nm for nm in by if nm in VOLUMES]
 
 
-def rc1(by: Dict, rr8, desc: str) -> Section:
+def rc1(by: Dict, rr8, desc: str, calibrated: bool = True) -> Section:
+    ok, sat = split_saturated(by, ("conventional",))
+    if saturated(rr8):
+        sat.append("RR8")
     rows = []
     for nm, d in list(by.items()) + [("RR8", {"conventional": rr8})]:
         c = _c(d["conventional"])
         rows.append([nm, int(c["reads"]), c["mean_occ"], c["expected_ratio"] * 100, c["collision_ratio"] * 100,
                      c["expected_time_share"] * 100, c["time_share_colliding"] * 100, c["imbalanced_share"] * 100,
-                     int(c["imbalanced_pairs"]), c["mean_repetition"]])
+                     int(c["imbalanced_pairs"]), c["mean_repetition"], nm in sat])
     s = Section("rc-1", "Collision statistics per workload (Table 2), original FTL",
                 "e.g. HM1: OCC 14.2, expected 66.2%, measured 61.3%, mean repetition 37.89; RR8 (random 4 KiB reads "
                 "at OCC 8): 83.7% / 86.0%", desc,
                 ["workload", "die reads", "mean OCC", "expected % (per read)", "measured % (per read)",
                  "expected % (time share)", "measured % (time share)", "imbalanced %", "imbalanced pairs",
-                 "mean repetition"], rows)
+                 "mean repetition", "saturated"], rows)
     r8 = rows[-1]
     nan = float("nan")
     for k, (occ, exp, meas, imb, rep) in PAPER_TABLE2.items():
         if k == "RR8" or k in by:
-            rows.append([f"paper {k}", nan, occ, nan, nan, exp, meas, imb, nan, rep])
-    vols = _vol(by)
-    imb = {nm: _c(by[nm]["conventional"])["imbalanced_share"] * 100 for nm in vols}
+            rows.append([f"paper {k}", nan, occ, nan, nan, exp, meas, imb, nan, rep, False])
     s.notes.append(f"RR8 (msr-random at queue depth 8): per read {r8[4]:.1f}% measured vs {r8[3]:.1f}% expected; as a "
                    f"share of time with some die holding two reads {r8[6]:.1f}% vs {r8[5]:.1f}% (paper 86.0% vs 83.7%). "
                    "The paper's RR8 figures match the time-share reading; a per-read ratio cannot exceed "
                    "1 - (15/16)^7 = 36% at 8 outstanding reads on 16 dies (docs/schemes/collisions.md). The paper's "
                    "rows put its expected and measured ratios in the time-share columns for that reason.")
+    # Table 2 is per workload: each volume (and RR8) is an item, judged on its
+    # expected and measured time shares and imbalanced share; its mean OCC and
+    # mean repetition were the calibration's targets (shown, not judged).
+    cols = {"mean OCC": (0, 2), "expected time share %": (1, 5), "measured time share %": (2, 6),
+            "imbalanced %": (3, 7), "mean repetition": (4, 9)}
+    paper, ours, items, cal = {}, {}, {}, []
+    for r in rows:
+        nm = r[0]
+        if nm not in PAPER_TABLE2 or nm in sat or nm.startswith("paper"):
+            continue
+        for what, (pi, oi) in cols.items():
+            m = f"{what} ({nm})"
+            paper[m], ours[m], items[m] = PAPER_TABLE2[nm][pi], r[oi], nm
+            if calibrated and nm in VOLUMES and what in ("mean OCC", "mean repetition"):
+                cal.append(m)
     s.notes.append("Mean OCC and mean repetition of the volumes are calibrated inputs (the generator's knobs were set "
-                   "to reach them), not results; the collision ratios and imbalanced shares are not calibrated.")
-    paper = {"RR8 measured time share %": 86.0, "RR8 expected time share %": 83.7, "RR8 mean repetition": 1.0}
-    ours = {"RR8 measured time share %": r8[6], "RR8 expected time share %": r8[5], "RR8 mean repetition": r8[9]}
-    if imb:
-        paper["imbalanced share % (mean over volumes)"] = sum(PAPER_TABLE2[v][3] for v in imb) / len(imb)
-        ours["imbalanced share % (mean over volumes)"] = sum(imb.values()) / len(imb)
-    s.measured(paper, ours, why="The paper's RR8 figures are read as shares of time with some die holding two reads "
-                                "(docs/schemes/collisions.md). " + NO_MSR)
+                   "to reach them): shown, not judged. Each volume and RR8 is judged as an item on its expected and "
+                   "measured collision time shares and its imbalanced share; the row reproduces when most items do.")
+    s.measured(paper, ours, calibrated=cal, items=items, saturated=sat,
+               why="The paper's ratios are read as shares of time with some die holding two reads "
+                   "(docs/schemes/collisions.md). " + NO_MSR)
     return s
 
 
 def rc2(by: Dict, rr8, desc: str) -> Section:
-    rows = [[nm, _c(d["conventional"])["measured_to_expected"]] for nm, d in by.items()]
-    rows.append(["RR8", _c(rr8)["measured_to_expected"]])
+    ok, sat = split_saturated(by, ("conventional",))
+    rows = [[nm, _c(d["conventional"])["measured_to_expected"], nm in sat] for nm, d in by.items()]
+    rows.append(["RR8", _c(rr8)["measured_to_expected"], saturated(rr8)])
     s = Section("rc-2", "Measured / expected collisions (Fig. 3)", "all but PROJ3 below 1.0", desc,
-                ["workload", "measured / expected"], rows)
-    vols = [r for r in rows if r[0] in VOLUMES]
+                ["workload", "measured / expected", "saturated"], rows)
+    vols = [r for r in rows if r[0] in VOLUMES and r[0] in ok]
     # The claim per volume: below 1.0, except PROJ3 above it.
-    ok = sum(1 for r in vols if (r[1] < 1.0) == (r[0] != "msr-proj3"))
-    s.measured(holds=(ok, len(vols)),
+    good = sum(1 for r in vols if (r[1] < 1.0) == (r[0] != "msr-proj3"))
+    s.measured(holds=(good, len(vols)), saturated=sat,
                why="Not calibrated: the ratio follows from how the profile's reads spread over dies. " + NO_MSR)
     s.notes.append("Per read, against the analytic expectation for the same outstanding reads on random dies. "
                    "RR8 (random reads) should sit at about 1.")
     return s
 
 
-def rc3(by: Dict, desc: str) -> Section:
-    rows = [[nm, _c(d["conventional"])["reads_rsd"], VOLUMES.get(nm, {}).get("reads_rsd", float("nan"))]
+def rc3(by: Dict, desc: str, calibrated: bool = True) -> Section:
+    ok, sat = split_saturated(by, ("conventional",))
+    rows = [[nm, _c(d["conventional"])["reads_rsd"], VOLUMES.get(nm, {}).get("reads_rsd", float("nan")), nm in sat]
             for nm, d in by.items()]
     s = Section("rc-3", "Relative standard deviation of reads per die (Table 3)",
                 "HM1 0.168, PROJ3 0.121, USR1 0.086, WEB2 0.047 ... SRC2-1 0.016", desc,
-                ["workload", "reads RSD", "paper"], rows)
-    vols = [r for r in rows if r[0] in VOLUMES]
-    s.measured({f"reads RSD ({r[0]})": r[2] for r in vols}, {f"reads RSD ({r[0]})": r[1] for r in vols},
-               why="The RSD is a calibrated input (pairs.theta), so this row checks the calibration, not the "
-                   "scheme. " + NO_MSR)
+                ["workload", "reads RSD", "paper", "saturated"], rows)
+    vols = [r for r in rows if r[0] in VOLUMES and r[0] in ok]
+    paper, ours, items = per_item({r[0]: r[2] for r in vols}, {r[0]: r[1] for r in vols}, "reads RSD")
+    s.measured(paper, ours, items=items, calibrated=list(paper) if calibrated else [], saturated=sat,
+               why="The RSD is a calibrated input (pairs.theta): this row checks the calibration, not the scheme. "
+                   + NO_MSR)
     s.notes.append("Calibrated: each volume's pairs.theta was set so its RSD is the paper's (docs/schemes/"
                    "collisions.md, Calibration); a match here says the calibration held at this run's length and rules.")
     return s
 
 
-def rc4(by: Dict, desc: str) -> Section:
+def rc4(by: Dict, desc: str, calibrated: bool = True) -> Section:
+    ok, sat = split_saturated(by, ("conventional",))
     rows, fig = [], _figure(6, 3.4)
     ax = fig.subplots()
     for nm, d in by.items():
         c = _c(d["conventional"])
-        rows.append([nm, int(c["imbalanced_pairs"]), c["top5pct_pair_share"] * 100])
+        rows.append([nm, int(c["imbalanced_pairs"]), c["top5pct_pair_share"] * 100, nm in sat])
         counts = d["conventional"].pair_counts()
-        if counts is not None and len(counts):
+        if counts is not None and len(counts) and nm in ok:  # a saturated run's curve is left out (legend says so)
             ax.plot(np.arange(1, len(counts) + 1) / len(counts) * 100, np.cumsum(counts) / counts.sum() * 100, label=nm)
+    for nm in sat:
+        ax.plot([], [], ls="none", label=f"{nm}: saturated, not drawn")
     labels(ax, "rc-4: how few pairs make most collisions", "collision pairs, most repeated first (%)",
            "collisions covered (%)")
     ax.legend(title="workload", fontsize=7)
     s = Section("rc-4", "Repetition of collision pairs, sorted (Fig. 4)",
                 "5% of pairs give 80% of collisions for HM1, USR1, WEB2", desc,
-                ["workload", "imbalanced pairs", "share of pair occurrences from the top 5% of pairs %"], rows)
+                ["workload", "imbalanced pairs", "share of pair occurrences from the top 5% of pairs %", "saturated"], rows)
     s.figures.append(("rc-4", fig))
     named = ("msr-hm1", "msr-usr1", "msr-web2")
-    top = {r[0]: r[2] for r in rows if r[0] in named}
-    s.measured({f"top 5% of pairs' share % ({n})": 80.0 for n in top}, {f"top 5% of pairs' share % ({n})": v for n, v in top.items()},
+    top = {r[0]: r[2] for r in rows if r[0] in named and r[0] in ok}
+    paper, ours, items = per_item({n: 80.0 for n in top}, top, "top 5% of pairs' share %")
+    s.measured(paper, ours, items=items, calibrated=list(paper) if calibrated else [], saturated=sat,
                why="The share is a calibrated input (pairs.count) for these volumes. " + NO_MSR)
     return s
 
@@ -220,8 +278,9 @@ def rc5(by: Dict, lr: Runs, lm: Runs, name: str, desc: str) -> Section:
     lr_gain = [-r[2] for r in rows[:len(L_R)]]
     lm_gain = [-r[2] for r in rows[len(L_R):]]
     flat = [_levels_off(lr_gain, L_R.index(5)), _levels_off(lm_gain, L_M.index(0.002))]
-    s.measured({"best read change %": -14.6}, {"best read change %": min(r[2] for r in rows)},
-               holds=(sum(flat), 2),
+    sat = [name] if any(saturated(r) for r in [base, *lr, *lm]) else []
+    s.measured({"best read change %": -14.6}, {} if sat else {"best read change %": min(r[2] for r in rows)},
+               holds=None if sat else (sum(flat), 2), saturated=sat,
                why="The qualitative part: the gain levels off past l_R = 5 (l_M = 2%) and past l_M = 0.2% (l_R = 5): "
                    "at most a point, or a fifth of the gain there, more at any larger limit.")
     s.notes.append(f"Gain at l_R = 1, 5, 100: {lr_gain[0]:.1f}%, {lr_gain[2]:.1f}%, {lr_gain[-1]:.1f}% "
@@ -232,56 +291,65 @@ def rc5(by: Dict, lr: Runs, lm: Runs, name: str, desc: str) -> Section:
 
 
 def rc6(by: Dict, desc: str) -> Section:
+    ok, sat = split_saturated(by, ("conventional", "collisions"))
     rows = []
     for nm, d in by.items():
-        b, c, w = d["conventional"], d["collisions"], d["recent"]
+        b, c, w = d["conventional"], d["collisions"], d["lifetime"]
         rows.append([nm, b.lat("read"), c.lat("read") / b.lat("read"), b.lat("read", "p99"),
                      c.lat("read", "p99") / b.lat("read", "p99"), w.lat("read") / b.lat("read"),
                      w.lat("read", "p99") / b.lat("read", "p99"), c.counter("collisions.replications", 0.0),
-                     w.counter("collisions.replications", 0.0)])
+                     w.counter("collisions.replications", 0.0), nm in sat])
     s = Section("rc-6", "Mean and p99 read latency normalised to the original FTL",
                 "PRXY0 -37% mean; 12 traces > 10%; p99 up to -53%, 15 traces >= 20%; 2 traces ~+1%", desc,
                 ["workload", "original read mean us", "scheme / original (mean)", "original read p99 us",
-                 "scheme / original (p99)", f"rate over {WINDOW_MS:g} ms: mean", f"rate over {WINDOW_MS:g} ms: p99",
-                 "replications", f"replications ({WINDOW_MS:g} ms)"], rows)
-    s.measured({"best mean read change %": -37.0, "best p99 read change %": -53.0},
-               {"best mean read change %": min((r[2] - 1) * 100 for r in rows),
-                "best p99 read change %": min((r[4] - 1) * 100 for r in rows)},
-               holds=(sum(1 for r in rows if r[2] <= 1.01), len(rows)),
+                 "scheme / original (p99)", "lifetime rate: mean", "lifetime rate: p99",
+                 "replications", "replications (lifetime rate)", "saturated"], rows)
+    judged = [r for r in rows if r[0] in ok]
+    ours = {"best mean read change %": min((r[2] - 1) * 100 for r in judged),
+            "best p99 read change %": min((r[4] - 1) * 100 for r in judged)} if judged else {}
+    s.measured({"best mean read change %": -37.0, "best p99 read change %": -53.0}, ours,
+               holds=(sum(1 for r in judged if r[2] <= 1.01), len(judged)), saturated=sat,
                why="The qualitative part: no workload more than 1% slower. The paper's best (PRXY0, -37%) is a volume "
                    "outside the eight of Tables 2-3 modelled here.")
-    s.notes.append("The scheme's cost term r x tPROG^2 / 2 takes r over the whole run (the default, judged) or over "
-                   f"the last {WINDOW_MS:g} ms (`scheme.collisions.rate = \"recent\"`, shown, not judged).")
+    s.notes.append(f"The scheme's cost term r x tPROG^2 / 2 takes r over the last {WINDOW_MS:g} ms (the rate while "
+                   "the replica is programmed: docs/reproduce.md, Readings; judged) or over the whole run "
+                   "(`scheme.collisions.rate = \"lifetime\"`, the other reading: shown, not judged).")
     return s
 
 
 def rc7(by: Dict, desc: str) -> Section:
+    ok, sat = split_saturated(by, ("conventional", "collisions"))
     rows = []
     for nm, d in by.items():
         b, c = _c(d["conventional"]), _c(d["collisions"])
         rows.append([nm, int(b["imbalanced"]), int(c["imbalanced"]), change(c["imbalanced"], b["imbalanced"]),
-                     PAPER_TABLE5.get(nm, float("nan")), int(d["collisions"].counter("collisions.replications", 0.0))])
+                     PAPER_TABLE5.get(nm, float("nan")), int(d["collisions"].counter("collisions.replications", 0.0)),
+                     nm in sat])
     s = Section("rc-7", "Imbalanced collisions before / after, and replications (Table 5)",
                 "PRXY0 1,621,471 -> 887,017 (-45.3%) with 24,602 replications; USR0 +4.2%", desc,
-                ["workload", "original", "with the scheme", "change %", "paper change %", "replications"], rows)
-    # Judged on the volumes Table 5 gives a change of at least 10% for;
+                ["workload", "original", "with the scheme", "change %", "paper change %", "replications", "saturated"],
+                rows)
+    # Judged per volume on those Table 5 gives a change of at least 10% for;
     # below that the paper's own changes are within noise of 0.
-    big = [r for r in rows if abs(r[4]) >= 10]
-    s.measured({f"imbalanced collisions change % ({r[0]})": r[4] for r in big},
-               {f"imbalanced collisions change % ({r[0]})": r[3] for r in big},
-               why="Judged on the modelled volumes whose Table 5 change is at least 10% (HM1, WEB2, USR1). " + NO_MSR)
+    big = [r for r in rows if abs(r[4]) >= 10 and r[0] in ok]
+    paper, ours, items = per_item({r[0]: r[4] for r in big}, {r[0]: r[3] for r in big}, "imbalanced collisions change %")
+    s.measured(paper, ours, items=items, saturated=sat,
+               why="Judged per volume on those whose Table 5 change is at least 10% (HM1, WEB2, USR1): reproduced when "
+                   "most are. " + NO_MSR)
     return s
 
 
 def rc8(by: Dict, desc: str) -> Section:
+    ok, sat = split_saturated(by, ("conventional", "collisions"))
     rows = []
     for nm, d in by.items():
         b, c = d["conventional"], d["collisions"]
         if b.summary["writes"]:
-            rows.append([nm, b.lat("write"), c.lat("write"), change(c.lat("write"), b.lat("write"))])
+            rows.append([nm, b.lat("write"), c.lat("write"), change(c.lat("write"), b.lat("write")), nm in sat])
     s = Section("rc-8", "Host write latency overhead", "< 0.01%", desc,
-                ["workload", "original write mean us", "with the scheme", "change %"], rows)
-    s.measured(holds=(sum(1 for r in rows if r[3] < 0.01), len(rows)),
+                ["workload", "original write mean us", "with the scheme", "change %", "saturated"], rows)
+    judged = [r for r in rows if r[0] in ok]
+    s.measured(holds=(sum(1 for r in judged if r[3] < 0.01), len(judged)), saturated=sat,
                why="The qualitative part is the paper's bound: host writes less than 0.01% slower on every workload.")
     s.notes.append("Replicas are programmed at background priority; writes can even get faster when fewer reads "
                    "wait on collided dies.")

@@ -25,7 +25,7 @@ th,td{border:1px solid #ccc;padding:.25em .6em} td.n{text-align:right;font-varia
 th{background:#f2f2f2} .paper{background:#fff8e6;padding:.5em .8em;border-left:4px solid #e0b000}
 .workload{color:#555;font-size:.9em} .note{background:#fdecec;padding:.4em .8em;border-left:4px solid #c33;margin:.4em 0}
 .v{padding:0 .4em;border-radius:3px;font-size:.85em;white-space:nowrap} .reproduced{background:#dff0d8}
-.direction{background:#fcf3cf} .disagrees{background:#f8d7da} .not-run{background:#e2e3e5} img{max-width:100%;border:1px solid #eee}
+.direction{background:#fcf3cf} .disagrees{background:#f8d7da} .not-run{background:#e2e3e5} .calibrated{background:#dbe9f6} .saturated{background:#ece2f4} img{max-width:100%;border:1px solid #eee}
 """
 
 
@@ -97,27 +97,35 @@ def _verdict_table(verdicts: List[dict]) -> List[str]:
     EXPERIMENTS.md (the rule is verdict.verdict; docs/reproduce.md)."""
     two = any("verdict_default" in v for v in verdicts)
 
-    def ours(d: dict, holds) -> str:
-        return html.escape(_numbers(d)) + (f"; holds on {holds[0]} of {holds[1]}" if holds else "")
+    def ours(d: dict, holds, v: Optional[dict] = None) -> str:
+        cal = set((v or {}).get("calibrated") or ())
+        nums = "; ".join(f"{m}: {fmt(x)}" + (" (calibrated)" if m in cal else "") for m, x in d.items()) or "-"
+        sat = (v or {}).get("saturated") or []
+        return (html.escape(nums) + (f"; holds on {holds[0]} of {holds[1]}" if holds else "")
+                + (f"; left out, saturated: {html.escape(', '.join(sat))}" if sat else ""))
 
     def default(v: dict) -> str:
         if not two:
             return ""
         if "verdict_default" not in v:
             return "<td>-</td>"
-        return (f"<td>{ours(v['ours_default'], v['holds_default'])} "
+        cal_sat = {"calibrated": v.get("calibrated"), "saturated": v.get("saturated_default")}
+        return (f"<td>{ours(v['ours_default'], v['holds_default'], cal_sat)} "
                 f"<span class='v {v['verdict_default']}'>{html.escape(v['verdict_default'])}</span></td>")
 
     rows = "".join(
         f"<tr><td><a href='#{v['id']}'>{html.escape(v['id'])}</a></td><td>{_badge(v)}</td>"
         f"<td>{html.escape(v['claim'])}</td><td>{html.escape(_numbers(v['paper']))}</td>"
-        f"<td>{ours(v['ours'], v['holds'])}</td>{default(v)}<td>{html.escape(v['cause'])}</td></tr>" for v in verdicts)
+        f"<td>{ours(v['ours'], v['holds'], v)}</td>{default(v)}<td>{html.escape(v['cause'])}</td></tr>" for v in verdicts)
     head_ours = "<th>ours (paper's simulator's rules: judged)</th><th>ours (Detour default, not counted)</th>" if two \
         else "<th>ours</th>"
     return [f"<h2>Verdicts: {html.escape(headline(verdicts))}</h2>",
             "<p class='workload'>By one rule (docs/reproduce.md): reproduced = the paper's sign and within 2x of its "
             "number, and the qualitative claim holding on every workload; direction = right sign, more than 2x off; "
-            "disagrees = wrong sign or the claim failing somewhere; not-run = not measured.</p>",
+            "disagrees = wrong sign or the claim failing somewhere; not-run = not measured. A figure the paper gives "
+            "per item (volume, workload) is judged per item and reproduces when most items do. Not counted: "
+            "calibrated = the row holds only a calibration's target; saturated = every run it rests on carried the "
+            "core's saturated warning (such runs are left out of every verdict and every figure).</p>",
             f"<table><tr><th>id</th><th>verdict</th><th>paper's claim</th><th>paper</th>{head_ours}<th>cause</th>"
             f"</tr>{rows}</table>"]
 
