@@ -18,7 +18,7 @@ The traces are the ones the peers ran (same seeds, rates from the peers'
 CSV), rewritten if absent. An aged point preconditions as Detour's
 importers map the peers' own settings: MQSim's Initial_Occupancy_Percentage
 as `ftl.precondition.valid`, SSDSim's `aged ratio` as
-`ftl.precondition.invalid`.
+`ftl.precondition.invalid` (with 0.1% valid, see aged_keys).
 """
 
 from __future__ import annotations
@@ -40,7 +40,10 @@ COUNTED = ("read_mean", "read_p50", "read_p99", "write_mean", "write_p50", "writ
 def aged_keys(peer: str) -> list[str]:
     if peer == "mqsim":
         return [f"ftl.precondition.valid={pm.AGED_MQSIM_OCC / 100}"]
-    return [f"ftl.precondition.invalid={pm.AGED_SSDSIM_RATIO}"]
+    # Detour makes stale pages by overwriting valid ones, so it needs a
+    # little valid data (0.1% of the logical space) to age; the importer's
+    # `invalid` alone is refused by validation
+    return ["ftl.precondition.valid=0.001", f"ftl.precondition.invalid={pm.AGED_SSDSIM_RATIO}"]
 
 
 def read_csv(path: Path) -> dict[str, dict]:
