@@ -72,14 +72,17 @@ def run(peer: str, label: str, sets: list[str], work: Path) -> None:
                 row[f"{kind}_{k}"] = round(v, 1) if v is not None else None
         rows.append(row)
         print(f"{peer} {pid}: read {row['read_mean']} write {row['write_mean']}", file=sys.stderr)
-    with open(out_path(peer, label), "w", newline="") as f:
+    dest = pm.OUT / (f"detour-{peer}-{label}.csv" if label else f"detour-{peer}.csv")
+    with open(dest, "w", newline="") as f:
         w = csv.DictWriter(f, fieldnames=list(rows[0]))
         w.writeheader()
         w.writerows(rows)
 
 
 def out_path(peer: str, label: str) -> Path:
-    return pm.OUT / (f"detour-{peer}-{label}.csv" if label else f"detour-{peer}.csv")
+    """A label's results; a peer whose bundle the label does not change keeps its unlabelled file."""
+    p = pm.OUT / f"detour-{peer}-{label}.csv"
+    return p if label and p.exists() else pm.OUT / f"detour-{peer}.csv"
 
 
 def errors(peer: str, label: str) -> list[tuple[str, float, dict]]:
@@ -109,7 +112,7 @@ def table(peer: str, label: str) -> str:
         w20 += worst <= 20
         mark = "" if worst <= 10 else (" *" if worst <= 20 else " **")
         lines.append(f"| {pid}{mark} | " + " | ".join(f"{e[f]:+.0f}" if f in e else "-" for f in FIGS) + " |")
-    head = f"{peer} ({label or 'bundle as shipped'}): {len(errs)} points, {w10} within 10% and {w20} within 20% " \
+    head = f"{peer} ({out_path(peer, label).name}): {len(errs)} points, {w10} within 10% and {w20} within 20% " \
            f"on every counted figure ({', '.join(COUNTED)}); * = worst 10-20%, ** = over 20%\n"
     return head + "\n" + "\n".join(lines)
 
@@ -128,7 +131,7 @@ def plot(label: str) -> Path:
             ys = [max(-100, min(200, e[f])) for _, _, e in errs if f in e]
             ax.scatter(xs, ys, marker=m, s=14, label=f.replace("_", " "), alpha=0.7)
         ax.axhspan(-10, 10, color="0.9", zorder=0)
-        ax.set_title(f"{peer} ({label or 'as shipped'})")
+        ax.set_title(f"{peer}: {out_path(peer, label).stem}", fontsize=9)
         ax.set_xlabel("load, share of the peer's knee")
     axes[0].set_ylabel("Detour vs peer, % (clipped -100..200)")
     axes[1].legend(fontsize=7)
