@@ -201,3 +201,15 @@ fn same_page_multi_plane_batches_only_planes_at_the_same_page() {
     let r = run(small(&["scheduler.multiplane_same_page=true"]), &pair);
     assert_eq!(r.requests.latency_ns[1], 2 * CMD + 2 * XFER + T_PROG, "both at page 0: one program");
 }
+
+#[test]
+fn a_read_of_a_page_being_programmed_can_go_to_the_flash() {
+    // A read 1 µs after a write of the same page: Detour serves it from the
+    // write buffer; MQSim with its cache off reads the flash, which (no
+    // suspension) waits for the program on the die first.
+    let reqs = [req(0, 3, 1, IoKind::Write), req(1_000, 3, 1, IoKind::Read)];
+    let r = run(small(&[]), &reqs);
+    assert_eq!(r.requests.latency_ns[1], DRAM, "from the buffer");
+    let r = run(small(&["ftl.pending_reads_from_flash=true"]), &reqs);
+    assert_eq!(r.requests.latency_ns[1], CMD + XFER + T_PROG - 1_000 + CMD + T_READ + XFER, "behind the program");
+}
