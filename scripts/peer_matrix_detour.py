@@ -1,6 +1,6 @@
 """Detour on the validation matrix's points, and its % error against each peer.
 
-    .venv/bin/python scripts/peer_matrix_detour.py run   [--label L] [--set key=value ...]
+    .venv/bin/python scripts/peer_matrix_detour.py run   [--label L] [--set key=value ...] [--aged-set key=value ...]
     .venv/bin/python scripts/peer_matrix_detour.py table [--label L]
     .venv/bin/python scripts/peer_matrix_detour.py plot  [--label L]
 
@@ -51,7 +51,7 @@ def read_csv(path: Path) -> dict[str, dict]:
         return {r["point"]: r for r in csv.DictReader(f)}
 
 
-def run(peer: str, label: str, sets: list[str], work: Path) -> None:
+def run(peer: str, label: str, sets: list[str], work: Path, aged_sets: list[str]) -> None:
     import detour
 
     peer_rows = read_csv(pm.OUT / f"peers-{peer}.csv")
@@ -62,7 +62,7 @@ def run(peer: str, label: str, sets: list[str], work: Path) -> None:
         tr = work / f"{peer}-{pid}.trace"
         if not tr.exists():
             pm.write_trace(tr, pt["mix"], float(prow["rate_iops"]), pm.N_POINT)
-        keys = [*sets, "run.record_requests=false", *(aged_keys(peer) if pt["aged"] else [])]
+        keys = [*sets, "run.record_requests=false", *([*aged_keys(peer), *aged_sets] if pt["aged"] else [])]
         r = detour.run("bench-matched", trace=str(tr), compat=peer, overrides=keys)
         lat = r.summary["latency_us"]
         row = {"point": pid, "rate_iops": prow["rate_iops"]}
@@ -146,6 +146,7 @@ def main(argv: list[str]) -> int:
     ap.add_argument("what", choices=["run", "table", "plot"])
     ap.add_argument("--label", default="")
     ap.add_argument("--set", action="append", default=[], dest="sets")
+    ap.add_argument("--aged-set", action="append", default=[], dest="aged_sets", help="key=value for aged points only")
     ap.add_argument("--only", default="")
     ap.add_argument("--work", type=Path, default=pm.ROOT / "target" / "matrix")
     a = ap.parse_args(argv)
@@ -153,7 +154,7 @@ def main(argv: list[str]) -> int:
     if a.what == "run":
         a.work.mkdir(parents=True, exist_ok=True)
         for p in peers:
-            run(p, a.label, a.sets, a.work)
+            run(p, a.label, a.sets, a.work, a.aged_sets)
     elif a.what == "table":
         for p in peers:
             print(table(p, a.label) + "\n")
