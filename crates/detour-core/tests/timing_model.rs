@@ -179,3 +179,37 @@ fn reads_can_be_kept_out_of_multi_plane_batches() {
     assert!(end(&both) < CMD * 2 + T_READ + 2 * XFER + 1, "one tR for both: {}", end(&both));
     assert!(end(&apart) > 2 * T_READ, "two tR in turn: {}", end(&apart));
 }
+
+#[test]
+fn same_page_multi_plane_batches_only_planes_at_the_same_page() {
+    // LPNs 32, 0 and 16 are planes 0, 0 and 1 of die 0 on `small`. Writing
+    // 32 first puts 0 at page 1 of plane 0's block and 16 at page 0 of
+    // plane 1's: MQSim's rule (TSU_Base::issue_command_to_chip) programs
+    // them one after the other, Detour's default together.
+    let ms = 1_000_000;
+    let reqs = [req(0, 32, 1, IoKind::Write), req(ms, 0, 1, IoKind::Write), req(ms, 16, 1, IoKind::Write)];
+    let later = |r: &RunResult| r.requests.latency_ns[1].max(r.requests.latency_ns[2]);
+    let any = run(small(&[]), &reqs);
+    assert_eq!(later(&any), 2 * CMD + 2 * XFER + T_PROG, "one program of both planes");
+    let same = run(small(&["scheduler.multiplane_same_page=true"]), &reqs);
+    assert_eq!(later(&same), 2 * (CMD + XFER + T_PROG), "two programs in turn");
+    // Reads of those pages split the same way; pages at equal offsets still pair.
+    let reads = [&reqs[..], &[req(3 * ms, 0, 1, IoKind::Read), req(3 * ms, 16, 1, IoKind::Read)]].concat();
+    let r = run(small(&["scheduler.multiplane_same_page=true"]), &reads);
+    assert_eq!(r.requests.latency_ns[3].max(r.requests.latency_ns[4]), 2 * (CMD + T_READ + XFER), "two reads in turn");
+    let pair = [req(0, 0, 1, IoKind::Write), req(0, 16, 1, IoKind::Write)];
+    let r = run(small(&["scheduler.multiplane_same_page=true"]), &pair);
+    assert_eq!(r.requests.latency_ns[1], 2 * CMD + 2 * XFER + T_PROG, "both at page 0: one program");
+}
+
+#[test]
+fn a_read_of_a_page_being_programmed_can_go_to_the_flash() {
+    // A read 1 µs after a write of the same page: Detour serves it from the
+    // write buffer; MQSim with its cache off reads the flash, which (no
+    // suspension) waits for the program on the die first.
+    let reqs = [req(0, 3, 1, IoKind::Write), req(1_000, 3, 1, IoKind::Read)];
+    let r = run(small(&[]), &reqs);
+    assert_eq!(r.requests.latency_ns[1], DRAM, "from the buffer");
+    let r = run(small(&["ftl.pending_reads_from_flash=true"]), &reqs);
+    assert_eq!(r.requests.latency_ns[1], CMD + XFER + T_PROG - 1_000 + CMD + T_READ + XFER, "behind the program");
+}

@@ -9,6 +9,8 @@ as a table and the differences in meaning.
 
 from __future__ import annotations
 
+import math
+
 import os
 import xml.etree.ElementTree as ET
 from pathlib import Path
@@ -64,15 +66,13 @@ _NOT_MODELLED = {
     "Enable_ResponseTime_Logging": "Detour writes every request's latency to requests.parquet instead",
     "ResponseTime_Logging_Period_Length": "as above",
     "Queue_Fetch_Size": "Detour's host dispatches every outstanding request at once; there is no fetch window",
-    "Data_Cache_Sharing_Mode": "one buffer for every flow (SHARED); Detour runs one workload at a time",
     "Data_Cache_DRAM_Row_Size": "Detour charges a flat ftl.buffer_read_ns per DRAM access, no DRAM timing model",
     "Data_Cache_DRAM_Data_Rate": "as above", "Data_Cache_DRAM_Data_Busrt_Size": "as above",
     "Data_Cache_DRAM_tRCD": "as above", "Data_Cache_DRAM_tCL": "as above", "Data_Cache_DRAM_tRP": "as above",
     "CMT_Capacity": "not imported: Detour's cached mapping table (ftl.mapping = \"cmt\", ftl.cmt_size_kib) caches whole translation pages where MQSim caches entries, so the same bytes hit differently; set it by hand",
     "CMT_Sharing_Mode": "as above",
     "GC_Hard_Threshold": "Detour has one GC threshold (ftl.gc_threshold) and GC is not preemptible",
-    "Dynamic_Wearleveling_Enabled": "no wear leveling in Detour (erase counts are reported in gc.erase_count_*)",
-    "Static_Wearleveling_Enabled": "as above", "Static_Wearleveling_Threshold": "as above",
+    "Dynamic_Wearleveling_Enabled": "Detour takes free blocks in order, not by erase count (static wear levelling is mapped)",
     "Block_PE_Cycles_Limit": "no wear-out in Detour",
     "Preferred_suspend_erase_time_for_read": "suspension stays off: MQSim's TSU never suspends in practice (docs/validation.md, compat mqsim)",
     "Preferred_suspend_erase_time_for_write": "as above", "Preferred_suspend_write_time_for_read": "as above",
@@ -84,6 +84,7 @@ _NOT_MODELLED = {
 _SAME = {
     "Memory_Type": ("FLASH", "Detour models NAND flash"),
     "Flash_Comm_Protocol": ("NVDDR2", "Detour's channel moves width x rate per second plus command_ns per operation"),
+    "Data_Cache_Sharing_Mode": ("SHARED", "one write buffer shared by every flow; per-flow partitions are not modelled"),
 }
 
 
@@ -229,17 +230,46 @@ def _ftl(r: _Reader) -> None:
         else:
             r.skip("Ideal_Mapping_Table", "MQSim caches mapping entries (CMT) and reads misses from flash; "
                    "Detour's cached table (ftl.mapping = \"cmt\") caches whole translation pages, so it is left at the DRAM map: set it by hand")
-    policy = r.text("GC_Block_Selection_Policy").upper() if "GC_Block_Selection_Policy" in r.keys else "RGA"
-    r.seen.add("GC_Block_Selection_Policy")
-    if policy == "GREEDY":
-        r.imp.same(r.label("GC_Block_Selection_Policy"), policy, "Detour's GC is greedy")
-    else:
-        r.skip("GC_Block_Selection_Policy", "Detour's GC picks the block with the fewest valid pages (GREEDY)")
+    _gc_policy(r)
+    _wear_leveling(r)
     for key in ("Use_Copyback_for_GC", "Preemptible_GC_Enabled"):
         if key in r.keys and r.text(key).lower() == "false":
             r.imp.same(r.label(key), "false", "Detour's GC copies through the controller and is never preempted")
         else:
             r.skip(key, "Detour's GC copies through the controller and is never preempted")
+
+
+def _gc_policy(r: _Reader) -> None:
+    key = "GC_Block_Selection_Policy"
+    policy = r.text(key).upper() if key in r.keys else "RGA"
+    r.seen.add(key)
+    blocks = int(r.text("Block_No_Per_Plane")) if "Block_No_Per_Plane" in r.keys else 2048
+    if policy == "GREEDY":
+        r.imp.set(r.label(key), "greedy", "ftl.gc_policy", policy, "the block with the fewest valid pages")
+    elif policy == "RGA":
+        # GC_and_WL_Unit_Page_Level.cpp: rga_set_size = log2(block_no_per_plane)
+        d = max(1, int(math.log2(blocks)))
+        why = f"RGA: the fewest valid pages among log2({blocks}) = {d} blocks drawn at random (rga_set_size)"
+        r.imp.set(r.label(key), "random", "ftl.gc_policy", policy, why)
+        r.imp.set(r.label(key), d, "ftl.gc_choices", policy, why)
+    elif policy == "FIFO":
+        r.imp.set(r.label(key), "fifo", "ftl.gc_policy", policy, "the oldest written block")
+    else:
+        r.skip(key, f"{policy}: Detour's GC policies are greedy, random of d choices (RGA), fifo and cost-benefit")
+
+
+def _wear_leveling(r: _Reader) -> None:
+    on = "Static_Wearleveling_Enabled" in r.keys and r.text("Static_Wearleveling_Enabled").lower() == "true"
+    r.seen.update(("Static_Wearleveling_Enabled", "Static_Wearleveling_Threshold"))
+    if on:
+        r.imp.set(r.label("Static_Wearleveling_Enabled"), "static", "ftl.wear_leveling", "true",
+                  "when a plane's erase-count spread reaches the threshold, a cold block's data moves "
+                  "(GC_and_WL_Unit_Base::run_static_wearleveling; Detour's ftl/gc/wear.rs)")
+        if "Static_Wearleveling_Threshold" in r.keys:
+            r.set("Static_Wearleveling_Threshold", "ftl.wear_threshold", int, "the erase-count spread that starts it")
+    else:
+        r.imp.same(r.label("Static_Wearleveling_Enabled"), "false", "Detour's default: no static wear levelling")
+        r.skip("Static_Wearleveling_Threshold", "static wear levelling is off")
 
 
 def _cache(r: _Reader, flows: Optional[list]) -> None:

@@ -29,6 +29,11 @@ pub struct FtlConfig {
     /// Latency of a read served from the controller's write buffer (a read of
     /// a page whose program has not finished), in ns.
     pub buffer_read_ns: u64,
+    /// A read of a page whose program has not finished goes to the flash
+    /// like any other (MQSim with its data cache off) instead of being
+    /// served from the write buffer. Timing only: the read returns the
+    /// page's new data either way. Default false.
+    pub pending_reads_from_flash: bool,
     /// Where the LPN -> PPN map lives: a name of ftl/mapping/'s registry
     /// ("dram": all of it, every lookup free, the default; "cmt": a cached
     /// mapping table of `cmt_size_kib`, the rest in translation pages on
@@ -130,6 +135,7 @@ impl Default for FtlConfig {
             wear_leveling: WearLeveling::Off,
             wear_threshold: 100,
             buffer_read_ns: 1_000,
+            pending_reads_from_flash: false,
             mapping: MappingKind::default(),
             cmt_size_kib: 2048,
             precondition: PreconditionConfig::default(),

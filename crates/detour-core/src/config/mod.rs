@@ -122,6 +122,11 @@ pub struct SchedulerConfig {
     pub multiplane: bool,
     /// With `multiplane`: reads are combined too (off: programs and erases only).
     pub multiplane_reads: bool,
+    /// With `multiplane`: an operation joins a batch only at the same page
+    /// of its block as the batch's first (MQSim's multi-plane rule; pages
+    /// are allocated when queued, so planes whose write points differ are
+    /// programmed one at a time). Default false: any free plane joins.
+    pub multiplane_same_page: bool,
 }
 
 #[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
@@ -205,6 +210,7 @@ impl Default for SchedulerConfig {
             max_suspends: 8,
             multiplane: true,
             multiplane_reads: true,
+            multiplane_same_page: false,
         }
     }
 }

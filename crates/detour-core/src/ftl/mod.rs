@@ -120,6 +120,9 @@ pub struct Ftl {
     die_free: Vec<u32>,
     /// How GC chooses its victims (`ftl.gc_policy`).
     victims: gc::victim::VictimPolicy,
+    /// `ftl.pending_reads_from_flash`: read_mapped sends a read of a page
+    /// still being programmed to the flash instead of the buffer.
+    pub pending_reads_from_flash: bool,
     pub stats: FtlStats,
     /// (plane, stream) pairs that refused a page since the simulator last
     /// cleared them: one bit per plane, `refused_words` words per stream.
@@ -165,6 +168,7 @@ impl Ftl {
             planes_div: Divisor::new(geo.planes()),
             dynamic: cfg.ftl.allocation == crate::config::Allocation::Dynamic,
             gc_free_blocks,
+            pending_reads_from_flash: cfg.ftl.pending_reads_from_flash,
             wear_threshold: (cfg.ftl.wear_leveling == crate::config::WearLeveling::Static).then_some(cfg.ftl.wear_threshold),
             map: Chunked::new_random(geo.logical_pages as u64, NO_PAGE),
             owner: Chunked::new(total, Owner::NONE),

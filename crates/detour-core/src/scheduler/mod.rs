@@ -27,6 +27,9 @@ use crate::engine::{Event, EventQueue};
 use crate::types::Time;
 use policy::{Pick, Policy, Queues};
 
+/// No page constraint on a multi-plane batch (`multiplane_same_page` off).
+const NO_PAGE: u32 = u32::MAX;
+
 /// Operation counts of one die.
 #[derive(Clone, Copy, Debug, Default, serde::Serialize)]
 pub struct DieCounts {
@@ -350,18 +353,23 @@ impl Scheduler {
         }
         let mut used = [false; MAX_PLANES];
         let first = self.ops.get(self.dies.at(die).batch[0]);
-        let first_die = first.die;
-        used[self.geo.plane_in_die(self.geo.plane_of(first.ppn)) as usize] = true;
+        // The first op's page in its block, when batches need equal pages
+        // (`multiplane_same_page`); NO_PAGE lets any page join.
+        let page = if self.cfg.multiplane_same_page { self.geo.page_in_block(first.ppn) } else { NO_PAGE };
+        let first = (first.die, page);
+        used[self.geo.plane_in_die(self.geo.plane_of(self.ops.get(self.dies.at(die).batch[0]).ppn)) as usize] = true;
         for &queue in &scan.queues[..scan.n] {
             if self.dies.at(die).n as usize >= planes {
                 break;
             }
-            self.gather_from(die, queue, scan.depth, first_die, &mut used);
+            self.gather_from(die, queue, scan.depth, first, &mut used);
         }
     }
 
-    /// `gather_planes` over one queue, at most `depth` operations deep.
-    fn gather_from(&mut self, die: usize, qi: usize, depth: usize, first_die: u32, used: &mut [bool; MAX_PLANES]) {
+    /// `gather_planes` over one queue, at most `depth` operations deep;
+    /// `first` is the batch's die and, unless NO_PAGE, the page all share.
+    fn gather_from(&mut self, die: usize, qi: usize, depth: usize, first: (u32, u32), used: &mut [bool; MAX_PLANES]) {
+        let (first_die, page) = first;
         let planes = self.geo.planes_per_die as usize;
         let kind = self.dies.at(die).kind;
         let (mut prev, mut id) = (NO_OP, self.queues.at(die)[qi].front().unwrap_or(NO_OP));
@@ -372,7 +380,8 @@ impl Scheduler {
             let next = op.qnext;
             let p = self.geo.plane_in_die(self.geo.plane_of(op.ppn)) as usize;
             // A batch is one die's planes (a chip unit's other dies wait).
-            if op.kind == kind && !used[p] && op.die == first_die {
+            let same_page = page == NO_PAGE || self.geo.page_in_block(op.ppn) == page;
+            if op.kind == kind && !used[p] && op.die == first_die && same_page {
                 used[p] = true;
                 self.queues.at_mut(die)[qi].unlink_after(prev, id, &mut self.ops);
                 let d = self.dies.at_mut(die);

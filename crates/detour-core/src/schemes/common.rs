@@ -24,14 +24,15 @@ pub struct Ctx<'a> {
 
 impl Ctx<'_> {
     /// Plan a read of `lpn` from the shared page map: from the write buffer
-    /// while its program is pending, otherwise a flash read at `class`.
+    /// while its program is pending (unless `ftl.pending_reads_from_flash`),
+    /// otherwise a flash read at `class`.
     // Inlined into each scheme's per-page loop: the call's register saves
     // cost more than the body (1% of the benchmark's instructions, with `remap_new`).
     #[inline(always)]
     pub fn read_mapped(&mut self, lpn: Lpn, class: Class, plan: &mut Plan) {
         let ppn = self.ftl.map.get(lpn);
         debug_assert_ne!(ppn, NO_PAGE, "read of unplaced LPN {lpn}");
-        if !self.ftl.is_programmed_live(ppn) {
+        if !self.ftl.pending_reads_from_flash && !self.ftl.is_programmed_live(ppn) {
             plan.buffered += 1;
             return;
         }

@@ -1,0 +1,167 @@
+"""Detour on the validation matrix's points, and its % error against each peer.
+
+    .venv/bin/python scripts/peer_matrix_detour.py run   [--label L] [--set key=value ...] [--aged-set key=value ...]
+    .venv/bin/python scripts/peer_matrix_detour.py table [--label L]
+    .venv/bin/python scripts/peer_matrix_detour.py plot  [--label L]
+
+What: `run` replays every point of scripts/peer_matrix.py on bench-matched
+under `--compat PEER` (plus any `--set` keys, e.g. a rule taken back) and
+writes docs/validation/detour-<peer>[-<label>].csv; `table` prints, per
+peer, each point's figures as % error against the peer's own run
+(docs/validation/peers-<peer>.csv) and counts the points within 10% and
+20%; `plot` draws error against load as docs/validation/matrix-<label>.png.
+
+Why: a bundle matched on one point can carry a cost that only load, mix or
+device state expose; the matrix shows where, and by how much.
+
+The traces are the ones the peers ran (same seeds, rates from the peers'
+CSV), rewritten if absent. An aged point preconditions as Detour's
+importers map the peers' own settings: MQSim's Initial_Occupancy_Percentage
+as `ftl.precondition.valid`, SSDSim's `aged ratio` as
+`ftl.precondition.invalid` (with 0.1% valid, see aged_keys).
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import peer_matrix as pm  # noqa: E402
+
+FIGS = ("read_mean", "read_p50", "read_p99", "read_p999", "write_mean", "write_p50", "write_p99", "write_p999")
+#: the figures counted for "within x%" (p99.9 is shown but, from ~1-5 k
+#: samples per kind, too noisy to count)
+COUNTED = ("read_mean", "read_p50", "read_p99", "write_mean", "write_p50", "write_p99")
+
+
+def aged_keys(peer: str) -> list[str]:
+    if peer == "mqsim":
+        return [f"ftl.precondition.valid={pm.AGED_MQSIM_OCC / 100}"]
+    # Detour makes stale pages by overwriting valid ones, so it needs a
+    # little valid data (0.1% of the logical space) to age; the importer's
+    # `invalid` alone is refused by validation
+    return ["ftl.precondition.valid=0.001", f"ftl.precondition.invalid={pm.AGED_SSDSIM_RATIO}"]
+
+
+def read_csv(path: Path) -> dict[str, dict]:
+    with open(path) as f:
+        return {r["point"]: r for r in csv.DictReader(f)}
+
+
+def run(peer: str, label: str, sets: list[str], work: Path, aged_sets: list[str]) -> None:
+    import detour
+
+    peer_rows = read_csv(pm.OUT / f"peers-{peer}.csv")
+    pts = {p["id"]: p for p in pm.points()}
+    rows = []
+    for pid, prow in peer_rows.items():
+        pt = pts[pid]
+        tr = work / f"{peer}-{pid}.trace"
+        if not tr.exists():
+            pm.write_trace(tr, pt["mix"], float(prow["rate_iops"]), pm.N_POINT)
+        keys = [*sets, "run.record_requests=false", *([*aged_keys(peer), *aged_sets] if pt["aged"] else [])]
+        r = detour.run("bench-matched", trace=str(tr), compat=peer, overrides=keys)
+        lat = r.summary["latency_us"]
+        row = {"point": pid, "rate_iops": prow["rate_iops"]}
+        for kind in ("read", "write"):
+            for k in ("mean", "p50", "p99", "p999"):
+                v = lat.get(kind, {}).get(k)
+                row[f"{kind}_{k}"] = round(v, 1) if v is not None else None
+        rows.append(row)
+        print(f"{peer} {pid}: read {row['read_mean']} write {row['write_mean']}", file=sys.stderr)
+    dest = pm.OUT / (f"detour-{peer}-{label}.csv" if label else f"detour-{peer}.csv")
+    with open(dest, "w", newline="") as f:
+        w = csv.DictWriter(f, fieldnames=list(rows[0]))
+        w.writeheader()
+        w.writerows(rows)
+
+
+def out_path(peer: str, label: str) -> Path:
+    """A label's results; a peer whose bundle the label does not change keeps its unlabelled file."""
+    p = pm.OUT / f"detour-{peer}-{label}.csv"
+    return p if label and p.exists() else pm.OUT / f"detour-{peer}.csv"
+
+
+def errors(peer: str, label: str) -> list[tuple[str, float, dict]]:
+    """(point, load share, {figure: % error}) for every point both sides have."""
+    p, d = read_csv(pm.OUT / f"peers-{peer}.csv"), read_csv(out_path(peer, label))
+    load = {pt["id"]: pt["load"] for pt in pm.points()}
+    out = []
+    for pid in p:
+        if pid not in d:
+            continue
+        e = {}
+        for f in FIGS:
+            a, b = p[pid].get(f), d[pid].get(f)
+            if a not in (None, "") and b not in (None, "") and float(a) > 0:
+                e[f] = (float(b) / float(a) - 1) * 100
+        out.append((pid, load[pid], e))
+    return out
+
+
+def table(peer: str, label: str) -> str:
+    errs = errors(peer, label)
+    lines = [f"| point | {' | '.join(FIGS)} |", "|---" * (len(FIGS) + 1) + "|"]
+    w10 = w20 = 0
+    for pid, _, e in errs:
+        worst = max((abs(e[f]) for f in COUNTED if f in e), default=0.0)
+        w10 += worst <= 10
+        w20 += worst <= 20
+        mark = "" if worst <= 10 else (" *" if worst <= 20 else " **")
+        lines.append(f"| {pid}{mark} | " + " | ".join(f"{e[f]:+.0f}" if f in e else "-" for f in FIGS) + " |")
+    head = f"{peer} ({out_path(peer, label).name}): {len(errs)} points, {w10} within 10% and {w20} within 20% " \
+           f"on every counted figure ({', '.join(COUNTED)}); * = worst 10-20%, ** = over 20%\n"
+    return head + "\n" + "\n".join(lines)
+
+
+def plot(label: str) -> Path:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, axes = plt.subplots(1, 2, figsize=(9, 3.4), sharey=True)
+    for ax, peer in zip(axes, pm.PEERS):
+        errs = errors(peer, label)
+        for f, m in (("read_mean", "o"), ("read_p99", "^"), ("write_mean", "s"), ("write_p99", "v")):
+            xs = [ld for _, ld, e in errs if f in e]
+            ys = [max(-100, min(200, e[f])) for _, _, e in errs if f in e]
+            ax.scatter(xs, ys, marker=m, s=14, label=f.replace("_", " "), alpha=0.7)
+        ax.axhspan(-10, 10, color="0.9", zorder=0)
+        ax.set_title(f"{peer}: {out_path(peer, label).stem}", fontsize=9)
+        ax.set_xlabel("load, share of the peer's knee")
+    axes[0].set_ylabel("Detour vs peer, % (clipped -100..200)")
+    axes[1].legend(fontsize=7)
+    fig.tight_layout()
+    out = pm.OUT / f"matrix-{label or 'shipped'}.png"
+    fig.savefig(out, dpi=80)
+    return out
+
+
+def main(argv: list[str]) -> int:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("what", choices=["run", "table", "plot"])
+    ap.add_argument("--label", default="")
+    ap.add_argument("--set", action="append", default=[], dest="sets")
+    ap.add_argument("--aged-set", action="append", default=[], dest="aged_sets", help="key=value for aged points only")
+    ap.add_argument("--only", default="")
+    ap.add_argument("--work", type=Path, default=pm.ROOT / "target" / "matrix")
+    a = ap.parse_args(argv)
+    peers = [p for p in pm.PEERS if not a.only or p in a.only.split(",")]
+    if a.what == "run":
+        a.work.mkdir(parents=True, exist_ok=True)
+        for p in peers:
+            run(p, a.label, a.sets, a.work, a.aged_sets)
+    elif a.what == "table":
+        for p in peers:
+            print(table(p, a.label) + "\n")
+    else:
+        print(plot(a.label))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

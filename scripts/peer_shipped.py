@@ -1,0 +1,120 @@
+"""The peers' shipped examples, run by each peer and by Detour through `detour import`.
+
+    .venv/bin/python scripts/peer_shipped.py --mqsim DIR --ssdsim DIR --peers  # peers, then Detour
+    .venv/bin/python scripts/peer_shipped.py --mqsim DIR --ssdsim DIR          # Detour only (peers' rows kept)
+
+What: MQSim's example `ssdconfig.xml` with the trace-based flow of its
+`workload.xml` (tpcc-small.trace; the synthetic scenarios are left out),
+and SSDSim's `page.parameters` with `example.ascii` (a newline appended:
+SSDSim drops an unterminated last line). Detour runs what `detour import`
+makes of the same files, as imported and with one setting the importer
+leaves out (MQSim's CMT). Writes docs/validation/shipped.csv.
+
+Why: the matrix runs the peers on the matched device; their own examples
+show what an import carries over, and what it does not.
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import peer_matrix as pm  # noqa: E402
+
+OUT = pm.OUT / "shipped.csv"
+FIELDS = ("run", "read_n", "read_mean", "read_p50", "read_p99", "write_n", "write_mean", "write_p50", "write_p99")
+
+
+def figures(rows: list[tuple[int, float]]) -> dict:
+    s = pm.stats(rows, 1.0)
+    return {k: s[k] for k in FIELDS[1:] if k in s} | {
+        "read_n": sum(r == 1 for r, _ in rows), "write_n": sum(r == 0 for r, _ in rows)}
+
+
+def mqsim_flow(src: Path, dest: Path, trace: Path) -> None:
+    """The trace-based flow of MQSim's example workload.xml, alone, pointing at `trace`."""
+    s = src.read_text()
+    tag = "IO_Flow_Parameter_Set_Trace_Based"
+    flow = s[s.index(f"<{tag}>"):s.index(f"</{tag}>") + len(tag) + 3]
+    flow = flow.replace("traces/tpcc-small.trace", str(trace))
+    dest.write_text(f'<?xml version="1.0" encoding="us-ascii"?>\n<MQSim_IO_Scenarios><IO_Scenario>{flow}'
+                    "</IO_Scenario></MQSim_IO_Scenarios>\n")
+
+
+def run_peers(mq: Path, ss: Path, work: Path) -> list[dict]:
+    rows = []
+    d = work / "mqsim"
+    d.mkdir(parents=True, exist_ok=True)
+    shutil.copy(mq / "ssdconfig.xml", d / "ssd.xml")
+    mqsim_flow(mq / "workload.xml", d / "wl.xml", mq / "traces" / "tpcc-small.trace")
+    subprocess.run([str(mq / "MQSim"), "-i", "ssd.xml", "-w", "wl.xml"], cwd=d, check=True, stdout=subprocess.DEVNULL,
+                   env=dict(os.environ, MQSIM_REQLOG=str(d / "req.log")))
+    got = [(int(a), float(b)) for a, b, _ in (line.split() for line in open(d / "req.log"))]
+    rows.append({"run": "MQSim, tpcc-small", **figures(got)})
+    d = work / "ssdsim"
+    d.mkdir(parents=True, exist_ok=True)
+    shutil.copy(ss / "page.parameters", d / "page.parameters")
+    (d / "t.trace").write_text((ss / "example.ascii").read_text().rstrip("\n") + "\n")
+    subprocess.run([str(ss / "ssd")], cwd=d, input=b"t.trace\n", stdout=subprocess.DEVNULL)
+    got = []
+    with open(d / "ex.out", encoding="latin-1") as f:
+        for line in f:
+            p = line.split()
+            if len(p) == 7 and p[0].isdigit():
+                got.append((int(p[3]), float(p[6])))
+    rows.append({"run": "SSDSim, example.ascii", **figures(got)})
+    return rows
+
+
+def run_detour(mq: Path, ss: Path, work: Path) -> list[dict]:
+    import detour
+
+    def one(label: str, device: Path, trace: Path, fmt: str, extra: list[str]) -> dict:
+        r = detour.run(str(device), trace=str(trace), format=fmt, overrides=["run.record_requests=false", *extra])
+        lat = r.summary["latency_us"]
+        row = {"run": label, "read_n": r.summary["reads"], "write_n": r.summary["writes"]}
+        for kind in ("read", "write"):
+            for k in ("mean", "p50", "p99"):
+                row[f"{kind}_{k}"] = round(lat[kind][k], 1) if kind in lat else None
+        return row
+
+    subprocess.run([sys.executable, "-m", "detour", "import", "mqsim", str(work / "mqsim" / "ssd.xml"),
+                    str(work / "mqsim" / "wl.xml"), "--out", str(work / "mqsim" / "imp")], check=True, stdout=subprocess.DEVNULL)
+    subprocess.run([sys.executable, "-m", "detour", "import", "ssdsim", str(work / "ssdsim" / "page.parameters"),
+                    "--out", str(work / "ssdsim" / "imp")], check=True, stdout=subprocess.DEVNULL)
+    dev, tr = work / "mqsim" / "imp" / "device.toml", mq / "traces" / "tpcc-small.trace"
+    return [one("Detour, tpcc-small as imported", dev, tr, "mqsim", []),
+            one("Detour, tpcc-small, CMT on (2 MiB, as MQSim's CMT_Capacity)", dev, tr, "mqsim",
+                ["ftl.mapping=cmt", "ftl.cmt_size_kib=2048"]),
+            one("Detour, example.ascii as imported", work / "ssdsim" / "imp" / "device.toml", work / "ssdsim" / "t.trace",
+                "ssdsim", [])]
+
+
+def main(argv: list[str]) -> int:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--mqsim", type=Path, required=True)
+    ap.add_argument("--ssdsim", type=Path, required=True)
+    ap.add_argument("--peers", action="store_true", help="run the peers too (else their rows in shipped.csv are kept)")
+    ap.add_argument("--work", type=Path, default=pm.ROOT / "target" / "shipped")
+    a = ap.parse_args(argv)
+    old = list(csv.DictReader(open(OUT))) if OUT.exists() else []
+    peers = run_peers(a.mqsim, a.ssdsim, a.work) if a.peers else [r for r in old if not r["run"].startswith("Detour")]
+    rows = peers + run_detour(a.mqsim, a.ssdsim, a.work)
+    with open(OUT, "w", newline="") as f:
+        w = csv.DictWriter(f, fieldnames=FIELDS)
+        w.writeheader()
+        w.writerows(rows)
+    for r in rows:
+        print(r)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
