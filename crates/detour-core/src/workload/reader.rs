@@ -150,6 +150,7 @@ impl TraceStream {
             None => {
                 let sample =
                     read_sample(&mut lines, &mut pending).map_err(|e| Error::io(&name, e))?;
+                // No data line: the file as a whole (line 0) is to blame.
                 let first = sample.first().map_or(0, |(n, _)| *n);
                 detect::detect(&sample).map_err(|reason| Error::trace(&name, first, reason))?
             }
@@ -173,8 +174,12 @@ impl TraceStream {
             newest: None,
             window: (opts.reorder_window_ns > 0 && !opts.keep_disorder)
                 .then(|| Window::new(opts.reorder_window_ns)),
-            spread: (!opts.keep_disorder)
-                .then(|| Spread::new(opts.spread_seed, format.time_resolution_ns(), opts.coarse_time)),
+            // Disorder let through is not sorted: detect, never move.
+            spread: Some(Spread::new(
+                opts.spread_seed,
+                format.time_resolution_ns(),
+                if opts.keep_disorder { CoarseTime::Keep } else { opts.coarse_time },
+            )),
             done: false,
         })
     }
@@ -343,7 +348,12 @@ impl TraceStream {
                 Ok(Line::Skip) => {}
                 Ok(Line::Ignored) => self.ignored += 1,
                 Err(_) if self.opts.skip_malformed => self.skipped_malformed += 1,
-                Err(reason) => return Some(Err(Error::trace(&self.name, number, reason))),
+                Err(reason) => {
+                    // Name the format: a wrong --format reads every line as garbage.
+                    let how = if self.opts.format.is_some() { "given with --format" } else { "detected" };
+                    let reason = format!("not a {} line ({how}): {reason}", self.format.name());
+                    return Some(Err(Error::trace(&self.name, number, reason)));
+                }
             }
         }
     }
