@@ -68,6 +68,23 @@ def is_path(arg: PathLike, base: Optional[PathLike] = None) -> bool:
     return os.path.isfile(os.path.join(os.fspath(base), s) if base is not None else s)
 
 
+def capacity(cfg: str) -> dict:
+    """What a resolved configuration (`config()`'s TOML) adds up to: raw
+    flash and host-addressable bytes (after over-provisioning and what the
+    scheme keeps for itself), dies, planes, block and page sizes.
+    `detour config` prints it above the TOML."""
+    d = _toml.loads(cfg)["device"]
+    dies = d["channels"] * d["chips_per_channel"] * d["dies_per_chip"]
+    planes = dies * d["planes_per_die"]
+    block = d["pages_per_block"] * d["page_size"]
+    raw = planes * d["blocks_per_plane"] * block
+    logical = _detour.logical_bytes(cfg)
+    return {"raw_bytes": raw, "logical_bytes": logical, "raw_gib": raw / 2**30, "logical_gib": logical / 2**30,
+            "logical_share": logical / raw if raw else 0.0, "channels": d["channels"],
+            "chips": d["channels"] * d["chips_per_channel"], "dies": dies, "planes": planes,
+            "blocks": planes * d["blocks_per_plane"], "block_bytes": block, "page_bytes": d["page_size"]}
+
+
 def config(
     device: PathLike = "small",
     *,

@@ -331,7 +331,10 @@ def cmd_config(a: argparse.Namespace) -> None:
         print(f"# compat = {a.compat!r}: these keys, then the file's and --set's")
         for key, value, because in compat_settings(a.compat):
             print(f"#   {key} = {value}  ({because})")
-    sys.stdout.write(config(a.device, overrides=a.overrides, scheme=a.scheme))
+    cfg = config(a.device, overrides=a.overrides, scheme=a.scheme)
+    print("# " + report.capacity_text(cfg))
+    sys.stdout.write(cfg)
+
 
 
 def cmd_presets(a: argparse.Namespace) -> None:
@@ -396,7 +399,7 @@ def cmd_traces(a: argparse.Namespace) -> None:
             ["footprint", f"{st['footprint_pages']:,} pages of 4 KiB ({st['footprint_bytes'] / 2**20:,.1f} MiB)"],
             ["duration", f"{st['duration_s']:.3f} s"],
             ["rate", f"{st['rate_per_s']:,.1f} requests/s"],
-            ["volumes", ", ".join(map(str, st["volumes"])) or "-"],
+            ["volumes", report.volumes_text(st["volumes"])],
             ["sizes", ", ".join(f"{b['label']}: {b['count']:,}" for b in st["size_histogram"]) or "-"],
         ]
         if st.get("backwards"):
