@@ -102,7 +102,8 @@ def _add_run_reader(p: argparse.ArgumentParser) -> None:
                    help="keep requests that share a coarse timestamp (whole seconds) at one instant "
                         "instead of spreading them over its resolution (seeded by run.seed)")
     p.add_argument("--no-fit", dest="fit", action="store_false",
-                   help="run a profile as written even if its footprint exceeds the device (an error then)")
+                   help="run a profile as written even if its footprint exceeds the device (its addresses then fold "
+                        "into it, or are an error with --set host.address=strict)")
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -407,6 +408,9 @@ def cmd_traces(a: argparse.Namespace) -> None:
             rows.append(["out of order", f"{st['backwards']:,} requests arrive before an earlier line's time; the largest "
                                          f"step back is {step:.6g} s (run with --reorder-window {step:.6g} to sort, "
                                          f"or --clamp-backwards-time)"])
+        if st.get("time_resolution_ns"):
+            rows.append(["time resolution", f"{st['time_resolution_ns'] / 1e9:g} s: `run` spreads the requests of each "
+                                            f"instant over it (--keep-coarse-time keeps them)"])
         for k in ("skipped_malformed", "clamped", "filtered_out", "ignored"):
             if st.get(k):
                 rows.append([k.replace("_", " "), st[k]])

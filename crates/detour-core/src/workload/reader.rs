@@ -134,6 +134,8 @@ pub struct TraceStream {
     window: Option<Window>,
     spread: Option<Spread>,
     done: bool,
+    /// The end was reported (an I/O error, or a trace without requests).
+    ended: bool,
 }
 
 impl TraceStream {
@@ -181,6 +183,7 @@ impl TraceStream {
                 if opts.keep_disorder { CoarseTime::Keep } else { opts.coarse_time },
             )),
             done: false,
+            ended: false,
         })
     }
 
@@ -238,6 +241,28 @@ impl TraceStream {
     /// Requests whose time the spread of coarse timestamps moved.
     pub fn spread(&self) -> u64 {
         self.spread.as_ref().map_or(0, |s| s.moved)
+    }
+
+    /// The end of the input: an error, once, when it held no request at
+    /// all (an empty file, only comments, everything skipped or filtered),
+    /// so a run does not report nothing as a result; else the end.
+    fn none_read(&mut self) -> Option<Result<Request>> {
+        if self.ended || self.requests > 0 {
+            return None;
+        }
+        self.ended = true;
+        let mut why = vec![];
+        for (n, what) in [
+            (self.skipped_malformed, "malformed lines skipped"),
+            (self.filtered_out, "requests of other volumes left out"),
+            (self.ignored, "operations neither read nor write"),
+        ] {
+            if n > 0 {
+                why.push(format!("{n} {what}"));
+            }
+        }
+        let why = if why.is_empty() { "the file is empty or holds only blank lines and comments".to_string() } else { why.join(", ") };
+        Some(Err(Error::trace(&self.name, 0, format!("no requests read as {}: {why}", self.format.name()))))
     }
 
     /// The next line's number and what the parser made of it.
@@ -320,13 +345,15 @@ impl TraceStream {
                 return Some(self.finish(req));
             }
             if self.done {
-                let req = self.window.as_mut().and_then(Window::pop_any)?;
-                return Some(self.finish(req));
+                return match self.window.as_mut().and_then(Window::pop_any) {
+                    Some(req) => Some(self.finish(req)),
+                    None => self.none_read(),
+                };
             }
             let (number, parsed) = match self.next_parsed() {
                 Some(Ok(next)) => next,
                 Some(Err(e)) => {
-                    self.done = true;
+                    (self.done, self.ended) = (true, true);
                     return Some(Err(Error::io(&self.name, e)));
                 }
                 None => {
@@ -526,12 +553,20 @@ mod tests {
     }
 
     #[test]
-    fn explicit_format_on_empty_input_is_an_empty_stream() {
+    fn input_without_requests_is_one_error_naming_the_file_not_line_0() {
         let opts = TraceOptions {
             format: Some(TraceFormat::Msr),
             ..Default::default()
         };
         let (reqs, _) = read("", &opts);
-        assert!(reqs.is_empty());
+        let errs: Vec<String> = reqs.into_iter().map(|r| r.unwrap_err().to_string()).collect();
+        assert_eq!(errs, vec!["mem.trace: no requests read as msr: the file is empty or holds only blank lines and comments"]);
+        let only_vol_1 = TraceOptions { volume: Some(1), ..Default::default() };
+        let (reqs, _) = read("100 0 8 8 1\n", &only_vol_1);
+        assert!(reqs[0].as_ref().unwrap_err().to_string().ends_with("no requests read as mqsim: 1 requests of other volumes left out"));
+        let err = open_trace_reader("e.csv", io::Cursor::new(b"# only a comment\n".to_vec()), &TraceOptions::default())
+            .unwrap_err()
+            .to_string();
+        assert!(err.starts_with("e.csv: no requests"), "{err}");
     }
 }
