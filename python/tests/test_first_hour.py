@@ -83,7 +83,8 @@ def test_run_without_out_prints_the_summary_and_writes_nothing(tmp_path, capsys,
 
 def test_fio_prints_the_device_side(capsys):
     assert main(["fio", "--rw", "randwrite", "--number-ios", "3000", "--iodepth", "8", "-d", "small",
-                 "--set", "ftl.precondition.valid=0.9", "--set", "write_buffer.size_mib=1"]) == 0
+                 "--set", "ftl.precondition.valid=0.9", "--set", "write_buffer.size_mib=1",
+                 "--set", "host.write_ack=buffer"]) == 0
     out = capsys.readouterr().out
     assert "device: GC runs" in out and "write amplification" in out and "device: write buffer:" in out
 
