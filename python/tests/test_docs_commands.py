@@ -32,6 +32,7 @@ SKIPS = [
     ("homes.fiu.gz", "the user's FIU trace"),
     ("Fin2.spc", "the user's SPC trace"),
     ("gc.toml", "the user's sweep file (test_sweep runs sweep files)"),
+    ("results out/gc", "the records of a sweep of the user's sweep file (test_sweep gathers records)"),
     ("tenants.toml", "the user's flows file (test_fio runs one)"),
     ("ssdconfig.xml", "the user's MQSim files (test_import runs fixtures)"),
     ("page.parameters", "the user's SSDSim file (test_import runs fixtures)"),
