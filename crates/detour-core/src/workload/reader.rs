@@ -67,6 +67,15 @@ pub struct TraceOptions {
     pub spread_seed: u64,
 }
 
+impl TraceOptions {
+    /// The trace read exactly as written: no reorder window (time going
+    /// back is an error) and coarse timestamps kept; for tests of a
+    /// format and for tools that must not change times.
+    pub fn literal() -> TraceOptions {
+        TraceOptions { reorder_window_ns: 0, coarse_time: CoarseTime::Keep, ..TraceOptions::default() }
+    }
+}
+
 impl Default for TraceOptions {
     fn default() -> Self {
         TraceOptions {
