@@ -119,3 +119,12 @@ def test_an_empty_trace_is_a_clear_error_without_line_0(tmp_path, capsys, fmt):
     assert main(["run", "-t", str(p), "--no-progress", *(["-f", fmt] if fmt else [])]) == 1
     err = capsys.readouterr().err
     assert ":0:" not in err and "empty.csv" in err and "no requests" in err
+
+
+@needs_samples
+def test_the_cli_writes_byte_identical_files_for_the_same_inputs_and_seed(tmp_path):
+    path = str(SHARED_TRACES / "tencent_cbs.sample50000.csv.zst")
+    for name in ("a", "b"):
+        assert main(["run", "-t", path, "-o", str(tmp_path / name), "-q"]) == 0
+    for f in ("summary.json", "requests.parquet", "config.toml"):
+        assert (tmp_path / "a" / f).read_bytes() == (tmp_path / "b" / f).read_bytes(), f
