@@ -82,7 +82,8 @@ def run(
     skip_malformed: bool = False,
     volume: Optional[int] = None,
     clamp_backwards_time: bool = False,
-    reorder_window_ns: int = 0,
+    reorder_window_ns: Optional[int] = None,
+    coarse_time: str = "spread",
     profile: Optional[str] = None,
     profile_toml: Optional[str] = None,
     profile_overrides: Sequence[str] = ...,
@@ -94,7 +95,8 @@ def run(
 
     `config`: a complete TOML document (from `config`). Workload: exactly one
     of `trace` (a file; `format` None detects it; `reorder_window_ns` > 0
-    sorts arrivals within that window of trace time), `profile` / `profile_toml`
+    sorts arrivals within that window of trace time, None the reader's
+    default of 2 s; `coarse_time` "spread" or "keep"), `profile` / `profile_toml`
     (a synthetic workload, see `profile_spec`, with `profile_overrides`) or
     `requests`, a dict of
     equal-length 1-D arrays `time_ns` (uint64), `offset` (uint64, bytes),

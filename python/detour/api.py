@@ -68,6 +68,23 @@ def is_path(arg: PathLike, base: Optional[PathLike] = None) -> bool:
     return os.path.isfile(os.path.join(os.fspath(base), s) if base is not None else s)
 
 
+def capacity(cfg: str) -> dict:
+    """What a resolved configuration (`config()`'s TOML) adds up to: raw
+    flash and host-addressable bytes (after over-provisioning and what the
+    scheme keeps for itself), dies, planes, block and page sizes.
+    `detour config` prints it above the TOML."""
+    d = _toml.loads(cfg)["device"]
+    dies = d["channels"] * d["chips_per_channel"] * d["dies_per_chip"]
+    planes = dies * d["planes_per_die"]
+    block = d["pages_per_block"] * d["page_size"]
+    raw = planes * d["blocks_per_plane"] * block
+    logical = _detour.logical_bytes(cfg)
+    return {"raw_bytes": raw, "logical_bytes": logical, "raw_gib": raw / 2**30, "logical_gib": logical / 2**30,
+            "logical_share": logical / raw if raw else 0.0, "channels": d["channels"],
+            "chips": d["channels"] * d["chips_per_channel"], "dies": dies, "planes": planes,
+            "blocks": planes * d["blocks_per_plane"], "block_bytes": block, "page_bytes": d["page_size"]}
+
+
 def config(
     device: PathLike = "small",
     *,
@@ -371,7 +388,8 @@ def run(
     skip_malformed: bool = False,
     volume: Optional[int] = None,
     clamp_backwards_time: bool = False,
-    reorder_window_s: float = 0.0,
+    reorder_window_s: Optional[float] = None,
+    coarse_time: str = "spread",
     profile: Optional[PathLike] = None,
     profile_overrides: Overrides = None,
     requests: Any = None,
@@ -394,9 +412,12 @@ def run(
     - `trace`: a trace file (plain, gzip or zstd), its `format` detected
       unless given (`detour.formats()`); `skip_malformed` skips and counts
       bad lines, `volume` keeps one device/LUN, `reorder_window_s` sorts
-      arrivals within that many seconds of trace time (multi-volume
-      traces), `clamp_backwards_time` raises what is still out of order to
-      the previous time;
+      arrivals within that many seconds of trace time (None: 2 s, enough
+      for interleaved multi-volume traces; 0: none), `clamp_backwards_time`
+      raises what is still out of order to the previous time;
+      `coarse_time` "spread" (default) spreads requests sharing a coarse
+      timestamp (whole seconds) over its resolution, seeded by `run.seed`,
+      "keep" keeps them at one instant (docs/workloads.md);
     - `profile`: a synthetic workload profile (`detour.profiles()`) or a
       TOML spec file (which may start `profile = "name"`), with
       `profile_overrides` (`["key=value", ...]` or a mapping, dotted keys
@@ -462,7 +483,8 @@ def run(
                 skip_malformed=skip_malformed,
                 volume=volume,
                 clamp_backwards_time=clamp_backwards_time,
-                reorder_window_ns=_window_ns(reorder_window_s),
+                reorder_window_ns=None if reorder_window_s is None else _window_ns(reorder_window_s),
+                coarse_time=coarse_time,
                 progress=callback,
                 requests_parquet=sink,
             )

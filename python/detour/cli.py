@@ -95,11 +95,15 @@ def _seconds(text: str) -> float:
 
 def _add_run_reader(p: argparse.ArgumentParser) -> None:
     """Options of a run's workload beyond the reader's."""
-    p.add_argument("--reorder-window", type=_seconds, default=0.0, metavar="S",
-                   help="sort arrivals within S seconds of trace time (multi-volume traces; "
+    p.add_argument("--reorder-window", type=_seconds, default=None, metavar="S",
+                   help="sort arrivals within S seconds of trace time (default 2; 0 for none; "
                         "`detour traces inspect` prints the window that sorts a trace)")
+    p.add_argument("--keep-coarse-time", dest="coarse_time", action="store_const", const="keep", default="spread",
+                   help="keep requests that share a coarse timestamp (whole seconds) at one instant "
+                        "instead of spreading them over its resolution (seeded by run.seed)")
     p.add_argument("--no-fit", dest="fit", action="store_false",
-                   help="run a profile as written even if its footprint exceeds the device (an error then)")
+                   help="run a profile as written even if its footprint exceeds the device (its addresses then fold "
+                        "into it, or are an error with --set host.address=strict)")
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -128,7 +132,8 @@ def build_parser() -> argparse.ArgumentParser:
     )
     _add_run_reader(p)
     p.add_argument("--verify", action="store_true", help="check every read returns the latest data (run.verify)")
-    p.add_argument("--out", "-o", required=True, metavar="DIR", help="write summary.json, requests.parquet, config.toml here")
+    p.add_argument("--out", "-o", metavar="DIR",
+                   help="write summary.json, requests.parquet, config.toml here (without it: print the summary, write nothing)")
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
     p.add_argument("--quiet", "-q", action="store_true", help="print nothing but errors")
 
@@ -261,6 +266,12 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def cmd_run(a: argparse.Namespace) -> None:
+    if a.out is None:  # print the summary, write nothing
+        r = _run_args(a, a.overrides, verify=True if a.verify else None, progress=not (a.no_progress or a.quiet),
+                      requests_parquet=None)
+        if not a.quiet:
+            print(report.summary_text(r.summary))
+        return
     t0 = time.perf_counter()
     out = Path(a.out)
     created = not out.exists()
@@ -293,7 +304,8 @@ def _run_args(a: argparse.Namespace, overrides, **kw):
     if a.profile_overrides and not a.profile:
         raise CliError("--profile-set needs --profile")
     return run(a.device, trace=a.trace, format=a.format, skip_malformed=a.skip_malformed, volume=a.volume,
-               clamp_backwards_time=a.clamp_backwards_time, reorder_window_s=a.reorder_window, fit=a.fit,
+               clamp_backwards_time=a.clamp_backwards_time, reorder_window_s=a.reorder_window,
+               coarse_time=a.coarse_time, fit=a.fit,
                profile=a.profile, profile_overrides=a.profile_overrides or None, overrides=overrides,
                scheme=a.scheme, **kw)
 
@@ -320,7 +332,10 @@ def cmd_config(a: argparse.Namespace) -> None:
         print(f"# compat = {a.compat!r}: these keys, then the file's and --set's")
         for key, value, because in compat_settings(a.compat):
             print(f"#   {key} = {value}  ({because})")
-    sys.stdout.write(config(a.device, overrides=a.overrides, scheme=a.scheme))
+    cfg = config(a.device, overrides=a.overrides, scheme=a.scheme)
+    print("# " + report.capacity_text(cfg))
+    sys.stdout.write(cfg)
+
 
 
 def cmd_presets(a: argparse.Namespace) -> None:
@@ -385,7 +400,7 @@ def cmd_traces(a: argparse.Namespace) -> None:
             ["footprint", f"{st['footprint_pages']:,} pages of 4 KiB ({st['footprint_bytes'] / 2**20:,.1f} MiB)"],
             ["duration", f"{st['duration_s']:.3f} s"],
             ["rate", f"{st['rate_per_s']:,.1f} requests/s"],
-            ["volumes", ", ".join(map(str, st["volumes"])) or "-"],
+            ["volumes", report.volumes_text(st["volumes"])],
             ["sizes", ", ".join(f"{b['label']}: {b['count']:,}" for b in st["size_histogram"]) or "-"],
         ]
         if st.get("backwards"):
@@ -393,6 +408,9 @@ def cmd_traces(a: argparse.Namespace) -> None:
             rows.append(["out of order", f"{st['backwards']:,} requests arrive before an earlier line's time; the largest "
                                          f"step back is {step:.6g} s (run with --reorder-window {step:.6g} to sort, "
                                          f"or --clamp-backwards-time)"])
+        if st.get("time_resolution_ns"):
+            rows.append(["time resolution", f"{st['time_resolution_ns'] / 1e9:g} s: `run` spreads the requests of each "
+                                            f"instant over it (--keep-coarse-time keeps them)"])
         for k in ("skipped_malformed", "clamped", "filtered_out", "ignored"):
             if st.get(k):
                 rows.append([k.replace("_", " "), st[k]])

@@ -83,6 +83,10 @@ def report(summary) -> str:
             lines.append(f"    lat (usec): min={lat['min']:.1f}, mean={lat['mean']:.1f}, p50={lat['p50']:.1f}, "
                          f"p99={lat['p99']:.1f}, p99.9={lat['p999']:.1f}, max={lat['max']:.1f}")
         lines.append(f"  all: IOPS={_fmt_rate(f['iops'])}, BW={f['bandwidth_mb_s']:.1f}MB/s")
+    from .report import device_lines
+
+    # The device's side, as `detour run` prints it: GC, buffer, warnings.
+    lines.extend("device: " + line for line in device_lines(summary))
     return "\n".join(lines)
 
 

@@ -3,12 +3,13 @@
 A profile's footprint is calibrated for the device of its paper (HotR's
 80 GiB drive, RR-SSD's 16 GiB chips, the collision paper's 1 TB drive),
 so on a smaller device most of them would address bytes beyond its
-logical space, and the run would stop with "beyond the logical space"
-(13 of the 18 did on `small`). `fit_profile` shrinks the footprint to the
+logical space: the run would fold them into it (or stop with "beyond
+the logical space" under `host.address = "strict"`; 13 of the 18 did on
+`small`), and a folded footprint overlaps itself. `fit_profile` shrinks the footprint to the
 device's logical space instead, and the run's summary says so
 (`workload.scaled_from_bytes`: the profile's own footprint; null when the
 profile ran as written). A footprint set explicitly (`footprint_bytes=`)
-is never changed: then the core's error stands.
+is never changed: then the core's fold (or error) stands.
 
 What scaling changes: the same requests, sizes, read ratio and arrival
 process over fewer distinct pages, so skewed profiles hit their hot

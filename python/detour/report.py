@@ -105,25 +105,57 @@ def summary_text(s: Mapping) -> str:
         st = lat[kind]
         rows.append([kind, st["count"], st["mean"], st["p50"], st["p90"], st["p99"], st["p999"], st["max"]])
     t = table(["latency us", "count", "mean", "p50", "p90", "p99", "p99.9", "max"], rows)
-    tp, gc, w = s["throughput"], s["gc"], s.get("workload", {})
+    tp, w = s["throughput"], s.get("workload", {})
     lines = [
         f"{s['scheme']} on {s['device'] or 'custom device'}: {s['requests']:,} requests "
         f"({s['reads']:,} reads, {s['writes']:,} writes) over {tp['duration_s']:.3f} s simulated",
         t,
-        f"throughput {tp['iops']:,.0f} IOPS, read {tp['read_mib_s']:.1f} MiB/s, write {tp['write_mib_s']:.1f} MiB/s; "
-        f"GC runs {gc['runs']:,}, erases {gc['erases']:,}, write amplification {gc['write_amplification']:.3f}",
+        f"throughput {tp['iops']:,.0f} IOPS, read {tp['read_mib_s']:.1f} MiB/s, write {tp['write_mib_s']:.1f} MiB/s",
     ]
     if s.get("verify"):
         lines.append(f"verify: {s['verify_errors']:,} errors")
     if "collisions" in s:
         lines.append(collisions_text(s["collisions"]))
-    notes = [f"{k.replace('_', ' ')} {w[k]:,}" for k in ("skipped_malformed", "clamped", "filtered_out", "ignored") if w.get(k)]
-    if notes:
-        lines.append("trace: " + ", ".join(notes))
+    lines.extend(trace_notes(w, s.get("pages", {})))
+    lines.extend(device_lines(s))
+    return "\n".join(lines)
+
+
+def device_lines(s: Mapping) -> list:
+    """What the device did beside the latencies: GC and write amplification,
+    the write buffer, and the run's warnings (`detour run` and `detour fio`)."""
+    gc = s["gc"]
+    lines = [f"GC runs {gc['runs']:,}, erases {gc['erases']:,}, write amplification {gc['write_amplification']:.3f}"]
+    b = s.get("write_buffer")
+    if b:
+        lines.append(f"write buffer: {b['capacity_pages']:,} pages; read hits {b['read_hits']:,} of {b['read_pages']:,}, "
+                     f"write hits {b['write_hits']:,} of {b['write_pages']:,}, flushes {b['flushes']:,}, "
+                     f"writes that waited {b['writes_waited']:,}")
     # A run that completed can still mean nothing (docs/results.md, Warnings).
     for warning in s.get("warnings", []):
         lines.append(f"warning [{warning['kind']}]: {warning['message']}")
-    return "\n".join(lines)
+    return lines
+
+
+def trace_notes(w: Mapping, pages: Mapping) -> list:
+    """What the reader and the host did to the trace as given, so a default
+    that changed it (a fold, a sort, a spread) is seen, not only in summary.json."""
+    notes = [f"{k.replace('_', ' ')} {w[k]:,}" for k in ("skipped_malformed", "clamped", "filtered_out", "ignored") if w.get(k)]
+    lines = ["trace: " + ", ".join(notes)] if notes else []
+    if w.get("reordered"):
+        lines.append(f"trace: {w['reordered']:,} requests arrived out of order and were sorted within the "
+                     f"{w['reorder_window_ns'] / 1e9:g} s reorder window (--reorder-window)")
+    if w.get("spread"):
+        lines.append(f"trace: timestamps have a resolution of {_duration(w['time_resolution_ns'])}; {w['spread']:,} requests "
+                     f"were spread over it, seeded by run.seed (--keep-coarse-time keeps them at one instant)")
+    if pages.get("folded"):
+        lines.append(f"trace: {pages['folded']:,} requests beyond the device's logical space were folded into it "
+                     f"(host.address = \"fold\", the default; \"strict\" refuses them)")
+    return lines
+
+
+def _duration(ns: int) -> str:
+    return f"{ns / 1e9:g} s" if ns >= 1_000_000_000 else f"{ns / 1e6:g} ms"
 
 
 def summary_html(s: Mapping, rows: int = 0) -> str:
@@ -144,3 +176,23 @@ def summary_html(s: Mapping, rows: int = 0) -> str:
             f"GC runs {fmt(gc['runs'])}, write amplification {fmt(gc['write_amplification'])}")
     head = "".join(f"<th>{h}</th>" for h in heads)
     return f"<div><p>{title}</p><table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table><p>{escape(foot)}</p></div>"
+
+
+def capacity_text(cfg: str) -> str:
+    """One line of what the device adds up to (a TOML comment in `detour config`)."""
+    from .api import capacity  # the api imports this module
+
+    c = capacity(cfg)
+    return (f"capacity: {c['raw_gib']:,.3g} GiB raw, {c['logical_gib']:,.3g} GiB the host may address "
+            f"({100 * c['logical_share']:.1f}%); {c['channels']} channels, {c['chips']} chips, {c['dies']} dies, "
+            f"{c['planes']} planes, {c['blocks']:,} blocks of {c['block_bytes'] // 1024:,} KiB, "
+            f"pages of {c['page_bytes'] // 1024} KiB")
+
+
+def volumes_text(volumes: list, shown: int = 8) -> str:
+    """The volume list, summarised past `shown` (a Tencent trace has thousands; `--json` has them all)."""
+    if len(volumes) <= shown:
+        return ", ".join(map(str, volumes)) or "-"
+    head = ", ".join(map(str, volumes[: shown // 2]))
+    tail = ", ".join(map(str, volumes[-(shown // 2):]))
+    return f"{len(volumes):,} volumes ({head}, ..., {tail}; --json lists all)"

@@ -97,7 +97,7 @@ SECTIONS = (
         F('host_written', 'int', 'pages the host wrote'),
         F('buffered_reads', 'int', 'read pages served from the write buffer because their program had not finished'),
         F('placed_on_read', 'int', 'never-written pages placed (instantly programmed) when the trace first read them, as if preconditioning had written them'),
-        F('folded', 'int', 'requests (not pages) whose address was beyond the logical space and was folded into it (`host.address = "fold"`); with `"strict"` such a request is an error'),
+        F('folded', 'int', 'requests (not pages) whose address was beyond the logical space and was folded into it (`host.address = "fold"`, the default; `detour run` prints the count); with `"strict"` such a request is an error'),
     )),
     # `dies`
     Section('dies', kinds=(), fields=(
@@ -207,6 +207,9 @@ SECTIONS = (
         F('backwards', 'int', "requests whose time is before an earlier line's (multi-volume traces interleave their logs), counted in file order whatever was then done with them; 0 for profiles"),
         F('max_step_back_ns', 'int', 'the largest such step back, ns: a reorder window (`--reorder-window`) this wide sorts the trace'),
         F('reordered', 'int', 'requests the reorder window (`--reorder-window`) put before an earlier line; 0 without one'),
+        F('reorder_window_ns', 'int', 'the reorder window the reader used, ns (2 s unless `--reorder-window` gave another; 0 for none, and for profiles)'),
+        F('time_resolution_ns', 'int', "the trace's timestamp resolution when coarse (1 s, 100 ms, 10 ms or 1 ms: every time a multiple of it and some shared), detected from its first requests; 0 for finer traces and for profiles"),
+        F('spread', 'int', 'requests moved off their coarse timestamp: those sharing one instant are spread over its resolution in file order, seeded by `run.seed` (`--keep-coarse-time` keeps them; docs/workloads.md)'),
         F('scaled_from_bytes', 'int | None', "(profiles) the profile's own footprint when it exceeded the device's logical space and was scaled to it (the spec shows the footprint used); null when it ran as written or for other kinds"),
         F('spec', 'dict', '(profiles only) the full synthetic spec that generated the requests; see docs/workloads.md'),
     )),

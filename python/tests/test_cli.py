@@ -85,7 +85,7 @@ def test_file_errors_are_in_detours_words(cli, tmp_path, args):
 
 
 def test_usage_errors_exit_2_and_failed_runs_1(cli, tiny_trace, tmp_path):
-    assert cli("run", "--trace", tiny_trace).returncode == 2  # argparse: no --out
+    assert cli("run", "--device", "small").returncode == 2  # argparse: no workload
     assert cli("run", "--trace", tiny_trace, "--profile-set", "x=1", "--out", tmp_path / "o").returncode == 2
     assert cli("reproduce", "no-such-paper").returncode == 2
     assert cli("sweep").returncode == 2  # no file
@@ -157,11 +157,10 @@ def test_traces_commands(cli, tiny_trace, tmp_path):
     assert "mqsim" in p.stdout.split()
 
 
-def test_run_prints_warnings_of_a_run_that_measured_nothing(cli, tmp_path):
-    empty = tmp_path / "empty.csv"
-    empty.write_text("")
+def test_run_prints_warnings_of_a_run_that_measured_nothing(cli, tmp_path, tiny_trace):
+    # Every request in the warm-up: the run completes and measures nothing.
     out = tmp_path / "out"
-    p = cli("run", "--device", "small", "--trace", empty, "--format", "msr", "--out", out)
+    p = cli("run", "--device", "small", "--trace", tiny_trace, "--set", "host.warmup_requests=1000000", "--out", out)
     assert p.returncode == 0, p.stderr
     assert "warning [nothing_measured]" in p.stdout, p.stdout
     s = json.loads((out / "summary.json").read_text())

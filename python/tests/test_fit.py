@@ -42,11 +42,16 @@ def test_msr_random_on_small_is_scaled_and_says_so():
     r = detour.run("small", profile="msr-random", profile_overrides={"requests": 500})
     assert r.summary.workload.scaled_from_bytes == 64 * GIB
     assert r.summary.reads == 500 and r.summary.latency_us.read.mean > 0
+    # Unfitted, its addresses fold into the device (the default), or are refused when strict.
+    folded = detour.run("small", profile="msr-random", profile_overrides={"requests": 500}, fit=False)
+    assert folded.summary.pages.folded > 0
+    strict = {"host.address": "strict"}
     with pytest.raises(detour.DetourError, match="beyond the logical space"):
-        detour.run("small", profile="msr-random", profile_overrides={"requests": 500}, fit=False)
-    # A footprint the user set is theirs: no scaling, the core's error.
+        detour.run("small", profile="msr-random", profile_overrides={"requests": 500}, fit=False, overrides=strict)
+    # A footprint the user set is theirs: no scaling, the core's rule.
     with pytest.raises(detour.DetourError, match="beyond the logical space"):
-        detour.run("small", profile="msr-random", profile_overrides={"requests": 500, "footprint_bytes": 64 * GIB})
+        detour.run("small", profile="msr-random", profile_overrides={"requests": 500, "footprint_bytes": 64 * GIB},
+                   overrides=strict)
 
 
 def test_the_scheme_shrinks_the_space_too():
@@ -70,7 +75,7 @@ def test_cli_prints_the_note(tmp_path):
     assert p.returncode == 0, p.stderr
     assert "note: the profile's footprint (64.0 GiB) exceeds small's logical space" in p.stdout
     p = run_cli("run", "-d", "small", "-p", "msr-random", "--profile-set", "requests=300", "--no-fit",
-                "-o", str(tmp_path / "n"))
+                "--set", "host.address=strict", "-o", str(tmp_path / "n"))
     assert p.returncode == 1 and "beyond the logical space" in p.stderr
     p = run_cli("profiles")
     assert "made for" in p.stdout and "collisions" in p.stdout

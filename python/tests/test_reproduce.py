@@ -150,8 +150,9 @@ def test_a_failed_run_stops_the_reproduction_naming_it(tmp_path):
 
     ctx = Context("t", tmp_path, say=quiet)
     with pytest.raises(ReproduceError, match="failed"):
-        # the profile's footprint does not fit the small device: the run fails
-        ctx.sweep("bad", [{"profile": "build", "label": "big", "set": {"requests": 100}}], ["small"])
+        # the profile's footprint does not fit the small device: under strict addressing the run fails
+        ctx.sweep("bad", [{"profile": "build", "label": "big", "set": {"requests": 100}}], ["small"],
+                  fixed={"host.address": "strict"})
 
 
 def test_nearest_rank_matches_the_summary_definition():

@@ -25,8 +25,9 @@ def swept(tmp_path_factory) -> Path:
     f = d / "s.toml"
     f.write_text(
         'profiles = [{profile = "hm", set = {requests = 1500, footprint_bytes = 268435456}},\n'
-        '            {profile = "mail", set = {requests = 100}}]\n'  # mail fails on small: beyond its logical space
+        '            {profile = "mail", set = {requests = 100}}]\n'  # mail fails on small when strict: beyond its logical space
         'devices = ["small"]\nschemes = ["conventional"]\nseeds = [3]\nverify = true\n'
+        '[set]\n"host.address" = "strict"\n'
         '[grid]\n"host.queue_depth" = [4, 16, 64]\n'
     )
     run_sweep(f, d / "out", workers=2)

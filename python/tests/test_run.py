@@ -75,6 +75,9 @@ def test_run_requests_arrays_and_determinism():
         "backwards": 0,
         "max_step_back_ns": 0,
         "reordered": 0,
+        "reorder_window_ns": 0,
+        "time_resolution_ns": 0,
+        "spread": 0,
         "scaled_from_bytes": None,
     }
 
@@ -139,7 +142,8 @@ def test_exceptions_are_distinct_classes(tmp_path, tiny_trace):
         detour.run("small", trace=bad, format="mqsim")
     far = {"time_ns": [0], "offset": [1 << 40], "size": [4096], "is_write": [True]}
     with pytest.raises(detour.TraceError, match="beyond the logical space"):
-        detour.run("small", requests=far)
+        detour.run("small", requests=far, overrides={"host.address": "strict"})
+    assert detour.run("small", requests=far).summary.pages.folded == 1
     tiny = [
         "device.channels=1", "device.chips_per_channel=1", "device.dies_per_chip=1", "device.planes_per_die=1",
         "device.blocks_per_plane=8", "device.pages_per_block=4", "device.overprovisioning=0.0",

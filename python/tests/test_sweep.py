@@ -106,9 +106,10 @@ def test_failed_run_is_recorded_and_others_succeed(tmp_path, cli):
 
 
 def test_retry_failed_reruns_only_failed(tmp_path):
-    # `mail` addresses beyond the small device's logical space: it fails, deterministically.
+    # `mail` addresses beyond the small device's logical space: under strict addressing it fails, deterministically.
     f = tmp_path / "s.toml"
-    f.write_text(f'profiles = [{PROFILE}, {{profile = "mail", set = {{requests = 200}}}}]\ndevices = ["small"]\n')
+    f.write_text(f'profiles = [{PROFILE}, {{profile = "mail", set = {{requests = 200}}}}]\ndevices = ["small"]\n'
+                 '[set]\n"host.address" = "strict"\n')
     out = tmp_path / "out"
     info = run_sweep(f, out, workers=2)
     assert (info["ok"], info["failed"]) == (1, 1)

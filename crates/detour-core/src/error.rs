@@ -11,7 +11,9 @@ pub type Result<T, E = Error> = std::result::Result<T, E>;
 pub enum Error {
     /// A trace line could not be parsed, or an address falls outside the
     /// device's logical space.
-    #[error("{file}:{line}: {reason}")]
+    /// Line 0 stands for the file as a whole (empty, or no line to blame):
+    /// it is left out of the message rather than printed as `:0:`.
+    #[error("{file}{}: {reason}", line_suffix(*line))]
     Trace { file: String, line: u64, reason: String },
 
     /// A configuration key is unknown, missing, of the wrong type or out of range.
@@ -74,6 +76,15 @@ impl Error {
 
     pub fn io(path: impl Into<String>, source: std::io::Error) -> Self {
         Error::Io { path: path.into(), source }
+    }
+}
+
+/// `:N` for a real line, nothing for line 0 (the file as a whole).
+fn line_suffix(line: u64) -> String {
+    if line == 0 {
+        String::new()
+    } else {
+        format!(":{line}")
     }
 }
 

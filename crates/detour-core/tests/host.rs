@@ -35,15 +35,15 @@ fn warmup_requests_are_left_out_of_the_statistics() {
 }
 
 #[test]
-fn address_beyond_the_device_is_an_error_or_folded_on_request() {
-    let cfg = small(&[]);
+fn address_beyond_the_device_is_folded_by_default_or_an_error_when_strict() {
+    let cfg = small(&["host.address=strict"]);
     let logical = detour_core::device::Geometry::from_config(&cfg.device).unwrap().logical_pages as u64;
     let mut r = req(0, logical + 5, 1, IoKind::Read);
     r.line = 42;
     let err = sim::run_requests(cfg, &[r]).unwrap_err();
     let msg = err.to_string();
     assert!(msg.contains(":42:") && msg.contains("beyond the logical space"), "{msg}");
-    let folded = sim::run_requests(small(&["host.address=fold"]), &[r]).unwrap();
+    let folded = sim::run_requests(small(&[]), &[r]).unwrap();
     assert_eq!(folded.summary.pages.folded, 1);
     assert_eq!(folded.summary.requests, 1);
 }
@@ -52,7 +52,7 @@ fn address_beyond_the_device_is_an_error_or_folded_on_request() {
 fn an_address_at_the_end_of_u64_is_an_error_not_an_overflow() {
     let mut r = req(0, 0, 1, IoKind::Read);
     (r.offset, r.size, r.line) = (u64::MAX - 100, 4096, 7);
-    let err = sim::run_requests(small(&[]), &[r]).unwrap_err().to_string();
+    let err = sim::run_requests(small(&["host.address=strict"]), &[r]).unwrap_err().to_string();
     assert!(err.contains(":7:") && err.contains("beyond the logical space"), "{err}");
     assert!(err.contains(&format!("..{} ", u64::MAX)), "the end saturates: {err}");
 }

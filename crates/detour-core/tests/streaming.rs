@@ -87,7 +87,7 @@ fn summary_percentiles_are_within_the_stated_bound_of_exact_ones() {
 fn a_failed_run_leaves_no_file() {
     let dir = tempdir("failed");
     let path = dir.join("requests.parquet");
-    let sim = Simulation::new(small(&[])).unwrap();
+    let sim = Simulation::new(small(&["host.address=strict"])).unwrap();
     let logical = sim.geometry().logical_pages as u64;
     let reqs = [req(0, 0, 1, IoKind::Read), req(10, logical + 1, 1, IoKind::Read)];
     let mut it = reqs.iter().copied().map(Ok);

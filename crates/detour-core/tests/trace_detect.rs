@@ -27,7 +27,7 @@ const FIXTURES: &[(&str, TraceFormat)] = &[
 ];
 
 fn detect(text: &str) -> Result<TraceFormat, String> {
-    open_trace_reader("t", Cursor::new(text.as_bytes().to_vec()), &TraceOptions::default())
+    open_trace_reader("t", Cursor::new(text.as_bytes().to_vec()), &TraceOptions::literal())
         .map(|s| s.format())
         .map_err(|e| e.to_string())
 }
@@ -47,7 +47,7 @@ fn every_fixture_is_detected_as_itself_compressed_or_not() {
         assert_eq!(detect(&lines(name).join("\n")), Ok(want), "{name}");
     }
     for name in ["mqsim_wsrch.trace.gz", "mqsim_wsrch.trace.zst"] {
-        assert_eq!(open(name, &TraceOptions::default()).format(), TraceFormat::Mqsim);
+        assert_eq!(open(name, &TraceOptions::literal()).format(), TraceFormat::Mqsim);
     }
 }
 
@@ -100,7 +100,7 @@ fn each_confusable_pair_is_refused_naming_both() {
         );
         // With the format given, each reads as asked (or names the line).
         for f in [a, b] {
-            let opts = TraceOptions { format: Some(f.parse().unwrap()), ..Default::default() };
+            let opts = TraceOptions { format: Some(f.parse().unwrap()), ..TraceOptions::literal() };
             let s = open_trace_reader("t", Cursor::new(text.as_bytes().to_vec()), &opts).unwrap();
             assert_eq!(s.format().name(), f);
         }

@@ -14,7 +14,7 @@ use detour_core::{ErrorKind, IoKind, Request};
 fn clamp() -> TraceOptions {
     TraceOptions {
         clamp_backwards_time: true,
-        ..Default::default()
+        ..TraceOptions::literal()
     }
 }
 
@@ -124,7 +124,7 @@ fn every_fixture_reads_with_detection_and_explicit_format() {
 
 #[test]
 fn msr_fields_and_absolute_time() {
-    let (reqs, _) = read_all("msr_hm_0.csv", &TraceOptions::default());
+    let (reqs, _) = read_all("msr_hm_0.csv", &TraceOptions::literal());
     let r = at(&reqs, 5);
     let want_time = (128_166_385_368_421_959u64 - 128_166_385_357_547_445) * 100;
     assert_eq!(
@@ -136,7 +136,7 @@ fn msr_fields_and_absolute_time() {
         "msr_hm_0.csv",
         &TraceOptions {
             keep_absolute_time: true,
-            ..Default::default()
+            ..TraceOptions::literal()
         },
     );
     assert_eq!(abs[0].time_ns, 12_816_638_535_754_744_500);
@@ -144,7 +144,7 @@ fn msr_fields_and_absolute_time() {
 
 #[test]
 fn spc_fields() {
-    let (reqs, _) = read_all("spc_financial.csv", &TraceOptions::default());
+    let (reqs, _) = read_all("spc_financial.csv", &TraceOptions::literal());
     let r = at(&reqs, 3);
     assert_eq!(
         (r.time_ns, r.offset, r.size, r.kind, r.volume),
@@ -160,7 +160,7 @@ fn spc_fields() {
 
 #[test]
 fn fiu_fields_and_content() {
-    let (reqs, _) = read_all("fiu_mail.blkparse", &TraceOptions::default());
+    let (reqs, _) = read_all("fiu_mail.blkparse", &TraceOptions::literal());
     let r = at(&reqs, 5);
     assert_eq!(
         (r.time_ns, r.offset, r.size, r.kind, r.volume),
@@ -174,7 +174,7 @@ fn fiu_fields_and_content() {
 
 #[test]
 fn mqsim_disksim_ssdsim_fields() {
-    let (reqs, _) = read_all("mqsim_wsrch.trace", &TraceOptions::default());
+    let (reqs, _) = read_all("mqsim_wsrch.trace", &TraceOptions::literal());
     let r = at(&reqs, 12);
     assert_eq!(
         (r.time_ns, r.offset, r.size, r.kind, r.volume),
@@ -182,7 +182,7 @@ fn mqsim_disksim_ssdsim_fields() {
     );
     assert_eq!((at(&reqs, 2).volume, at(&reqs, 2).size), (1, 32_768));
 
-    let (reqs, _) = read_all("disksim.trace", &TraceOptions::default());
+    let (reqs, _) = read_all("disksim.trace", &TraceOptions::literal());
     let r = at(&reqs, 5);
     assert_eq!(
         (r.time_ns, r.offset, r.size, r.kind, r.volume),
@@ -196,7 +196,7 @@ fn mqsim_disksim_ssdsim_fields() {
 
     let opts = TraceOptions {
         format: Some(TraceFormat::Ssdsim),
-        ..Default::default()
+        ..TraceOptions::literal()
     };
     let (reqs, _) = read_all("ssdsim.trace", &opts);
     let r = at(&reqs, 5);
@@ -209,11 +209,14 @@ fn mqsim_disksim_ssdsim_fields() {
 
 #[test]
 fn systor_needs_clamping_and_counts_it() {
-    let err = open("systor17.csv", &TraceOptions::default())
+    let err = open("systor17.csv", &TraceOptions::literal())
         .find_map(Result::err)
         .unwrap();
     assert_eq!(err.kind(), ErrorKind::Trace);
     assert!(err.to_string().contains("systor17.csv:3:"), "{err}");
+    // The default reorder window sorts it instead: nothing clamped.
+    let (sorted, s) = read_all("systor17.csv", &TraceOptions::default());
+    assert!(s.clamped() == 0 && s.reordered() > 0 && sorted.windows(2).all(|w| w[0].time_ns <= w[1].time_ns));
     let (reqs, s) = read_all("systor17.csv", &clamp());
     assert_eq!(s.clamped(), 5);
     let r = at(&reqs, 5);
@@ -234,7 +237,7 @@ fn tencent_volume_filter_sets_the_time_base() {
     );
     let opts = TraceOptions {
         volume: Some(1063),
-        ..Default::default()
+        ..TraceOptions::literal()
     };
     let (reqs, s) = read_all("tencent_cbs.csv", &opts);
     assert_eq!((reqs.len(), s.filtered_out(), s.clamped()), (9, 1, 0));
@@ -248,7 +251,7 @@ fn tencent_volume_filter_sets_the_time_base() {
 
 #[test]
 fn cloudphysics_seconds_sectors_and_ignored_ops() {
-    let (reqs, s) = read_all("cloudphysics_io.csv", &TraceOptions::default());
+    let (reqs, s) = read_all("cloudphysics_io.csv", &TraceOptions::literal());
     assert_eq!(s.ignored(), 1);
     let r = at(&reqs, 5);
     assert_eq!(
@@ -265,7 +268,7 @@ fn cloudphysics_seconds_sectors_and_ignored_ops() {
 
 #[test]
 fn blkparse_queue_events_only() {
-    let (reqs, s) = read_all("blkparse.txt", &TraceOptions::default());
+    let (reqs, s) = read_all("blkparse.txt", &TraceOptions::literal());
     let lines: Vec<u64> = reqs.iter().map(|r| r.line).collect();
     assert_eq!((lines, s.ignored()), (vec![1, 6, 10, 12], 1));
     let r = at(&reqs, 6);
@@ -282,7 +285,7 @@ fn blkparse_queue_events_only() {
         "blkparse.txt",
         &TraceOptions {
             volume: Some(16),
-            ..Default::default()
+            ..TraceOptions::literal()
         },
     );
     assert_eq!((vol16.len(), vol16[1].time_ns), (2, 2_000_000));

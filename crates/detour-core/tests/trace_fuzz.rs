@@ -35,7 +35,7 @@ fn all_options() -> Vec<TraceOptions> {
                     format,
                     skip_malformed,
                     clamp_backwards_time,
-                    ..Default::default()
+                    ..TraceOptions::literal()
                 },
             )
         })
@@ -61,7 +61,9 @@ fn check(bytes: &[u8]) {
                 }
                 Err(e) => {
                     assert!(matches!(e.kind(), ErrorKind::Trace | ErrorKind::Io), "{e}");
-                    if opts.skip_malformed && opts.clamp_backwards_time {
+                    // Skipping and clamping leave only I/O errors, and the
+                    // reader's one error for input that held no request.
+                    if opts.skip_malformed && opts.clamp_backwards_time && !e.to_string().contains(": no requests read as") {
                         assert_eq!(
                             e.kind(),
                             ErrorKind::Io,

@@ -15,7 +15,7 @@ use detour_core::ErrorKind;
 
 #[test]
 fn malformed_lines_name_file_line_and_reason() {
-    let results: Vec<_> = open("malformed_msr.csv", &TraceOptions::default()).collect();
+    let results: Vec<_> = open("malformed_msr.csv", &TraceOptions::literal()).collect();
     assert_eq!(results.len(), 7);
     let errors: Vec<String> = results
         .iter()
@@ -43,7 +43,7 @@ fn malformed_lines_name_file_line_and_reason() {
 fn skip_mode_counts_malformed_lines() {
     let opts = TraceOptions {
         skip_malformed: true,
-        ..Default::default()
+        ..TraceOptions::literal()
     };
     let (reqs, s) = read_all("malformed_msr.csv", &opts);
     let lines: Vec<u64> = reqs.iter().map(|r| r.line).collect();
@@ -54,7 +54,7 @@ fn skip_mode_counts_malformed_lines() {
 fn volume_filter_counts_what_it_drops() {
     let opts = TraceOptions {
         volume: Some(1),
-        ..Default::default()
+        ..TraceOptions::literal()
     };
     let (reqs, s) = read_all("mqsim_wsrch.trace", &opts);
     let lines: Vec<u64> = reqs.iter().map(|r| r.line).collect();
@@ -64,15 +64,15 @@ fn volume_filter_counts_what_it_drops() {
 
 #[test]
 fn gzip_and_zstd_by_magic_not_name() {
-    let (plain, _) = read_all("mqsim_wsrch.trace", &TraceOptions::default());
+    let (plain, _) = read_all("mqsim_wsrch.trace", &TraceOptions::literal());
     for name in ["mqsim_wsrch.trace.gz", "mqsim_wsrch.trace.zst"] {
-        let (reqs, s) = read_all(name, &TraceOptions::default());
+        let (reqs, s) = read_all(name, &TraceOptions::literal());
         assert_eq!((s.format(), &reqs), (TraceFormat::Mqsim, &plain), "{name}");
         let bytes = std::fs::read(fixture(name)).unwrap();
         let s = open_trace_reader(
             "misleading.txt",
             std::io::Cursor::new(bytes),
-            &TraceOptions::default(),
+            &TraceOptions::literal(),
         )
         .unwrap();
         assert_eq!(
@@ -89,7 +89,7 @@ fn truncated_zstd_is_an_io_error_then_the_stream_ends() {
     let cut = bytes[..bytes.len() - 8].to_vec();
     let opts = TraceOptions {
         format: Some(TraceFormat::Mqsim),
-        ..Default::default()
+        ..TraceOptions::literal()
     };
     let results: Vec<_> = open_trace_reader("cut.zst", std::io::Cursor::new(cut), &opts)
         .unwrap()
@@ -101,7 +101,7 @@ fn truncated_zstd_is_an_io_error_then_the_stream_ends() {
 
 #[test]
 fn missing_file_is_an_io_error_naming_it() {
-    let err = open_trace(&fixture("no_such_trace.csv"), &TraceOptions::default()).unwrap_err();
+    let err = open_trace(&fixture("no_such_trace.csv"), &TraceOptions::literal()).unwrap_err();
     assert_eq!(err.kind(), ErrorKind::Io);
     assert!(err.to_string().contains("no_such_trace.csv"), "{err}");
 }
@@ -110,7 +110,7 @@ fn missing_file_is_an_io_error_naming_it() {
 fn wrong_explicit_format_fails_on_the_first_line() {
     let opts = TraceOptions {
         format: Some(TraceFormat::Tencent),
-        ..Default::default()
+        ..TraceOptions::literal()
     };
     let err = open("msr_hm_0.csv", &opts)
         .next()

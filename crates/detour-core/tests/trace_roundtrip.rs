@@ -41,7 +41,7 @@ fn write(format: TraceFormat, reqs: &[Request]) -> Vec<u8> {
 fn read(format: Option<TraceFormat>, bytes: Vec<u8>) -> Vec<Request> {
     let opts = TraceOptions {
         format,
-        ..Default::default()
+        ..TraceOptions::literal()
     };
     let stream =
         open_trace_reader("roundtrip", Cursor::new(bytes), &opts).unwrap_or_else(|e| panic!("{e}"));
@@ -92,7 +92,7 @@ fn written_traces_are_auto_detected() {
     let reqs = synthetic();
     for format in TraceFormat::ALL {
         let bytes = write(format, &reqs);
-        let stream = open_trace_reader("w", Cursor::new(bytes), &TraceOptions::default()).unwrap();
+        let stream = open_trace_reader("w", Cursor::new(bytes), &TraceOptions::literal()).unwrap();
         // ssdsim output is byte for byte mqsim's, and reads as such.
         let want = if format == TraceFormat::Ssdsim {
             TraceFormat::Mqsim
@@ -120,7 +120,7 @@ fn every_fixture_converts_to_every_format() {
     ];
     let opts = TraceOptions {
         clamp_backwards_time: true,
-        ..Default::default()
+        ..TraceOptions::literal()
     };
     for name in fixtures {
         let source: Vec<Request> = open_trace(&dir.join(name), &opts)
@@ -141,7 +141,7 @@ fn absolute_times_round_trip_when_kept() {
     let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/traces");
     let opts = TraceOptions {
         keep_absolute_time: true,
-        ..Default::default()
+        ..TraceOptions::literal()
     };
     let source: Vec<Request> = open_trace(&dir.join("msr_hm_0.csv"), &opts)
         .unwrap()
@@ -159,7 +159,7 @@ fn absolute_times_round_trip_when_kept() {
 #[test]
 fn a_reader_error_stops_the_writer_and_is_returned() {
     let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/traces");
-    let stream = open_trace(&dir.join("malformed_msr.csv"), &TraceOptions::default()).unwrap();
+    let stream = open_trace(&dir.join("malformed_msr.csv"), &TraceOptions::literal()).unwrap();
     let mut out = Vec::new();
     let err = write_trace(TraceFormat::Mqsim, stream, &mut out).unwrap_err();
     assert_eq!(err.kind(), ErrorKind::Trace);

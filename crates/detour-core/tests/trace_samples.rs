@@ -57,7 +57,7 @@ fn every_real_sample_reads_in_full() {
     // The Systor and Tencent samples are not sorted by time.
     let opts = TraceOptions {
         clamp_backwards_time: true,
-        ..Default::default()
+        ..TraceOptions::literal()
     };
     for &(name, format, requests, ignored) in SAMPLES {
         let path = dir.join(name);
@@ -100,7 +100,7 @@ fn sample_read_write_mix_matches_the_raw_text() {
     ];
     let opts = TraceOptions {
         clamp_backwards_time: true,
-        ..Default::default()
+        ..TraceOptions::literal()
     };
     for (name, reads, writes) in cases {
         let path = dir.join(name);
@@ -119,9 +119,29 @@ fn unsorted_samples_report_the_first_backwards_line() {
     if !path.exists() {
         return;
     }
-    let err = open_trace(&path, &TraceOptions::default())
+    let err = open_trace(&path, &TraceOptions::literal())
         .unwrap()
         .find_map(Result::err)
         .unwrap();
     assert!(err.to_string().contains(".csv.zst:3:"), "{err}");
+}
+
+/// Every sample reads as given with the default options (issue 47): in
+/// time order, no error; the whole-second ones spread, no two at one instant.
+#[test]
+fn every_sample_reads_with_the_defaults() {
+    let Some(dir) = samples_dir() else { return };
+    let mut entries: Vec<_> = std::fs::read_dir(&dir).unwrap().filter_map(|e| e.ok()).map(|e| e.path()).collect();
+    entries.sort();
+    for path in entries.into_iter().filter(|p| p.extension().is_some_and(|x| x == "zst")) {
+        let mut stream = open_trace(&path, &TraceOptions::default()).unwrap();
+        let times: Vec<u64> = stream.by_ref().map(|r| r.unwrap().time_ns).collect();
+        assert!(!times.is_empty() && times.windows(2).all(|w| w[0] <= w[1]), "{path:?}");
+        let coarse = stream.time_resolution_ns() == 1_000_000_000;
+        let name = path.file_name().unwrap().to_string_lossy();
+        assert_eq!(coarse, name.starts_with("tencent") || name.starts_with("cloudphysics"), "{name}");
+        if coarse {
+            assert!(times.windows(2).all(|w| w[0] < w[1]), "{name}: two requests share an instant");
+        }
+    }
 }

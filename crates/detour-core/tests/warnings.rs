@@ -34,12 +34,12 @@ fn write_then_read(n: u64, gap_ns: u64) -> Vec<Request> {
 }
 
 #[test]
-fn an_empty_trace_with_its_format_given_measured_nothing() {
+fn an_empty_trace_with_its_format_given_is_an_error_naming_the_file() {
+    // Not a run that measured nothing: the reader says the file has no requests.
     let opts = TraceOptions { format: Some(TraceFormat::Msr), ..Default::default() };
     let trace = open_trace_reader("empty.csv", Cursor::new(Vec::new()), &opts).unwrap();
-    let s = sim::run(small(&[]), trace).unwrap().summary;
-    assert_eq!((s.requests, kinds(&s)), (0, vec!["nothing_measured"]));
-    assert!(message(&s, "nothing_measured").contains("no requests"));
+    let err = sim::run(small(&[]), trace).unwrap_err().to_string();
+    assert!(err.starts_with("empty.csv: no requests read as msr"), "{err}");
 }
 
 #[test]

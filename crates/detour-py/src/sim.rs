@@ -3,7 +3,7 @@
 //! checks for Ctrl-C.
 
 use crate::error::to_py;
-use crate::workload::{requests_from_dict, resolve_spec, trace_extent, trace_options, Source};
+use crate::workload::{coarse_time_from, requests_from_dict, resolve_spec, trace_extent, trace_options, Source};
 use crate::{config, metrics};
 use detour_core::metrics::parquet::ParquetSink;
 use detour_core::metrics::RequestSink;
@@ -58,8 +58,9 @@ impl Progress for PyProgress {
 ///
 /// `config` is a complete TOML document (what `config()` returns). The
 /// workload is exactly one of `trace` (a file, with `format`,
-/// `skip_malformed`, `volume`, `clamp_backwards_time` and
-/// `reorder_window_ns` for the reader),
+/// `skip_malformed`, `volume`, `clamp_backwards_time`,
+/// `reorder_window_ns` (None: the reader's default, 2 s) and `coarse_time`
+/// ("spread" or "keep", seeded by `run.seed`) for the reader),
 /// `profile` or `profile_toml` (a synthetic profile by name, or a TOML spec,
 /// with `profile_overrides`) or `requests` (a dict of arrays, see the stubs). `progress(requests_arrived, sim_time_ns)` is called every
 /// few thousand requests and at the end. With `requests_parquet`, the
@@ -71,7 +72,7 @@ impl Progress for PyProgress {
 #[pyfunction]
 #[pyo3(signature = (
     config, *, trace=None, format=None, skip_malformed=false, volume=None, clamp_backwards_time=false,
-    reorder_window_ns=0, profile=None, profile_toml=None, profile_overrides=Vec::new(), requests=None, progress=None,
+    reorder_window_ns=None, coarse_time="spread", profile=None, profile_toml=None, profile_overrides=Vec::new(), requests=None, progress=None,
     requests_parquet=None
 ))]
 #[allow(clippy::too_many_arguments)]
@@ -83,7 +84,8 @@ pub fn run<'py>(
     skip_malformed: bool,
     volume: Option<u32>,
     clamp_backwards_time: bool,
-    reorder_window_ns: u64,
+    reorder_window_ns: Option<u64>,
+    coarse_time: &str,
     profile: Option<&str>,
     profile_toml: Option<&str>,
     profile_overrides: Vec<String>,
@@ -96,7 +98,11 @@ pub fn run<'py>(
     let source = match (trace, synthetic, requests) {
         (Some(path), false, None) => {
             let mut opts = trace_options(format, skip_malformed, volume, clamp_backwards_time, false)?;
-            opts.reorder_window_ns = reorder_window_ns;
+            if let Some(ns) = reorder_window_ns {
+                opts.reorder_window_ns = ns;
+            }
+            opts.coarse_time = coarse_time_from(coarse_time)?;
+            opts.spread_seed = cfg.run.seed;
             Source::Trace { path, opts }
         }
         (None, true, None) => {

@@ -6,6 +6,7 @@ use crate::error::{to_py, ToPyResult};
 use crate::metrics::to_json;
 use detour_core::workload::generator::{Generator, SyntheticSpec};
 use detour_core::workload::profiles::{apply_overrides, profile_names};
+use detour_core::workload::reader::CoarseTime;
 use detour_core::workload::{self as core_workload, profiles as core_profiles, Extent, Request, TraceFormat, TraceOptions, TraceStream};
 use detour_core::sim::{Replay, Requests};
 use detour_core::{Error, IoKind};
@@ -97,6 +98,9 @@ impl Opened {
             "backwards": 0,
             "max_step_back_ns": 0,
             "reordered": 0,
+            "reorder_window_ns": 0,
+            "time_resolution_ns": 0,
+            "spread": 0,
         })
     }
 
@@ -127,6 +131,9 @@ fn stream_info(t: &TraceStream) -> serde_json::Value {
         "backwards": t.backwards(),
         "max_step_back_ns": t.max_step_back_ns(),
         "reordered": t.reordered(),
+        "reorder_window_ns": t.reorder_window_ns(),
+        "time_resolution_ns": t.time_resolution_ns(),
+        "spread": t.spread(),
     })
 }
 
@@ -155,6 +162,15 @@ pub fn trace_options(
 ) -> PyResult<TraceOptions> {
     let format = format.map(|f| f.parse::<TraceFormat>()).transpose().py()?;
     Ok(TraceOptions { format, volume, skip_malformed, keep_absolute_time, clamp_backwards_time, ..Default::default() })
+}
+
+/// `coarse_time` from its Python name: "spread" or "keep".
+pub fn coarse_time_from(name: &str) -> PyResult<CoarseTime> {
+    match name {
+        "spread" => Ok(CoarseTime::Spread),
+        "keep" => Ok(CoarseTime::Keep),
+        other => Err(PyValueError::new_err(format!("coarse_time: expected \"spread\" or \"keep\", not {other:?}"))),
+    }
 }
 
 /// Names of every trace format, in auto-detection priority order.
@@ -272,7 +288,9 @@ pub fn convert_trace(
     keep_absolute_time: bool,
 ) -> PyResult<(u64, String)> {
     let to: TraceFormat = to.parse().py()?;
-    let opts = trace_options(format, skip_malformed, volume, clamp_backwards_time, keep_absolute_time)?;
+    let mut opts = trace_options(format, skip_malformed, volume, clamp_backwards_time, keep_absolute_time)?;
+    // A conversion writes the times the trace gives; a run spreads them.
+    opts.coarse_time = CoarseTime::Keep;
     let mut error = None;
     let outcome = py.allow_threads(|| {
         let stream = core_workload::open_trace(&src, &opts)?;

@@ -138,8 +138,8 @@ pub struct HostConfig {
     pub time_scale: f64,
     /// Requests left out of the statistics at the start (still simulated).
     pub warmup_requests: u64,
-    /// "strict": an address beyond the logical space is an error; "fold":
-    /// it is taken modulo the logical space and counted.
+    /// "fold" (default): an address beyond the logical space is taken
+    /// modulo it and counted (`pages.folded`); "strict": it is an error.
     pub address: AddressMode,
     /// When a write is done: `program`, `transfer` or `buffer`.
     pub write_ack: WriteAck,
@@ -217,7 +217,7 @@ impl Default for SchedulerConfig {
 
 impl Default for HostConfig {
     fn default() -> Self {
-        HostConfig { queue_depth: 0, time_scale: 1.0, warmup_requests: 0, address: AddressMode::Strict, write_ack: WriteAck::Program, link_gbps: 0.0 }
+        HostConfig { queue_depth: 0, time_scale: 1.0, warmup_requests: 0, address: AddressMode::Fold, write_ack: WriteAck::Program, link_gbps: 0.0 }
     }
 }
 

@@ -28,12 +28,14 @@ pub enum WriteAck {
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum AddressMode {
-    /// The run stops with an error naming the request: a trace meant for a
-    /// larger device should not silently load a few blocks.
-    #[default]
+    /// The run stops with an error naming the request: for a user who wants
+    /// to know that a trace was meant for a larger device.
     Strict,
-    /// The address is taken modulo the logical space and counted (the
-    /// summary's `folded`), as SSDSim and MQSim do with any trace.
+    /// The default: the address is taken modulo the logical space and
+    /// counted (the summary's `pages.folded`, printed by `detour run`), as
+    /// SSDSim and MQSim do with any trace: real traces come from disks far
+    /// larger than a simulated SSD, and a new user's first run should run.
+    #[default]
     Fold,
 }
 

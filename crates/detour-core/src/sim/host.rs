@@ -80,7 +80,7 @@ impl Simulation {
         if first + pages > logical {
             if self.cfg.host.address != crate::config::AddressMode::Fold {
                 return err(format!(
-                    "bytes {}..{} are beyond the logical space ({} bytes); set host.address = \"fold\" to fold them into it",
+                    "bytes {}..{} are beyond the logical space ({} bytes); host.address = \"strict\" refuses them (the default, \"fold\", folds them into it)",
                     r.offset,
                     r.offset.saturating_add(r.size as u64),
                     self.geo.logical_bytes()

@@ -58,6 +58,9 @@ pub struct TraceStats {
     pub max_step_back_ns: u64,
     /// Requests a reorder window moved (when the reader had one).
     pub reordered: u64,
+    /// The timestamps' resolution when coarse (whole seconds...), else 0:
+    /// a run spreads the requests of each instant over it (`reader/spread.rs`).
+    pub time_resolution_ns: u64,
 }
 
 /// Read `stream` to the end and summarise it; the first error ends it.
@@ -149,6 +152,7 @@ impl Accumulator {
             backwards: stream.backwards(),
             max_step_back_ns: stream.max_step_back_ns(),
             reordered: stream.reordered(),
+            time_resolution_ns: stream.time_resolution_ns(),
         }
     }
 }

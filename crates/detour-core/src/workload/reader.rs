@@ -9,6 +9,7 @@
 
 mod detect;
 mod input;
+mod spread;
 mod window;
 
 use std::collections::VecDeque;
@@ -22,12 +23,22 @@ use crate::error::{Error, Result};
 use crate::workload::formats::{Line, TraceFormat};
 use crate::workload::Request;
 use input::Lines;
+pub use spread::CoarseTime;
+use spread::Spread;
 use window::Window;
 
+/// The reorder window of [`TraceOptions::default`], ns: wide enough for the
+/// interleaved per-volume logs of the Systor'17 and Tencent CBS samples,
+/// and for any trace stamped in whole seconds; a sorted trace passes
+/// through it unchanged.
+pub const DEFAULT_REORDER_WINDOW_NS: u64 = 2_000_000_000;
+
 /// How to read a trace. The default detects the format, keeps every volume,
-/// stops at the first malformed line and at time going backwards, and makes
-/// the first request arrive at 0.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
+/// stops at the first malformed line, sorts arrivals within
+/// [`DEFAULT_REORDER_WINDOW_NS`] and stops at time going back further,
+/// spreads coarse timestamps over their resolution, and makes the first
+/// request arrive at 0.
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub struct TraceOptions {
     /// The format, or `None` to detect it from the first data lines.
     pub format: Option<TraceFormat>,
@@ -49,6 +60,36 @@ pub struct TraceOptions {
     /// counted in `backwards`): for statistics (`inspect`), never for
     /// simulation, whose arrivals must be in order.
     pub keep_disorder: bool,
+    /// Timestamps coarser than the arrivals (whole seconds): spread over
+    /// their resolution, or kept (`reader/spread.rs`).
+    pub coarse_time: CoarseTime,
+    /// Seed of the spread's offsets (a run passes `run.seed`).
+    pub spread_seed: u64,
+}
+
+impl TraceOptions {
+    /// The trace read exactly as written: no reorder window (time going
+    /// back is an error) and coarse timestamps kept; for tests of a
+    /// format and for tools that must not change times.
+    pub fn literal() -> TraceOptions {
+        TraceOptions { reorder_window_ns: 0, coarse_time: CoarseTime::Keep, ..TraceOptions::default() }
+    }
+}
+
+impl Default for TraceOptions {
+    fn default() -> Self {
+        TraceOptions {
+            format: None,
+            volume: None,
+            skip_malformed: false,
+            keep_absolute_time: false,
+            clamp_backwards_time: false,
+            reorder_window_ns: DEFAULT_REORDER_WINDOW_NS,
+            keep_disorder: false,
+            coarse_time: CoarseTime::Spread,
+            spread_seed: 0,
+        }
+    }
 }
 
 /// Open a trace file; gzip and zstd are recognised by their magic bytes.
@@ -100,7 +141,10 @@ pub struct TraceStream {
     max_step_back_ns: u64,
     newest: Option<u64>,
     window: Option<Window>,
+    spread: Option<Spread>,
     done: bool,
+    /// The end was reported (an I/O error, or a trace without requests).
+    ended: bool,
 }
 
 impl TraceStream {
@@ -117,6 +161,7 @@ impl TraceStream {
             None => {
                 let sample =
                     read_sample(&mut lines, &mut pending).map_err(|e| Error::io(&name, e))?;
+                // No data line: the file as a whole (line 0) is to blame.
                 let first = sample.first().map_or(0, |(n, _)| *n);
                 detect::detect(&sample).map_err(|reason| Error::trace(&name, first, reason))?
             }
@@ -138,8 +183,16 @@ impl TraceStream {
             backwards: 0,
             max_step_back_ns: 0,
             newest: None,
-            window: (opts.reorder_window_ns > 0).then(|| Window::new(opts.reorder_window_ns)),
+            window: (opts.reorder_window_ns > 0 && !opts.keep_disorder)
+                .then(|| Window::new(opts.reorder_window_ns)),
+            // Disorder let through is not sorted: detect, never move.
+            spread: Some(Spread::new(
+                opts.spread_seed,
+                format.time_resolution_ns(),
+                if opts.keep_disorder { CoarseTime::Keep } else { opts.coarse_time },
+            )),
             done: false,
+            ended: false,
         })
     }
 
@@ -185,6 +238,41 @@ impl TraceStream {
     pub fn reordered(&self) -> u64 {
         self.window.as_ref().map_or(0, |w| w.reordered)
     }
+    /// The reorder window, ns (0: none).
+    pub fn reorder_window_ns(&self) -> u64 {
+        self.window.as_ref().map_or(0, |_| self.opts.reorder_window_ns)
+    }
+    /// The timestamps' resolution when coarse (1 s, 100 ms, 10 ms or 1 ms),
+    /// else 0; known once the first request is read.
+    pub fn time_resolution_ns(&self) -> u64 {
+        self.spread.as_ref().map_or(0, Spread::resolution_ns)
+    }
+    /// Requests whose time the spread of coarse timestamps moved.
+    pub fn spread(&self) -> u64 {
+        self.spread.as_ref().map_or(0, |s| s.moved)
+    }
+
+    /// The end of the input: an error, once, when it held no request at
+    /// all (an empty file, only comments, everything skipped or filtered),
+    /// so a run does not report nothing as a result; else the end.
+    fn none_read(&mut self) -> Option<Result<Request>> {
+        if self.ended || self.requests > 0 {
+            return None;
+        }
+        self.ended = true;
+        let mut why = vec![];
+        for (n, what) in [
+            (self.skipped_malformed, "malformed lines skipped"),
+            (self.filtered_out, "requests of other volumes left out"),
+            (self.ignored, "operations neither read nor write"),
+        ] {
+            if n > 0 {
+                why.push(format!("{n} {what}"));
+            }
+        }
+        let why = if why.is_empty() { "the file is empty or holds only blank lines and comments".to_string() } else { why.join(", ") };
+        Some(Err(Error::trace(&self.name, 0, format!("no requests read as {}: {why}", self.format.name()))))
+    }
 
     /// The next line's number and what the parser made of it.
     fn next_parsed(&mut self) -> Option<io::Result<(u64, Result<Line, String>)>> {
@@ -221,10 +309,12 @@ impl TraceStream {
         let mut time = req.time_ns;
         if let Some(prev) = self.prev.filter(|&p| time < p && !self.opts.keep_disorder) {
             if !self.opts.clamp_backwards_time {
-                let hint = if self.window.is_some() { "widen the reorder window or " } else { "" };
+                let hint = "widen the window: --reorder-window S, reorder_window_s=S; or ";
                 let reason = format!(
-                    "time goes backwards by {} ns from the previous request ({hint}set clamp_backwards_time to clamp it)",
-                    prev - time
+                    "time goes backwards by {} ns from the previous request, beyond the reorder window of {} s \
+                     ({hint}clamp it: --clamp-backwards-time, clamp_backwards_time=True)",
+                    prev - time,
+                    self.reorder_window_ns() as f64 / 1e9,
                 );
                 return Err(Error::trace(&self.name, req.line, reason));
             }
@@ -247,18 +337,32 @@ impl Iterator for TraceStream {
     type Item = Result<Request>;
 
     fn next(&mut self) -> Option<Result<Request>> {
+        let Some(mut spread) = self.spread.take() else {
+            return self.next_ordered();
+        };
+        let next = spread.next(&mut || self.next_ordered());
+        self.spread = Some(spread);
+        next
+    }
+}
+
+impl TraceStream {
+    /// The next request in arrival order, before any spread.
+    fn next_ordered(&mut self) -> Option<Result<Request>> {
         loop {
             if let Some(req) = self.window.as_mut().and_then(Window::pop_ready) {
                 return Some(self.finish(req));
             }
             if self.done {
-                let req = self.window.as_mut().and_then(Window::pop_any)?;
-                return Some(self.finish(req));
+                return match self.window.as_mut().and_then(Window::pop_any) {
+                    Some(req) => Some(self.finish(req)),
+                    None => self.none_read(),
+                };
             }
             let (number, parsed) = match self.next_parsed() {
                 Some(Ok(next)) => next,
                 Some(Err(e)) => {
-                    self.done = true;
+                    (self.done, self.ended) = (true, true);
                     return Some(Err(Error::io(&self.name, e)));
                 }
                 None => {
@@ -280,7 +384,12 @@ impl Iterator for TraceStream {
                 Ok(Line::Skip) => {}
                 Ok(Line::Ignored) => self.ignored += 1,
                 Err(_) if self.opts.skip_malformed => self.skipped_malformed += 1,
-                Err(reason) => return Some(Err(Error::trace(&self.name, number, reason))),
+                Err(reason) => {
+                    // Name the format: a wrong --format reads every line as garbage.
+                    let how = if self.opts.format.is_some() { "given with --format" } else { "detected" };
+                    let reason = format!("not a {} line ({how}): {reason}", self.format.name());
+                    return Some(Err(Error::trace(&self.name, number, reason)));
+                }
             }
         }
     }
@@ -370,22 +479,38 @@ mod tests {
         assert_eq!((reqs[1].time_ns, reqs[1].line, reqs[1].volume), (150, 4, 1));
     }
 
+    /// No reorder window: the reader's strict rule alone.
+    fn strict() -> TraceOptions {
+        TraceOptions { reorder_window_ns: 0, ..Default::default() }
+    }
+
     #[test]
     fn backwards_time_errors_or_clamps() {
         let text = "100 0 8 8 1\n50 0 8 8 1\n120 0 8 8 1\n";
-        let (reqs, _) = read(text, &TraceOptions::default());
+        let (reqs, _) = read(text, &strict());
         let err = reqs[1].as_ref().unwrap_err().to_string();
         assert!(
-            err.starts_with("mem.trace:2:") && err.contains("backwards"),
+            err.starts_with("mem.trace:2:") && err.contains("backwards") && err.contains("--clamp-backwards-time"),
             "{err}"
         );
         let opts = TraceOptions {
             clamp_backwards_time: true,
-            ..Default::default()
+            ..strict()
         };
         let (reqs, s) = read(text, &opts);
         let times: Vec<u64> = reqs.into_iter().map(|r| r.unwrap().time_ns).collect();
         assert_eq!((times, s.clamped()), (vec![0, 0, 20], 1));
+    }
+
+    #[test]
+    fn the_default_window_sorts_small_steps_back_and_refuses_large_ones() {
+        let (reqs, s) = read("100 0 8 8 1\n50 0 8 8 1\n120 0 8 8 1\n", &TraceOptions::default());
+        let got: Vec<(u64, u64)> = reqs.into_iter().map(|r| r.map(|r| (r.time_ns, r.line)).unwrap()).collect();
+        assert_eq!((got, s.reordered()), (vec![(0, 2), (50, 1), (70, 3)], 1));
+        // 3 s back, past the 2 s window: an error naming both flags.
+        let (reqs, _) = read("3000000000 0 8 8 1\n5000000000 0 8 8 1\n1000000 0 8 8 1\n", &TraceOptions::default());
+        let err = reqs.iter().find_map(|r| r.as_ref().err()).unwrap().to_string();
+        assert!(err.starts_with("mem.trace:3:") && err.contains("--reorder-window") && err.contains("--clamp-backwards-time"), "{err}");
     }
 
     #[test]
@@ -405,7 +530,7 @@ mod tests {
         let late = "100 0 8 8 1\n500 1 8 8 1\n300 0 8 8 1\n900 1 8 8 1\n250 0 8 8 1\n";
         let (reqs, _) = read(late, &window(100));
         let err = reqs.iter().find_map(|r| r.as_ref().err()).unwrap().to_string();
-        assert!(err.starts_with("mem.trace:5:") && err.contains("widen the reorder window"), "{err}");
+        assert!(err.starts_with("mem.trace:5:") && err.contains("widen the window"), "{err}");
         let narrow = TraceOptions { clamp_backwards_time: true, ..window(100) };
         let (reqs, s) = read(late, &narrow);
         let times: Vec<u64> = reqs.into_iter().map(|r| r.unwrap().time_ns).collect();
@@ -437,12 +562,20 @@ mod tests {
     }
 
     #[test]
-    fn explicit_format_on_empty_input_is_an_empty_stream() {
+    fn input_without_requests_is_one_error_naming_the_file_not_line_0() {
         let opts = TraceOptions {
             format: Some(TraceFormat::Msr),
             ..Default::default()
         };
         let (reqs, _) = read("", &opts);
-        assert!(reqs.is_empty());
+        let errs: Vec<String> = reqs.into_iter().map(|r| r.unwrap_err().to_string()).collect();
+        assert_eq!(errs, vec!["mem.trace: no requests read as msr: the file is empty or holds only blank lines and comments"]);
+        let only_vol_1 = TraceOptions { volume: Some(1), ..Default::default() };
+        let (reqs, _) = read("100 0 8 8 1\n", &only_vol_1);
+        assert!(reqs[0].as_ref().unwrap_err().to_string().ends_with("no requests read as mqsim: 1 requests of other volumes left out"));
+        let err = open_trace_reader("e.csv", io::Cursor::new(b"# only a comment\n".to_vec()), &TraceOptions::default())
+            .unwrap_err()
+            .to_string();
+        assert!(err.starts_with("e.csv: no requests"), "{err}");
     }
 }

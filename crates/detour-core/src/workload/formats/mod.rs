@@ -94,6 +94,16 @@ impl TraceFormat {
         }
     }
 
+    /// The resolution the format stamps times with, ns, when it is coarse
+    /// by definition (whole seconds); 0 for the rest. The reader's spread
+    /// (`reader/spread.rs`) uses it when the first requests cannot tell.
+    pub fn time_resolution_ns(self) -> u64 {
+        match self {
+            TraceFormat::Tencent | TraceFormat::CloudPhysics => 1_000_000_000,
+            _ => 0,
+        }
+    }
+
     /// Parse one line (without its line terminator).
     pub fn parse_line(self, line: &str) -> ParseResult {
         match self {

@@ -60,7 +60,7 @@ impl Reading {
 pub(super) fn detect(sample: &[(u64, String)]) -> Result<TraceFormat, String> {
     if sample.is_empty() {
         return Err(
-            "no data lines, so the format cannot be detected; give it with --format".to_string(),
+            "no requests: the file is empty or holds only blank lines and comments (so no format to detect either)".to_string(),
         );
     }
     let readings: Vec<Reading> = TraceFormat::ALL
