@@ -114,6 +114,9 @@ def summary_text(s: Mapping) -> str:
     ]
     if s.get("verify"):
         lines.append(f"verify: {s['verify_errors']:,} errors")
+    if s.get("lost_requests"):
+        lines.append(f"lost: {s['lost_requests']:,} requests failed, reading pages no copy or stripe holds after the "
+                     "injected failure; left out of every figure above (lost_requests)")
     if "collisions" in s:
         lines.append(collisions_text(s["collisions"]))
     lines.extend(trace_notes(w, s.get("pages", {})))

@@ -261,3 +261,27 @@ def test_steady_writes_replay_the_workloads_own_writes_first(tiny_trace):
         detour.run("small", trace=tiny_trace, overrides=sets)
     with pytest.raises(detour.ConfigError, match="no writes to replay"):
         detour.run("small", profile="fin2", profile_overrides={**prof, "read_ratio": 1.0}, overrides=sets)
+
+
+def test_reads_of_lost_pages_fail_and_are_reported(tmp_path):
+    """Issue 50.7: after a die fails under `pure`, a read of a page that was
+    on it fails: counted in lost_requests, flagged in the `lost` column of
+    requests.parquet, left out of the latency figures (it was a 0 us read)."""
+    import pyarrow.parquet as pq
+
+    sets = {"scheme.raid.fail_unit": "die", "scheme.raid.fail_at_us": 100000, "run.verify": True}
+    prof = {"requests": 4000}
+    r = detour.run("small", scheme="pure", profile="bench-like", profile_overrides=prof, overrides=sets)
+    s = r.summary
+    assert s.lost_requests > 0 and s.verify_errors == 0
+    lost = r.columns["lost"]
+    assert lost.sum() == s.lost_requests and s.requests + s.lost_requests + s.warmup_requests == 4000
+    measured = ~lost & ~r.columns["warmup"] & ~r.columns["is_write"]
+    assert (r.columns["latency_ns"][measured] > 0).all()
+    streamed = detour.run("small", scheme="pure", profile="bench-like", profile_overrides=prof, overrides=sets,
+                          requests_parquet=tmp_path / "requests.parquet")
+    t = pq.read_table(tmp_path / "requests.parquet", columns=["lost"])
+    assert t.column("lost").to_numpy(zero_copy_only=False).sum() == streamed.summary.lost_requests == s.lost_requests
+    from detour.report import summary_text
+
+    assert "lost:" in summary_text(r.summary)
