@@ -82,7 +82,7 @@ mod tests {
         let geo = Geometry::from_config(&plain.device).unwrap();
         let base = table_bytes(&plain, &geo);
         let verify = table_bytes(&cfg(&["run.verify=true"]), &geo);
-        let both = table_bytes(&cfg(&["run.verify=true", "write_buffer.pages=64"]), &geo);
+        let both = table_bytes(&cfg(&["run.verify=true", "write_buffer.pages=64", "host.write_ack=buffer"]), &geo);
         assert_eq!(verify - base, 8 * geo.total_pages() as u64 + 8 * geo.logical_pages as u64);
         assert!(both > verify + 8 * geo.logical_pages as u64);
     }
