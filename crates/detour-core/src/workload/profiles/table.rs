@@ -221,11 +221,11 @@ const TOP5_80: Option<(f64, f64)> = Some((0.05, 0.80));
 
 #[rustfmt::skip]
 pub const VOLUMES: [VolumeRow; 8] = [
-    VolumeRow { name: "msr-hm1", read_ratio: 0.9534, occ: 14.2, repetition: 37.89, top_share: TOP5_80, rsd: 0.168, rate_per_s: 53_650.3, footprint_pages: 576, pair_count: 55, pair_share: 0.9, pair_theta: 0.647891 },
-    VolumeRow { name: "msr-proj3", read_ratio: 0.9482, occ: 19.8, repetition: 24.69, top_share: Some((50_000.0 / 170_431.0, 0.62)), rsd: 0.121, rate_per_s: 51_870.8, footprint_pages: 480, pair_count: 160, pair_share: 0.292093, pair_theta: 1.05955 },
+    VolumeRow { name: "msr-hm1", read_ratio: 0.9534, occ: 14.2, repetition: 37.89, top_share: TOP5_80, rsd: 0.168, rate_per_s: 44_224.7, footprint_pages: 592, pair_count: 58, pair_share: 0.9, pair_theta: 0.657217 },
+    VolumeRow { name: "msr-proj3", read_ratio: 0.9482, occ: 19.8, repetition: 24.69, top_share: Some((50_000.0 / 170_431.0, 0.62)), rsd: 0.121, rate_per_s: 42_828.3, footprint_pages: 480, pair_count: 160, pair_share: 0.289994, pair_theta: 1.07969 },
     VolumeRow { name: "msr-usr1", read_ratio: 0.9148, occ: 5.1, repetition: 12.47, top_share: TOP5_80, rsd: 0.086, rate_per_s: 15_108.8, footprint_pages: 848, pair_count: 424, pair_share: 0.9, pair_theta: 0.816909 },
     VolumeRow { name: "msr-web2", read_ratio: 0.9925, occ: 3.7, repetition: 9.20, top_share: TOP5_80, rsd: 0.047, rate_per_s: 16_846.2, footprint_pages: 1120, pair_count: 560, pair_share: 0.9, pair_theta: 0.7990 },
-    VolumeRow { name: "msr-proj4", read_ratio: 0.9852, occ: 12.5, repetition: 4.56, top_share: None, rsd: 0.021, rate_per_s: 61_197.4, footprint_pages: 3568, pair_count: 640, pair_share: 0.9, pair_theta: 0.7809 },
+    VolumeRow { name: "msr-proj4", read_ratio: 0.9852, occ: 12.5, repetition: 4.56, top_share: None, rsd: 0.021, rate_per_s: 51_791.9, footprint_pages: 3728, pair_count: 640, pair_share: 0.9, pair_theta: 0.782774 },
     VolumeRow { name: "msr-src2-1", read_ratio: 0.9786, occ: 4.8, repetition: 1.73, top_share: None, rsd: 0.016, rate_per_s: 18_921.7, footprint_pages: 262_144, pair_count: 4096, pair_share: 0.351331, pair_theta: 0.898667 },
     VolumeRow { name: "msr-src1-1", read_ratio: 0.9526, occ: 2.4, repetition: 1.51, top_share: None, rsd: 0.023, rate_per_s: 4_056.42, footprint_pages: 262_144, pair_count: 4096, pair_share: 0.0666475, pair_theta: 1.13023 },
     VolumeRow { name: "msr-mds1", read_ratio: 0.9288, occ: 4.0, repetition: 1.54, top_share: None, rsd: 0.018, rate_per_s: 10_903.5, footprint_pages: 262_144, pair_count: 4096, pair_share: 0.170345, pair_theta: 0.962636 },
