@@ -35,7 +35,8 @@ DEMO_DEVICE = "small"
 #: Requests per run (the bundled trace has 20,000; profiles are cut to it).
 DEMO_REQUESTS = 20_000
 #: A change smaller than this (in %) reads as "no change": the runs are one
-#: seed each, and a gain this small is within what another seed moves.
+#: seed each, and the aged fin2 baseline's all-request mean moves 0.7%
+#: between generator seeds 1, 2 and 3.
 NOISE_PCT = 1.0
 
 #: The aged device of docs/benchmarks.md: half the logical space valid, then
@@ -104,20 +105,28 @@ class Case:
     helped: str = ""
     hurt: str = ""
     overrides: Dict[str, Any] = field(default_factory=dict)
+    #: Where the demo is known not to show the paper's sign: what was
+    #: measured about it (the test checks the sign is still not the paper's,
+    #: so the note cannot outlive its truth).
+    contrary: str = ""
 
 
 ALL = ("all", "mean")
 #: A partial-stripe write reads pages back to compute parity (reconstruct-
 #: write or read-modify-write, whichever reads fewer): the cost of parity.
-PARITY = ("prereads_per_write", "stripe_writes_rcw", "stripe_writes_rmw")
-PARITY_COST = "{1:,} reconstruct-writes and {2:,} read-modify-writes read {0:.2f} pages back per page written"
+PARITY = ("stripe_writes_rcw", "stripe_writes_rmw", "prereads_per_write")
+PARITY_COST = "{0:,} reconstruct-writes and {1:,} read-modify-writes read {2:.2f} pages back per page written"
 CASES: List[Case] = [
     Case("hotr", "conventional", "fin2-aged", "4ch x 2 chips, hot reads staged in over-provisioned space", ALL, -1,
          "HotR Fig. 5: mean response time -21.8% on average",
          ("hotr.staging_hits", "hotr.migrations"),
          "{0:,} reads ({share}) went to staging copies instead of a die busy programming",
          "its {1:,} migrations added programs, and only {0:,} reads ({share}) found a staging copy",
-         {"scheme.hotr.replace": True}),  # the R-LRU keeps the hottest pages staged (Sec. III-B)
+         {"scheme.hotr.replace": True},  # the R-LRU keeps the hottest pages staged (Sec. III-B)
+         contrary="the all-request mean is the writes' (programs of ~650 us against ~100 us reads) and "
+                  "migrations add programs; with the default R-LRU, over HotR's four profiles (fin2, hm, hpc46, hpc28), seeds 1-3, aged, "
+                  "it moves -0.7..+1.8%, and on the paper's own 80 GB TLC device (`hotr` preset) fin2 +2.9%, "
+                  "hm -0.2%: read gains (hm -13%) do not reach the mean (docs/schemes/hotr.md)"),
     Case("rails", "conventional", "fin2-aged", "4ch x 4 chips: a mirror for every chip (Rails 4+4, HotR Sec. V)",
          ALL, -1, "HotR Fig. 5: Rails the fastest of all", ("rails.reads_read_half", "rails.swaps"),
          "{0:,} reads ({share}) went to the half that was not writing ({1:,} role swaps)",
@@ -209,8 +218,12 @@ def verdict(row: Row) -> str:
         head += ": " + why.format(*row.counts, share=share)
     elif s == 0 and not c.counters:
         head += ": it runs the conventional FTL's placement and nothing else"
-    agrees = "as" if row.agrees else "NOT as"
-    return f"{head}. {agrees} the paper reports ({c.claim})."
+    if kind == "all":  # which side moved: the reads a scheme redirects, or the writes it adds to
+        parts = (f"{k}s {gain_pct(row.result, row.base, (k, stat)):+.1f}%" for k in ("read", "write"))
+        head += f" [{', '.join(parts)}]"
+    if row.agrees:
+        return f"{head}. As the paper reports ({c.claim})."
+    return f"{head}. NOT as the paper reports ({c.claim})" + (f": {c.contrary}." if c.contrary else ".")
 
 
 def _key(scheme: str, wl: str, overrides: Dict[str, Any]) -> Tuple:
