@@ -22,6 +22,7 @@ and why, computed from the run's numbers by `verdict`.
 
 from __future__ import annotations
 
+import tempfile
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from importlib import resources
@@ -253,7 +254,7 @@ def run_cases(device: str = DEMO_DEVICE, trace=None, requests: int = DEMO_REQUES
     """Run every case and its baseline (each distinct run once); returns
     the rows and {(scheme, workload, overrides): Result}."""
     wls, cache, rows = workloads(requests), {}, []
-    with (_given(trace) if trace is not None else demo_trace()) as path:
+    with (_given(trace) if trace is not None else demo_trace()) as full, _first(full, requests) as path:
         for c in cases or CASES:
             wl = wls[c.workload]
             r = _run(cache, c.scheme, c.workload, wl, c.overrides, path, device, progress)
@@ -342,6 +343,27 @@ def demo(out_dir="detour-demo", device: str = DEMO_DEVICE, trace=None, echo=prin
 @contextmanager
 def _given(trace) -> Iterator[Path]:
     yield Path(trace)
+
+
+@contextmanager
+def _first(trace: Path, requests: int) -> Iterator[Path]:
+    """The trace cut to its first `requests` requests (a line each in
+    MQSim's format, after `#` comments), so every workload of a run has the
+    same count."""
+    lines, n = [], 0
+    with open(trace) as f:
+        for ln in f:
+            n += not ln.startswith("#")
+            if n > requests:
+                break
+            lines.append(ln)
+    if n <= requests:  # the whole trace
+        yield trace
+        return
+    with tempfile.TemporaryDirectory() as tmp:
+        cut = Path(tmp) / trace.name
+        cut.write_text("".join(lines))
+        yield cut
 
 
 def main(argv: Optional[list] = None) -> int:  # pragma: no cover - `detour demo` is the entry point
