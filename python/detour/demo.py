@@ -55,14 +55,17 @@ class Workload:
     profile: Optional[str] = None
     profile_set: Tuple[Tuple[str, Any], ...] = ()
     device_set: Tuple[Tuple[str, Any], ...] = ()
+    #: The profile's scaled day (s), which the schemes of `[scheme.dedup]`
+    #: take as their replication period (docs/workloads.md, "Scaled days").
+    day_s: Optional[float] = None
 
 
-def _rr_days(requests: int) -> Tuple[Tuple[str, Any], ...]:
-    # The RR profiles replay 7 scaled days in bursts of 20,000 req/s; cut to
-    # `requests` they last requests / 20,000 s, so the day shrinks with them
-    # and RR-SSD's end-of-day replication (period = a seventh of the span,
-    # its automatic setting) still sees the paper's 7 days (Fig. 9).
-    return (("requests", requests), ("content.day_s", requests / 20_000 / 7))
+def _rr_day(requests: int) -> float:
+    # The RR profiles replay 7 scaled days, their requests in bursts of
+    # 20,000 req/s; cut to `requests` they are (about) one burst of
+    # requests / 20,000 s, so the day shrinks with them and RR-SSD's
+    # end-of-day replication still sees the paper's 7 days (Fig. 9).
+    return requests / 20_000 / 7
 
 
 def workloads(requests: int = DEMO_REQUESTS) -> Dict[str, Workload]:
@@ -78,7 +81,7 @@ def workloads(requests: int = DEMO_REQUESTS) -> Dict[str, Workload]:
         # RR-SSD Table III's webvm: 58% of writes repeat a value, reads
         # concentrate on popular values (Fig. 4).
         "webvm": Workload("webvm profile (RR-SSD Table III): content hashes, 42% unique writes", "webvm",
-                          _rr_days(requests)),
+                          (("requests", requests), ("content.day_s", _rr_day(requests))), day_s=_rr_day(requests)),
         # The channel-RAID family needs no premise beyond writes that are
         # smaller than a stripe, which the bundled trace has.
         "trace": Workload("the bundled trace (20,000 requests, 4-64 KiB)"),
@@ -238,6 +241,8 @@ def _run(cache: dict, scheme: str, wl_key: str, wl: Workload, overrides: Dict[st
         src = ({"profile": wl.profile, "profile_overrides": dict(wl.profile_set)} if wl.profile
                else {"trace": trace})
         cfg = {**dict(wl.device_set), **overrides}
+        if wl.day_s and _section(scheme) == "dedup":
+            cfg["scheme.dedup.period_s"] = wl.day_s
         cache[key] = run(device, scheme=scheme, overrides=cfg or None, verify=True, progress=progress, **src)
     return cache[key]
 
@@ -264,6 +269,12 @@ def run_cases(device: str = DEMO_DEVICE, trace=None, requests: int = DEMO_REQUES
             row.line = verdict(row)
             rows.append(row)
     return rows, cache
+
+
+def _section(scheme: str) -> str:
+    from . import _detour
+
+    return next((sec for name, _about, sec in _detour.schemes() if name == scheme), "")
 
 
 def _number(v: float):
