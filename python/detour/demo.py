@@ -71,7 +71,7 @@ def _rr_day(requests: int) -> float:
 def workloads(requests: int = DEMO_REQUESTS) -> Dict[str, Workload]:
     return {
         # HotR Table III's fin2 (its page classes, 17.6% writes) on an aged
-        # device: programs and GC copies are what blocks reads (HotR II-C).
+        # device: programs and GC copies are what blocks reads (HotR Sec. II-A).
         "fin2-aged": Workload("fin2 profile (HotR Table III), aged device with GC running", "fin2",
                               (("requests", requests),), tuple(AGED.items())),
         # The collision paper's read-dominant volume with planted same-die
@@ -131,19 +131,19 @@ CASES: List[Case] = [
                   "migrations add programs; with the default R-LRU, over HotR's four profiles (fin2, hm, hpc46, hpc28), seeds 1-3, aged, "
                   "it moves -0.7..+1.8%, and on the paper's own 80 GB TLC device (`hotr` preset) fin2 +2.9%, "
                   "hm -0.2%: read gains (hm -13%) do not reach the mean (docs/schemes/hotr.md)"),
-    Case("rails", "conventional", "fin2-aged", "4ch x 4 chips: a mirror for every chip (Rails 4+4, HotR Sec. V)",
+    Case("rails", "conventional", "fin2-aged", "4ch x 4 chips: a mirror for every chip (Rails 4+4, HotR Sec. IV-B)",
          ALL, -1, "HotR Fig. 5: Rails the fastest of all", ("rails.reads_read_half", "rails.swaps"),
          "{0:,} reads ({share}) went to the half that was not writing ({1:,} role swaps)",
          "every write programs both halves; {0:,} reads ({share}) went to the half not writing",
          {"device.chips_per_channel": 4}),
-    Case("ttflash", "conventional", "fin2-aged", "5ch x 2 chips: 4+1 parity stripes (HotR Sec. V)", ALL, +1,
+    Case("ttflash", "conventional", "fin2-aged", "5ch x 2 chips: 4+1 parity stripes (HotR Sec. IV-B)", ALL, +1,
          "HotR Fig. 5, 8: TTFlash slower than the baseline (its rebuilds add reads)",
          ("ttflash.reads_reconstructed", "ttflash.reconstruction_reads"),
          "{0:,} blocked reads ({share}) were rebuilt from parity at a cost of {1:,} flash reads",
          "{0:,} rebuilt reads ({share}) cost {1:,} extra flash reads, and every write programs parity too",
          {"device.channels": 5, "scheme.ttflash.width": 5}),
     Case("collisions", "conventional", "msr-patterned", "4ch x 2 chips x 2 dies = the profile's stride of 16 dies",
-         ("read", "mean"), -1, "collision paper: read latency down by replicating one page of a colliding pair",
+         ("read", "mean"), -1, "collision paper, abstract: mean read latency down on the MSR traces, by up to 37%",
          ("collisions.replications", "collisions.replica_reads"),
          "{0:,} pages of colliding pairs were replicated to idle dies; {1:,} reads went to a replica",
          "its {0:,} replica programs cost more than the {1:,} reads served by a replica saved"),
@@ -151,15 +151,15 @@ CASES: List[Case] = [
          "CR5M paper: the unprotected baseline, the conventional FTL under another name",
          (), "", ""),
     Case("cr1", "pure", "trace", "8ch x 2 chips: mirrored channels (CR5M Table III)", ALL, -1,
-         "CR5M Sec. V-B: CR1 the fastest (twice the chips)", ("mirror_reads",),
+         "CR5M Sec. IV-B: CR1 the fastest (twice the chips)", ("mirror_reads",),
          "{0:,} reads ({share}) went to the mirror channel", "{0:,} reads ({share}) went to the mirror channel, "
          "and every write programs two channels", {"device.channels": 8}),
     Case("cr4", "pure", "trace", "4ch x 2 chips: 3 data channels + 1 parity channel", ALL, +1,
-         "CR5M Sec. V-B: CR4 the slowest (its parity channel)", PARITY, "", PARITY_COST + ", all on one channel"),
+         "CR5M Sec. IV-B: CR4 the slowest (its parity channel)", PARITY, "", PARITY_COST + ", all on one channel"),
     Case("cr5", "pure", "trace", "4ch x 2 chips: rotating parity", ALL, +1,
-         "CR5M Sec. V-B: parity makes CR5 slower than the pure SSD", PARITY, "", PARITY_COST),
+         "CR5M Sec. IV-B: parity makes CR5 slower than the pure SSD", PARITY, "", PARITY_COST),
     Case("cr5m", "cr5", "trace", "4ch x 3 chips: one hidden mirror chip per channel (CR5M Table III)", ALL, -1,
-         "CR5M Sec. V-B: mean response time -6..-25.8% against CR5", ("mirror_chip_writes", "stripe_writes_mw"),
+         "CR5M Sec. IV-B: mean response time -6..-25.8% against CR5", ("mirror_chip_writes", "stripe_writes_mw"),
          "{0:,} small writes went to a mirror chip instead of a parity update",
          "{0:,} small writes went to a mirror chip, and flushing them back to parity cost more",
          {"device.chips_per_channel": 3, "scheme.raid.mirror_write": "interleaved"}),

@@ -108,3 +108,18 @@ def test_demo_command(tmp_path, monkeypatch):
 
     assert main(["demo", "--out", str(tmp_path / "d")]) == 0
     assert (tmp_path / "d" / "comparison.png").exists()
+
+
+def test_verdict_says_when_a_run_goes_against_its_paper():
+    # the rule on made-up numbers: a scheme the paper finds faster, measured 5% slower
+    from types import SimpleNamespace
+
+    case = d.Case("x", "conventional", "trace", "", ("read", "mean"), -1, "claim", ("c",), "{0:,} helped ({share})",
+                  "{0:,} did not help ({share})")
+    res = SimpleNamespace(summary={"pages": {"host_read": 200}})
+    row = d.Row(case, res, res, 5.0, (50,))
+    assert not row.agrees
+    assert d.verdict(row) == "x: hurt (+5.0% read mean vs conventional): 50 did not help (25.0% of the pages read). " \
+                             "NOT as the paper reports (claim)."
+    row.gain_pct = -5.0
+    assert row.agrees and d.verdict(row).startswith("x: helped (-5.0% read mean vs conventional): 50 helped")
