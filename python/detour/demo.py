@@ -145,7 +145,7 @@ CASES: List[Case] = [
     Case("collisions", "conventional", "msr-patterned", "4ch x 2 chips x 2 dies = the profile's stride of 16 dies",
          ("read", "mean"), -1, "collision paper, abstract: mean read latency down on the MSR traces, by up to 37%",
          ("collisions.replications", "collisions.replica_reads"),
-         "{0:,} pages of colliding pairs were replicated to idle dies; {1:,} reads went to a replica",
+         "{0:,} pages of colliding pairs were replicated to less loaded dies; {1:,} reads went to a replica",
          "its {0:,} replica programs cost more than the {1:,} reads served by a replica saved"),
     Case("pure", "conventional", "trace", "4ch x 2 chips, no redundancy", ALL, 0,
          "CR5M paper: the unprotected baseline, the conventional FTL under another name",
@@ -155,7 +155,7 @@ CASES: List[Case] = [
          "{0:,} reads ({share}) went to the mirror channel", "{0:,} reads ({share}) went to the mirror channel, "
          "and every write programs two channels", {"device.channels": 8}),
     Case("cr4", "pure", "trace", "4ch x 2 chips: 3 data channels + 1 parity channel", ALL, +1,
-         "CR5M Sec. IV-B: CR4 the slowest (its parity channel)", PARITY, "", PARITY_COST + ", all on one channel"),
+         "CR5M Sec. IV-B: parity makes CR4 slower than the pure SSD, the slowest of all by its parity channel", PARITY, "", PARITY_COST + ", all on one channel"),
     Case("cr5", "pure", "trace", "4ch x 2 chips: rotating parity", ALL, +1,
          "CR5M Sec. IV-B: parity makes CR5 slower than the pure SSD", PARITY, "", PARITY_COST),
     Case("cr5m", "cr5", "trace", "4ch x 3 chips: one hidden mirror chip per channel (CR5M Table III)", ALL, -1,
@@ -226,8 +226,8 @@ def verdict(row: Row) -> str:
         parts = (f"{k}s {gain_pct(row.result, row.base, (k, stat)):+.1f}%" for k in ("read", "write"))
         head += f" [{', '.join(parts)}]"
     if row.agrees:
-        return f"{head}. As the paper reports ({c.claim})."
-    return f"{head}. NOT as the paper reports ({c.claim})" + (f": {c.contrary}." if c.contrary else ".")
+        return f"{head}. The paper's sign ({c.claim})."
+    return f"{head}. NOT the paper's sign ({c.claim})" + (f": {c.contrary}." if c.contrary else ".")
 
 
 def _key(scheme: str, wl: str, overrides: Dict[str, Any]) -> Tuple:

@@ -85,7 +85,7 @@ def test_lines_follow_the_rule(quick):
     for r in rows:
         assert r.line in text
         assert r.line.startswith(f"{r.case.scheme}: {d.WORD[d._sign(r.gain_pct)]} ({r.gain_pct:+.1f}%")
-        assert ("NOT as the paper" in r.line) != r.agrees
+        assert ("NOT the paper's sign" in r.line) != r.agrees
 
 
 def test_rule_reads_a_small_change_as_none():
@@ -120,6 +120,6 @@ def test_verdict_says_when_a_run_goes_against_its_paper():
     row = d.Row(case, res, res, 5.0, (50,))
     assert not row.agrees
     assert d.verdict(row) == "x: hurt (+5.0% read mean vs conventional): 50 did not help (25.0% of the pages read). " \
-                             "NOT as the paper reports (claim)."
+                             "NOT the paper's sign (claim)."
     row.gain_pct = -5.0
     assert row.agrees and d.verdict(row).startswith("x: helped (-5.0% read mean vs conventional): 50 helped")
