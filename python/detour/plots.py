@@ -152,3 +152,45 @@ def result_figure(result, title: str = ""):
     s = result.summary
     fig.suptitle(title or f"{s['scheme']} on {s['device'] or 'custom device'}, {s['requests']:,} requests")
     return fig
+
+
+def demo_gains(rows, path, title: str = "") -> Path:
+    """The demo's figure: one horizontal bar per scheme, its change of the
+    paper's metric against its own baseline (%), on a symmetric log axis
+    (gains of 1% and losses of 200% share it legibly); on the right, the
+    mechanism's counter and whether the sign is the paper's. `rows` are
+    `detour.demo.Row`s. Writes a PNG to `path` and returns it."""
+    path = Path(path)
+    fig = _figure(12, 0.5 * len(rows) + 1.6)
+    ax = fig.subplots()
+    y = np.arange(len(rows))[::-1]
+    gains = np.array([r.gain_pct for r in rows])
+    ax.barh(y, gains, color=[SCHEME_COLORS.get(r.case.scheme, "#808080") for r in rows], height=0.6)
+    # Linear within +-1% (the demo's "no change" band, shaded), log beyond.
+    ax.set_xscale("symlog", linthresh=1.0)
+    lim = max(10.0, float(np.nanmax(np.abs(gains))) * 5)
+    ax.set_xlim(-lim, lim)
+    ax.axvline(0, color="black", lw=0.8)
+    ax.axvspan(-1, 1, color="#e8e8e8", zorder=0)
+    for yi, g in zip(y, gains):
+        right = g >= 0
+        ax.text(g * 1.2 if abs(g) > 1 else (1.2 if right else -1.2), yi, f"{g:+.1f}%", va="center", fontsize=8,
+                ha="left" if right else "right")
+    ax.set_yticks(y, [f"{r.case.scheme} vs {r.case.baseline}\n{r.case.workload}, {' '.join(r.case.metric)}"
+                      for r in rows], fontsize=8)
+    ax.set_ylim(-0.6, len(rows) - 0.4)
+    # The right-hand column is a twin axis's tick labels, so the layout
+    # makes room for it.
+    notes = ax.twinx()
+    notes.set_ylim(ax.get_ylim())
+    paper = {-1: "faster", 0: "same", 1: "slower"}
+    notes.set_yticks(y, [("paper: %s, %s  |  " % (paper[r.case.paper], "agrees" if r.agrees else "DISAGREES"))
+                         + (f"{r.case.counters[0]} = {r.counts[0]:,}" if r.case.counters else "no mechanism")
+                         for r in rows], fontsize=8)
+    for tick, r in zip(notes.get_yticklabels(), rows):
+        tick.set_color("black" if r.agrees else "#c00000")
+    labels(ax, title or "Each scheme against its own baseline",
+           "change of the paper's latency metric vs the baseline, % (symlog; < 0 is faster)", "")
+    ax.grid(True, axis="x", which="both", alpha=0.3)
+    fig.savefig(path)
+    return path
