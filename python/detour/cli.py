@@ -199,7 +199,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("files", nargs="+", metavar="FILE", help="mqsim: ssdconfig.xml [workload.xml]; ssdsim: the parameter file")
     p.add_argument("--out", "-o", required=True, metavar="DIR", help="write device.toml, the flows' profiles and import.json here")
 
-    p = sub.add_parser("demo", help="run the bundled workload under every scheme, print a table, plot it")
+    p = sub.add_parser("demo", help="every scheme on the setting its paper targets, against its baseline: table, figure, lines")
     p.add_argument("--out", "-o", default="detour-demo", metavar="DIR", help="output directory (default: detour-demo)")
     p.add_argument("--device", "-d", default="small", metavar="PRESET|TOML", help="device (default: small)")
 

@@ -41,7 +41,7 @@ SKIPS = [
     ("reproduce all", "hours of CPU (test_reproduce runs reproductions)"),
     ("reproduce cr5m", "the full experiments, hours of CPU"),
     ("reproduce hotr", "minutes of CPU on 2 shared cores (test_reproduce runs --quick reproductions)"),
-    ("detour demo", "minutes of CPU (test_demo runs the demo)"),
+    ("detour demo", "test_demo runs the demo (every scheme, twice the runs)"),
     ("sweep --bench", "minutes of CPU (test_bench)"),
 ]
 # Synopsis lines (placeholders in capitals, alternatives with |) are not commands.
