@@ -75,7 +75,13 @@ fn saturated(scheme: &str, requests: u64) -> detour_core::metrics::Summary {
     let name = format!("scheme.name={scheme}");
     let cfg = ConfigBuilder::from_preset("small")
         .unwrap()
-        .set_all([name.as_str(), "host.address=fold", "run.record_requests=false", "ftl.precondition.valid=0.5", "ftl.precondition.to_gc_threshold=true"])
+        .set_all([
+            name.as_str(),
+            "host.address=fold",
+            "run.record_requests=false",
+            "ftl.precondition.valid=0.5",
+            "ftl.precondition.to_gc_threshold=true",
+        ])
         .unwrap()
         .build()
         .unwrap();

@@ -5,9 +5,9 @@
 use crate::error::to_py;
 use crate::workload::{coarse_time_from, requests_from_dict, resolve_spec, trace_extent, trace_options, Source};
 use crate::{config, metrics};
+use detour_core::config::PreconditionSpan;
 use detour_core::metrics::parquet::ParquetSink;
 use detour_core::metrics::RequestSink;
-use detour_core::config::PreconditionSpan;
 use detour_core::schemes::registry;
 use detour_core::sim::{Progress, Simulation};
 use detour_core::workload::ahead::ReadAhead;
@@ -165,9 +165,7 @@ pub fn run<'py>(
     });
     let (result, info) = match outcome {
         Ok(v) => v,
-        Err(e) if e.kind() == ErrorKind::Interrupted && prog.error.is_some() => {
-            return Err(prog.error.take().unwrap_or_else(|| to_py(e)))
-        }
+        Err(e) if e.kind() == ErrorKind::Interrupted && prog.error.is_some() => return Err(prog.error.take().unwrap_or_else(|| to_py(e))),
         Err(e) => return Err(to_py(e)),
     };
     Ok((

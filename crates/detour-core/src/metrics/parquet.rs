@@ -219,12 +219,7 @@ fn pq_err(path: &Path, e: parquet::errors::ParquetError) -> Error {
     io_err(path, e)
 }
 
-fn write_all(
-    mut w: SerializedFileWriter<BufWriter<File>>,
-    msgs: impl Iterator<Item = Msg>,
-    dest: &Path,
-    tmp: &Path,
-) -> Result<()> {
+fn write_all(mut w: SerializedFileWriter<BufWriter<File>>, msgs: impl Iterator<Item = Msg>, dest: &Path, tmp: &Path) -> Result<()> {
     let err = |e| pq_err(dest, e);
     for m in msgs {
         match m {

@@ -189,14 +189,7 @@ fn summarize(total: HashMap<u64, (u64, u64)>, days: Vec<DayPopularity>, points: 
         }
         cdf.push(CdfPoint { values: share(upto as u64, n as u64), reads: share(cr, reads), writes: share(cw, writes) });
     }
-    Popularity {
-        read_pages: reads,
-        write_pages: writes,
-        distinct_values: n as u64,
-        top80_read_values: share(top, read_values),
-        cdf,
-        days,
-    }
+    Popularity { read_pages: reads, write_pages: writes, distinct_values: n as u64, top80_read_values: share(top, read_values), cdf, days }
 }
 
 #[cfg(test)]

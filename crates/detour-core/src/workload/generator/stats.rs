@@ -127,11 +127,7 @@ impl PageClassStats {
 
 /// Classify the pages of `page_bytes` touched by `requests` (see
 /// [`PageClassStats`]).
-pub fn page_class_stats<I: IntoIterator<Item = Request>>(
-    requests: I,
-    page_bytes: u64,
-    min_accesses: u32,
-) -> PageClassStats {
+pub fn page_class_stats<I: IntoIterator<Item = Request>>(requests: I, page_bytes: u64, min_accesses: u32) -> PageClassStats {
     let mut counts: HashMap<(u32, u64), (u32, u32)> = HashMap::new();
     for r in requests {
         let first = r.offset / page_bytes;
