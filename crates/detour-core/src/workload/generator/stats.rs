@@ -141,6 +141,8 @@ pub fn page_class_stats<I: IntoIterator<Item = Request>>(requests: I, page_bytes
         }
     }
     let mut s = PageClassStats::default();
+    // Only integer counts are taken from the entries, so the map's order cannot reach the result.
+    #[allow(clippy::disallowed_methods, clippy::iter_over_hash_type)]
     for &(reads, writes) in counts.values() {
         let total = reads + writes;
         if total < min_accesses.max(1) {
