@@ -174,7 +174,7 @@ fn open_flows_replay_their_own_trace_or_profile_beside_a_closed_flow() {
         .arrival_ns
         .iter()
         .zip(&r.requests.offset)
-        .filter(|(_, &o)| o >= 5000 * 4096 && o < 5100 * 4096)
+        .filter(|(_, &o)| (5000 * 4096..5100 * 4096).contains(&o))
         .map(|(&a, _)| a)
         .collect();
     assert_eq!(trace_arrivals.len(), 100);

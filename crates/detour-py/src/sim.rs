@@ -54,6 +54,10 @@ impl Progress for PyProgress {
     }
 }
 
+/// What [`run`] returns: `(summary_json, columns, verify_failures_json,
+/// workload_json, collision_pairs, timeseries)`.
+type RunOutput<'py> = (String, Bound<'py, PyDict>, String, String, Bound<'py, PyDict>, Bound<'py, PyDict>);
+
 /// Run one simulation.
 ///
 /// `config` is a complete TOML document (what `config()` returns). The
@@ -92,7 +96,7 @@ pub fn run<'py>(
     requests: Option<Bound<'py, PyDict>>,
     progress: Option<Py<PyAny>>,
     requests_parquet: Option<PathBuf>,
-) -> PyResult<(String, Bound<'py, PyDict>, String, String, Bound<'py, PyDict>, Bound<'py, PyDict>)> {
+) -> PyResult<RunOutput<'py>> {
     let mut cfg = config::parse(config)?;
     let synthetic = profile.is_some() || profile_toml.is_some();
     let source = match (trace, synthetic, requests) {

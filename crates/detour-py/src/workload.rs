@@ -24,6 +24,8 @@ pub enum Source {
 }
 
 /// An opened workload: a request stream plus what it counted.
+// One per run: boxing the trace stream would save nothing worth an indirection.
+#[allow(clippy::large_enum_variant)]
 pub enum Opened {
     Trace(TraceStream),
     Profile { name: String, gen: Box<Generator>, n: u64 },

@@ -38,6 +38,8 @@ use crate::workload::job::JobStream;
 use crate::workload::{profiles, reader, Request};
 
 /// Where a stream's requests come from.
+// One per stream, few per run: boxing the job would add an indirection for no memory to speak of.
+#[allow(clippy::large_enum_variant)]
 enum Source {
     /// A closed-loop job: requests drawn when a slot frees up.
     Job(JobStream),
