@@ -1,5 +1,6 @@
 # Detour: `make demo` and `make test` set everything up on a fresh machine
-# (python3 with venv and pip, cargo); `make bench` runs the speed benchmark.
+# (python3 with venv and pip, cargo); `make lint` checks the style;
+# `make bench` runs the speed benchmark.
 
 PYTHON  ?= python3
 VENV    ?= .venv
@@ -13,8 +14,10 @@ BENCH   := target/bench
 PY_DEPS := "maturin>=1.5,<2" "numpy>=1.22" "pyarrow>=10" "matplotlib>=3.6" "tqdm>=4.60" \
            "tomli>=1.1; python_version < '3.11'" "tomli-w>=1.0" pytest
 TEST_DEPS := "ray[default]>=2.9" pandas polars
+# The Python linters, pinned: a new release's new rules must not fail CI unasked.
+LINT_DEPS := "ruff==0.17.6" "mypy==2.4.1"
 
-.PHONY: demo test test-rust test-python develop bench bench-core bench-pgo fuzz venv clean
+.PHONY: demo test test-rust test-python lint lint-rust lint-python develop bench bench-core bench-pgo fuzz venv clean
 
 # Given to the final crate of an optimised build (the extension, or the
 # core's bench example), whose fat LTO step optimises the whole program:
@@ -34,6 +37,11 @@ $(VENV)/.test-deps-installed: $(VENV)/.deps-installed
 	$(PIP) install --quiet $(TEST_DEPS)
 	touch $@
 
+# The linters (`make lint`), into the same venv.
+$(VENV)/.lint-deps-installed: $(VENV)/.deps-installed
+	$(PIP) install --quiet $(LINT_DEPS)
+	touch $@
+
 venv: $(VENV)/.deps-installed
 
 # Build the Rust extension (release) and install the package in the venv, editable.
@@ -51,6 +59,32 @@ test-python: develop $(VENV)/.test-deps-installed
 	$(PY) -m pytest python/tests -q
 
 test: test-rust test-python
+
+# Style, enforced (README, "Style"): rustfmt and clippy -D warnings on the
+# workspace (rustfmt.toml; crates/detour-core/clippy.toml refuses hash-map
+# iteration, docs/architecture.md "Determinism"), ruff and mypy on the
+# Python package (pyproject.toml's [tool.ruff] and [tool.mypy]).
+lint: lint-rust lint-python
+
+# $(call rust_tool,COMPONENT,CHECK,COMMAND): run COMMAND if `cargo CHECK
+# --version` works, or once rustup has added COMPONENT; when it cannot
+# (no rustup, or offline), say so and skip that check rather than fail.
+define rust_tool
+	@if cargo $(2) --version >/dev/null 2>&1 || \
+	    { command -v rustup >/dev/null 2>&1 && rustup component add $(1) && cargo $(2) --version >/dev/null 2>&1; }; then \
+		echo "$(3)"; $(3); \
+	else \
+		echo "make lint: SKIPPED '$(3)': $(1) is not installed and rustup could not add it (offline?); run 'rustup component add $(1)'"; \
+	fi
+endef
+
+lint-rust:
+	$(call rust_tool,rustfmt,fmt,cargo fmt --all --check)
+	$(call rust_tool,clippy,clippy,cargo clippy --workspace --all-targets -- -D warnings)
+
+lint-python: $(VENV)/.lint-deps-installed
+	$(VENV)/bin/ruff check python
+	$(VENV)/bin/mypy
 
 # The standard benchmark ($(SHARED)/bench/README.md): one million requests on
 # the matched device, fresh, then preconditioned to half full at the GC threshold.

@@ -52,8 +52,8 @@ _LAZY = {
 }
 
 if TYPE_CHECKING:
-    from .fio import job as fio_job
     from .api import COLUMNS, Result, compat_settings, compats, config, presets, run, schemes
+    from .fio import job as fio_job
     from .importers import import_mqsim, import_ssdsim
     from .requests_file import exact_latency
     from .schema import Summary

@@ -229,9 +229,8 @@ class Result:
     def collision_pairs_table(self):
         """The collision pairs as a `pyarrow.Table` (lpn_a, lpn_b, count),
         most repeated first; empty when collision accounting was off."""
-        import pyarrow as pa
-
         import numpy as np
+        import pyarrow as pa
 
         names = ("lpn_a", "lpn_b", "count")
         return pa.table({n: self.collision_pairs.get(n, np.zeros(0, np.uint32)) for n in names})
@@ -513,7 +512,7 @@ def run(
 def _window_ns(seconds: float) -> int:
     if not seconds >= 0:
         raise ValueError(f"reorder_window_s must be >= 0 seconds, not {seconds!r}")
-    return int(round(seconds * 1e9))
+    return int(round(seconds * 1e9))  # noqa: RUF046 (seconds may be a NumPy float, whose round() is a float)
 
 
 def result_from(cfg: str, out, requests_path: Optional[PathLike] = None) -> "Result":

@@ -87,7 +87,7 @@ def _run_once(args: dict) -> dict:
         text=True,
     )
     if proc.returncode != 0:
-        lines = [l for l in proc.stderr.strip().splitlines() if l.strip()]
+        lines = [line for line in proc.stderr.strip().splitlines() if line.strip()]
         msg = lines[-1] if lines else f"benchmark process exited with {proc.returncode}"
         raise DetourError(msg.removeprefix("detour: error: "))
     return json.loads(proc.stdout)

@@ -22,8 +22,7 @@ from . import __version__, report
 from ._detour import DetourError
 from .cli_papers import OBSERVABLES, cmd_calibrate, cmd_reproduce
 from .errors import CliError, ReproduceError, describe
-from .fio import add_parser as add_fio_parser
-from .fio import cmd as cmd_fio
+from .fio import add_parser as add_fio_parser, cmd as cmd_fio
 
 EXIT_FAILED = 1  # the command was well formed but could not be carried out
 EXIT_USAGE = 2  # argparse's own status for a bad command line
@@ -500,7 +499,7 @@ def cmd_sweep(a: argparse.Namespace) -> None:
     from .sweep import plan, run_sweep
 
     if a.check:
-        sweep, runs = plan(a.file)
+        _sweep, runs = plan(a.file)
         print(f"{a.file}: {len(runs)} runs, every configuration valid")
         return
     if not a.out:

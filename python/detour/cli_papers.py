@@ -9,7 +9,6 @@ from pathlib import Path
 from . import report
 from .errors import CliError
 
-
 #: `detour calibrate --observable`: the baseline figures a paper reports
 OBSERVABLES = {
     "hotr-blocked": "HotR: % of the baseline's reads blocked by a write (33.0)",

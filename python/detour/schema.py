@@ -254,8 +254,8 @@ class Record(dict):
     """A section of a summary: a dict whose fields are also attributes."""
 
     _fields: tuple = ()  # the schema's names, in order
-    _sections: dict = {}  # field -> Record subclass its dict value becomes
-    _lists: dict = {}  # field -> Record subclass each item of its list becomes
+    _sections: dict = {}  # noqa: RUF012 (set once per subclass, never mutated)  field -> Record subclass its dict value becomes
+    _lists: dict = {}  # noqa: RUF012 (as _sections)  field -> Record subclass each item of its list becomes
 
     def __init__(self, data: Any = (), **kw):
         super().__init__(data, **kw)

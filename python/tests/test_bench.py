@@ -2,11 +2,10 @@
 
 from __future__ import annotations
 
-import pytest
-
 import detour
-from detour.bench import bench
+import pytest
 from conftest import TINY_REQUESTS
+from detour.bench import bench
 
 
 def test_bench_measures_in_a_subprocess(tiny_trace):
@@ -17,7 +16,7 @@ def test_bench_measures_in_a_subprocess(tiny_trace):
 
 
 def test_bench_error_is_a_detour_error(tmp_path):
-    with pytest.raises(detour.DetourError, match="missing.trace"):
+    with pytest.raises(detour.DetourError, match=r"missing.trace"):
         bench(tmp_path / "missing.trace", device="small")
 
 
@@ -44,7 +43,7 @@ def test_bench_repeat_fails_when_runs_disagree(tiny_trace, monkeypatch):
     runs = iter([{"events": 10}, {"events": 11}])
     template = {"requests": 1, "sim_time_s": 1.0, "latency_us": {}, "gc": {}, "wall_s": 1.0, "peak_rss_mib": 1.0}
     monkeypatch.setattr(b, "_run_once", lambda args: {**template, **next(runs)})
-    with pytest.raises(detour.DetourError, match="run 2 .* disagrees with run 1 on events"):
+    with pytest.raises(detour.DetourError, match=r"run 2 .* disagrees with run 1 on events"):
         bench(tiny_trace, device="small", repeat=2)
 
 

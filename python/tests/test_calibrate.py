@@ -6,7 +6,6 @@ from __future__ import annotations
 import json
 
 import pytest
-
 from detour.calibrate import HOTR_BLOCKED, Observable, _blocked_share, calibrate, knob_set, measure
 from detour.reproduce import two_columns
 from detour.reproduce.base import Section
@@ -52,7 +51,7 @@ def test_knobs_keep_what_they_should():
 
 def test_the_observable_is_the_baselines():
     """HotR is calibrated on its baseline (migrate_share 0), never on HotR."""
-    (device, scheme, o), = HOTR_BLOCKED.runs
+    (_device, scheme, o), = HOTR_BLOCKED.runs
     assert scheme == "hotr" and o == {"scheme.hotr.migrate_share": 0.0}
 
 

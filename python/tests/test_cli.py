@@ -6,7 +6,6 @@ import json
 
 import pyarrow.parquet as pq
 import pytest
-
 from conftest import TINY_REQUESTS
 
 STATS = ("mean", "p50", "p90", "p95", "p99", "p999", "max")

@@ -5,10 +5,9 @@ from __future__ import annotations
 
 import json
 
+import detour
 import numpy as np
 import pyarrow.parquet as pq
-
-import detour
 
 
 def _pair_reads(n=400):

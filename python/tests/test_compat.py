@@ -5,9 +5,8 @@ from __future__ import annotations
 
 import json
 
-import pytest
-
 import detour
+import pytest
 from detour.sweep import run_sweep
 
 

@@ -6,10 +6,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import pytest
-
 import detour
-
+import pytest
 from conftest import run_cli
 
 SHARED_TRACES = Path(__file__).resolve().parents[2].parent / "shared" / "traces"

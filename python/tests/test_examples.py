@@ -13,7 +13,6 @@ import sys
 from pathlib import Path
 
 import pytest
-
 from conftest import run_cli, write_mqsim_trace
 
 ROOT = Path(__file__).resolve().parents[2]

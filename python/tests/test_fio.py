@@ -5,9 +5,8 @@ from __future__ import annotations
 
 import json
 
-import pytest
-
 import detour
+import pytest
 from detour import schema
 from detour.cli import main
 from detour.fio import job, parse_size, parse_time

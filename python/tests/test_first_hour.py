@@ -6,10 +6,9 @@ import gzip
 import json
 from pathlib import Path
 
+import detour
 import numpy as np
 import pytest
-
-import detour
 from detour.cli import main
 
 SHARED_TRACES = Path(__file__).resolve().parents[2].parent / "shared" / "traces"

@@ -4,13 +4,11 @@ built-in profile runs on `small` and on the presets it was made for."""
 
 from __future__ import annotations
 
-import pytest
-
 import detour
+import pytest
+from conftest import run_cli
 from detour import _detour, _toml
 from detour.fit import PROFILE_DEVICES
-
-from conftest import run_cli
 
 GIB = 2**30
 

@@ -4,7 +4,6 @@ name-or-path guess."""
 from __future__ import annotations
 
 import pytest
-
 from detour import _toml
 from detour.api import is_path
 from detour.report import fmt

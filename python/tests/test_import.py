@@ -11,13 +11,11 @@ import shutil
 import xml.etree.ElementTree as ET
 from pathlib import Path
 
-import pytest
-
 import detour
+import pytest
+from conftest import run_cli, write_mqsim_trace
 from detour import _toml
 from detour.importers import BUILT_IN, import_mqsim, import_ssdsim
-
-from conftest import run_cli, write_mqsim_trace
 
 FIX = Path(__file__).parent / "fixtures"
 MQ_CONFIG, MQ_WORKLOAD = FIX / "mqsim" / "ssdconfig.xml", FIX / "mqsim" / "workload.xml"

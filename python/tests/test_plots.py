@@ -6,12 +6,11 @@ from __future__ import annotations
 
 from types import SimpleNamespace
 
-import numpy as np
-from matplotlib.colors import to_rgba
-
 import detour
+import numpy as np
 from detour import plots
 from detour.reproduce.base import grouped_bars
+from matplotlib.colors import to_rgba
 
 
 def assert_readable(fig) -> None:

@@ -6,10 +6,9 @@ Table III and its from-day-1 statistic."""
 
 from __future__ import annotations
 
+import detour
 import numpy as np
 import pyarrow.parquet as pq
-
-import detour
 from detour.reproduce import rrssd
 
 PROFILE = ["requests=4000", "footprint_bytes=1073741824"]

@@ -8,13 +8,12 @@ from html import escape as html_escape
 from pathlib import Path
 
 import pytest
-
 from conftest import run_cli
-from test_plots import assert_readable
-from test_verdict import rejudge
 from detour.reproduce import PAPERS, ReproduceError, reproduce
 from detour.reproduce.base import Runs, nearest_rank, sweep_toml
 from detour.sweep import plan
+from test_plots import assert_readable
+from test_verdict import rejudge
 
 DEMO_TRACE = Path(__file__).resolve().parents[1] / "detour" / "data" / "demo.trace"
 
@@ -140,7 +139,7 @@ def test_generated_sweep_files_are_valid_sweeps(tmp_path):
                                                                               "arrival.rate_per_s": 240.0}}],
                             ["small"], ["conventional"], fixed={"ftl.precondition.valid": 0.3},
                             grid={"device.flash.cell": ["slc", "tlc"]}))
-    sweep, runs = plan(f)
+    _sweep, runs = plan(f)
     assert len(runs) == 2
     assert {r.label.split()[0] for r in runs} == {"w-20%"}
 

@@ -7,11 +7,10 @@ import json
 import subprocess
 import sys
 
+import detour
 import numpy as np
 import pyarrow.parquet as pq
 import pytest
-
-import detour
 from detour.requests_file import LazyColumns, exact_latency, nearest_rank
 
 BOUND = 1 / 2048  # docs/results.md, Percentiles

@@ -6,7 +6,6 @@ import json
 from pathlib import Path
 
 import pytest
-
 from detour.results import SUMMARY_FIELDS, gather
 from detour.sweep import run_sweep
 

@@ -7,10 +7,9 @@ from __future__ import annotations
 
 import json
 
+import detour
 import numpy as np
 import pytest
-
-import detour
 
 # A short mail profile on 1 GiB (the small device holds 1.8 GiB), arrivals
 # compressed 20x (it lasts about 20 ms), in periods of 4 ms.
@@ -111,7 +110,6 @@ def test_rr2_reads_fig2s_window_of_host_requests(tmp_path):
 
     import pyarrow as pa
     import pyarrow.parquet as pq
-
     from detour.reproduce.rrssd import SCALE, _chip_window, _max_over_min
 
     day, chips, dies_per_chip = 60.0, 2, 2

@@ -7,11 +7,10 @@ import subprocess
 import sys
 import textwrap
 
+import detour
 import numpy as np
 import pyarrow as pa
 import pytest
-
-import detour
 from conftest import TINY_REQUESTS, write_mqsim_trace
 
 
@@ -125,9 +124,9 @@ def test_exceptions_are_distinct_classes(tmp_path, tiny_trace):
     assert all(issubclass(c, detour.DetourError) for c in classes)
     assert issubclass(detour.DetourIOError, OSError)
 
-    with pytest.raises(detour.ConfigError, match="device.chanels"):
+    with pytest.raises(detour.ConfigError, match=r"device.chanels"):
         detour.config("small", overrides=["device.chanels=4"])
-    with pytest.raises(detour.ConfigError, match="ftl.gc_threshold"):
+    with pytest.raises(detour.ConfigError, match=r"ftl.gc_threshold"):
         detour.config("small", overrides=["ftl.gc_threshold=0.9"])
     with pytest.raises(detour.GeometryError):
         detour.config("small", overrides=["device.blocks_per_plane=1048576", "device.pages_per_block=65535"])
@@ -138,7 +137,7 @@ def test_exceptions_are_distinct_classes(tmp_path, tiny_trace):
         detour.config(tmp_path / "missing.toml")
     bad = tmp_path / "bad.trace"
     bad.write_text("0 0 0 8 1\n10 0 x 8 1\n")
-    with pytest.raises(detour.TraceError, match="bad.trace:2"):
+    with pytest.raises(detour.TraceError, match=r"bad.trace:2"):
         detour.run("small", trace=bad, format="mqsim")
     far = {"time_ns": [0], "offset": [1 << 40], "size": [4096], "is_write": [True]}
     with pytest.raises(detour.TraceError, match="beyond the logical space"):
@@ -152,7 +151,7 @@ def test_exceptions_are_distinct_classes(tmp_path, tiny_trace):
     fill = {"time_ns": np.arange(n) * 1000, "offset": (np.arange(n) % 32) * 4096, "size": [4096] * n, "is_write": [True] * n}
     # No spare for GC: refused before the run (it used to stop partway with
     # "could not complete", a SimulationError; issue 50).
-    with pytest.raises(detour.ConfigError, match="device.overprovisioning"):
+    with pytest.raises(detour.ConfigError, match=r"device.overprovisioning"):
         detour.run("small", overrides=tiny, requests=fill)
     assert issubclass(detour.SimulationError, detour.DetourError) and not issubclass(detour.SimulationError, detour.ConfigError)
 
@@ -257,7 +256,7 @@ def test_steady_writes_replay_the_workloads_own_writes_first(tiny_trace):
     assert t["gc"]["erase_count_mean"] > 0 and t["verify_errors"] == 0
     # A trace that writes too little a pass for the target is refused, and
     # a profile that never writes ends instead of drawing reads for ever.
-    with pytest.raises(detour.ConfigError, match="steady_writes.*passes"):
+    with pytest.raises(detour.ConfigError, match=r"steady_writes.*passes"):
         detour.run("small", trace=tiny_trace, overrides=sets)
     with pytest.raises(detour.ConfigError, match="no writes to replay"):
         detour.run("small", profile="fin2", profile_overrides={**prof, "read_ratio": 1.0}, overrides=sets)

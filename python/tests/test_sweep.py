@@ -11,8 +11,7 @@ import time
 from pathlib import Path
 
 import pytest
-
-from conftest import detour_command, run_cli, write_mqsim_trace
+from conftest import detour_command, write_mqsim_trace
 from detour.sweep import SweepError, plan, run_sweep
 
 # A tiny synthetic workload that fits the `small` device.
@@ -119,7 +118,7 @@ def test_retry_failed_reruns_only_failed(tmp_path):
     assert (info["executed"], info["failed"], info["skipped"]) == (1, 1, 1)
     recs = records(out)
     assert sorted(recs.values()) == ["failed", "ok"] and leftovers(out) == []
-    err = json.loads((out / "runs" / [k for k, s in recs.items() if s == "failed"][0] / "error.json").read_text())
+    err = json.loads((out / "runs" / next(k for k, s in recs.items() if s == "failed") / "error.json").read_text())
     assert err["type"] == "TraceError" and "logical space" in err["message"]
 
 
@@ -155,7 +154,7 @@ def test_killed_sweep_resumes_without_loss_or_duplicates(tmp_path):
     assert len(recs) == 12 and set(recs.values()) == {"ok"}
     assert info["skipped"] >= before and info["skipped"] + info["executed"] == 12
     assert leftovers(out) == []
-    logged = [json.loads(l)["key"] for l in (out / "sweep.log").read_text().splitlines()]
+    logged = [json.loads(line)["key"] for line in (out / "sweep.log").read_text().splitlines()]
     # no run recorded twice; a kill between a record's rename and its log line may drop that line
     assert len(logged) == len(set(logged)) and set(logged) <= set(recs) and len(logged) >= 11
     seeds_seen = sorted(json.loads((out / "runs" / k / "spec.json").read_text())["seed"] for k in recs)

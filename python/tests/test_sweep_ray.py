@@ -39,13 +39,13 @@ def test_sweep_on_ray(cluster, tmp_path, cli):
     r = cli("sweep", f, "--out", out, "--backend", "ray", "--address", env_addr, timeout=240)
     assert r.returncode == 0, r.stderr
     assert "on Ray at" in r.stdout
-    runs = [d for d in (out / "runs").iterdir()]
+    runs = list((out / "runs").iterdir())
     assert len(runs) == 6 and not [d for d in runs if d.name.startswith(".")]
     status = {}
     for d in runs:
         spec = json.loads((d / "spec.json").read_text())
         st = json.loads((d / "status.json").read_text())
-        status[(spec["trace"] and Path(spec["trace"]).name or spec["profile"], spec["grid"]["host.queue_depth"])] = st["status"]
+        status[((spec["trace"] and Path(spec["trace"]).name) or spec["profile"], spec["grid"]["host.queue_depth"])] = st["status"]
         if st["status"] == "ok":
             s = json.loads((d / "summary.json").read_text())
             assert s["config"]["host"]["queue_depth"] == spec["grid"]["host.queue_depth"]

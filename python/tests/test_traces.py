@@ -5,9 +5,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import pytest
-
 import detour
+import pytest
 from conftest import TINY_REQUESTS
 
 SHARED_TRACES = Path(__file__).resolve().parents[2].parent / "shared" / "traces"
@@ -54,7 +53,7 @@ def test_convert_errors(tiny_trace, tmp_path):
 def test_skip_malformed_and_volume(tmp_path):
     t = tmp_path / "v.trace"
     t.write_text("0 0 0 8 1\n10 1 8 8 1\nbroken line\n20 0 16 8 0\n")
-    with pytest.raises(detour.TraceError, match="v.trace:3"):
+    with pytest.raises(detour.TraceError, match=r"v.trace:3"):
         detour.inspect_trace(t, format="mqsim")
     st = detour.inspect_trace(t, format="mqsim", skip_malformed=True, volume=0)
     assert st["requests"] == 2 and st["skipped_malformed"] == 1 and st["filtered_out"] == 1

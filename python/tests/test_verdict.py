@@ -7,7 +7,6 @@ import json
 from pathlib import Path
 
 import pytest
-
 from detour.reproduce import judge_rows
 from detour.reproduce.base import Section
 from detour.reproduce.verdict import Claim, counts, headline, judge, rejudge as rejudge_row, verdict

@@ -25,10 +25,9 @@ fn replay(c: &mut Criterion) {
     let mut g = c.benchmark_group("replay");
     g.sample_size(10);
     g.throughput(Throughput::Elements(n));
-    for (name, sets) in [
-        ("fresh", vec![]),
-        ("preconditioned-50", vec!["ftl.precondition.valid=0.5", "ftl.precondition.to_gc_threshold=true"]),
-    ] {
+    for (name, sets) in
+        [("fresh", vec![]), ("preconditioned-50", vec!["ftl.precondition.valid=0.5", "ftl.precondition.to_gc_threshold=true"])]
+    {
         let cfg = ConfigBuilder::from_preset("bench-matched").unwrap().set_all(sets).unwrap().build().unwrap();
         g.bench_with_input(BenchmarkId::new("bench-matched", name), &reqs, |b, reqs| {
             b.iter(|| sim::run_requests(cfg.clone(), reqs).expect("run"))

@@ -83,7 +83,10 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     println!("gc_runs          {}  (pages moved {}, write amplification {:.3})", s.gc.runs, s.gc.moves, s.gc.write_amplification);
     println!("placed_on_read   {}  (pages read before any write: placed without simulated time)", s.pages.placed_on_read);
     println!("host_pages       read {}  written {}", s.pages.host_read, s.pages.host_written);
-    println!("read_mean_us     {:.1}  p50 {:.1}  p99 {:.1}  p99.9 {:.1}", s.latency_us.read.mean, s.latency_us.read.p50, s.latency_us.read.p99, s.latency_us.read.p999);
+    println!(
+        "read_mean_us     {:.1}  p50 {:.1}  p99 {:.1}  p99.9 {:.1}",
+        s.latency_us.read.mean, s.latency_us.read.p50, s.latency_us.read.p99, s.latency_us.read.p999
+    );
     println!("write_mean_us    {:.1}  p50 {:.1}  p99 {:.1}", s.latency_us.write.mean, s.latency_us.write.p50, s.latency_us.write.p99);
     Ok(())
 }

@@ -189,12 +189,22 @@ pub(crate) mod tests {
         let real: Vec<&str> = mod_rs[start..].lines().take_while(|l| *l != "}").collect();
         let open = real.iter().position(|l| l.ends_with("= [")).expect("the registry's list opens with `= [`") + 1;
         let doc: Vec<&str> = doc_block.lines().collect();
-        assert!(doc.len() == open + 5 && doc.last() == Some(&"}"), "the doc's registry block should be the registry's head, two variants and `// ...`, then `];` and `}}`:\n{doc_block}");
+        assert!(
+            doc.len() == open + 5 && doc.last() == Some(&"}"),
+            "the doc's registry block should be the registry's head, two variants and `// ...`, then `];` and `}}`:\n{doc_block}"
+        );
         assert_eq!(doc[..open], real[..open], "the doc's registry opens differently from mod.rs's");
         let new = doc[open + 2];
         assert_eq!([doc[open], doc[open + 1], doc[open + 3]], [real[open], "        // ...", real[real.len() - 1]]);
-        let is_entry = |l: &str| l.strip_prefix("        ").and_then(|l| l.strip_suffix(',')).is_some_and(|m| !m.is_empty() && m.chars().all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '_'));
-        assert!(real[open..real.len() - 1].iter().all(|l| is_entry(l)) && is_entry(new), "a registry line is 8 spaces, a module name and a comma: `{new}`");
+        let is_entry = |l: &str| {
+            l.strip_prefix("        ")
+                .and_then(|l| l.strip_suffix(','))
+                .is_some_and(|m| !m.is_empty() && m.chars().all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '_'))
+        };
+        assert!(
+            real[open..real.len() - 1].iter().all(|l| is_entry(l)) && is_entry(new),
+            "a registry line is 8 spaces, a module name and a comma: `{new}`"
+        );
         assert!(examples.lines().any(|l| l == new), "the test registry does not hold the doc's line `{new}`");
     }
 }

@@ -38,7 +38,11 @@ pub fn mix64(mut x: u64) -> u64 {
 #[inline]
 pub fn page_token(content: u64, i: u32) -> Token {
     let t = if i == 0 { content } else { mix64(content ^ mix64(i as u64)) };
-    if t == 0 { 1 } else { t }
+    if t == 0 {
+        1
+    } else {
+        t
+    }
 }
 
 /// Whose data a flash page holds: what a GC move of the page must update.
@@ -110,14 +114,22 @@ impl Owner {
     /// The index of an auxiliary page; None for any other owner.
     #[inline]
     pub const fn as_aux(self) -> Option<u32> {
-        if self.is_aux() { Some(self.0 & !Self::AUX) } else { None }
+        if self.is_aux() {
+            Some(self.0 & !Self::AUX)
+        } else {
+            None
+        }
     }
 
     /// The LPN of a mirror copy; None for any other owner (an auxiliary
     /// page's index may have bit 30 set).
     #[inline]
     pub const fn as_mirror(self) -> Option<Lpn> {
-        if self.0 & (Self::AUX | Self::MIRROR) == Self::MIRROR { Some(self.0 & !Self::MIRROR) } else { None }
+        if self.0 & (Self::AUX | Self::MIRROR) == Self::MIRROR {
+            Some(self.0 & !Self::MIRROR)
+        } else {
+            None
+        }
     }
 }
 

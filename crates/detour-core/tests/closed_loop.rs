@@ -169,13 +169,29 @@ fn open_flows_replay_their_own_trace_or_profile_beside_a_closed_flow() {
     assert_eq!(kinds, [("trace", FlowKind::Open, 100), ("prof", FlowKind::Open, 300), ("fio", FlowKind::Closed, 200)]);
     assert_eq!(r.summary.requests, 600);
     // Arrivals at their own times: the trace's writes come 100 µs apart.
-    let trace_arrivals: Vec<u64> = r.requests.arrival_ns.iter().zip(&r.requests.offset).filter(|(_, &o)| o >= 5000 * 4096 && o < 5100 * 4096).map(|(&a, _)| a).collect();
+    let trace_arrivals: Vec<u64> = r
+        .requests
+        .arrival_ns
+        .iter()
+        .zip(&r.requests.offset)
+        .filter(|(_, &o)| (5000 * 4096..5100 * 4096).contains(&o))
+        .map(|(&a, _)| a)
+        .collect();
     assert_eq!(trace_arrivals.len(), 100);
     assert!(trace_arrivals.windows(2).all(|w| w[1] - w[0] == 100_000), "{:?}", &trace_arrivals[..4]);
     let again = run_flows(small(&[]), vec![trace, prof.clone(), fio]);
     assert_eq!(json(&r.summary), json(&again.summary));
     let bad = FlowConfig { profile: "no-such-profile".into(), ..FlowConfig::default() };
-    let e = sim::run({ let mut c = small(&[]); c.flows = vec![bad]; c }, std::iter::empty()).unwrap_err().to_string();
+    let e = sim::run(
+        {
+            let mut c = small(&[]);
+            c.flows = vec![bad];
+            c
+        },
+        std::iter::empty(),
+    )
+    .unwrap_err()
+    .to_string();
     assert!(e.contains("flows[0].profile"), "{e}");
     std::fs::remove_dir_all(&dir).ok();
 }

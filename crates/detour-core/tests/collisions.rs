@@ -148,7 +148,12 @@ fn read_at(t: u64, page: u64) -> Request {
 /// <0,16>, <0,32>, <16,32> once each.
 #[test]
 fn hand_worked_collisions_through_the_simulator() {
-    let cfg = ConfigBuilder::from_preset("small").unwrap().set_all(["metrics.collisions=true", "scheduler.multiplane=false"]).unwrap().build().unwrap();
+    let cfg = ConfigBuilder::from_preset("small")
+        .unwrap()
+        .set_all(["metrics.collisions=true", "scheduler.multiplane=false"])
+        .unwrap()
+        .build()
+        .unwrap();
     let reqs = vec![read_at(0, 0), read_at(0, 16), read_at(0, 32), read_at(10_000_000, 1)];
     let r = sim::run_requests(cfg, &reqs).unwrap();
     let c = coll(&r);
@@ -210,7 +215,9 @@ fn replicas_verify_clean_under_gc_and_eviction() {
 #[ignore]
 fn overhead() {
     let reqs = profile_reqs("msr-random", 300_000, &[]);
-    let cfg = |on: bool| ConfigBuilder::from_preset("collisions").unwrap().set_all([format!("metrics.collisions={on}").as_str()]).unwrap().build().unwrap();
+    let cfg = |on: bool| {
+        ConfigBuilder::from_preset("collisions").unwrap().set_all([format!("metrics.collisions={on}").as_str()]).unwrap().build().unwrap()
+    };
     for on in [false, true, false, true] {
         let t = std::time::Instant::now();
         sim::run_requests(cfg(on), &reqs).unwrap();
@@ -240,8 +247,20 @@ fn report() {
             b.imbalanced_share, b.imbalanced_pairs, b.mean_repetition, b.top5pct_pair_share, b.reads_rsd,
             b.time_share_colliding, b.expected_time_share
         );
-        eprintln!("  conventional: imbalanced {} read mean {bm:.2} p99 {bp:.1} write mean {:.2}", b.imbalanced, base.summary.latency_us.write.mean);
-        for (l_r, l_m) in [("5", "0.002"), ("1", "0.002"), ("2", "0.002"), ("10", "0.002"), ("100", "0.002"), ("5", "0.0000001"), ("5", "0.00001"), ("5", "0.02")] {
+        eprintln!(
+            "  conventional: imbalanced {} read mean {bm:.2} p99 {bp:.1} write mean {:.2}",
+            b.imbalanced, base.summary.latency_us.write.mean
+        );
+        for (l_r, l_m) in [
+            ("5", "0.002"),
+            ("1", "0.002"),
+            ("2", "0.002"),
+            ("10", "0.002"),
+            ("100", "0.002"),
+            ("5", "0.0000001"),
+            ("5", "0.00001"),
+            ("5", "0.02"),
+        ] {
             let a = format!("scheme.collisions.l_r={l_r}");
             let m = format!("scheme.collisions.l_m={l_m}");
             let r = sim::run_requests(paper(&["scheme.name=collisions", &a, &m]), &reqs).unwrap();
@@ -274,7 +293,13 @@ fn layer_composes_with_other_schemes() {
         &["scheme.collisions.base=ca-ssd"],
         &["scheme.collisions.base=rr-ssd", "scheme.dedup.period_s=1"],
         &["scheme.collisions.base=ttflash", "host.address=fold"],
-        &["scheme.collisions.base=cr5", "host.address=fold", "scheme.raid.fail_unit=die", "scheme.raid.fail_index=3", "scheme.raid.fail_at_us=200000"],
+        &[
+            "scheme.collisions.base=cr5",
+            "host.address=fold",
+            "scheme.raid.fail_unit=die",
+            "scheme.raid.fail_index=3",
+            "scheme.raid.fail_at_us=200000",
+        ],
     ];
     for extra in bases {
         let mut o = vec!["run.verify=true", "scheme.name=collisions"];

@@ -11,8 +11,8 @@
 use detour_core::config::ConfigBuilder;
 use detour_core::schemes::SCHEMES;
 use detour_core::sim;
-use detour_core::Error;
 use detour_core::workload::Request;
+use detour_core::Error;
 use detour_core::IoKind;
 use proptest::prelude::*;
 
@@ -27,53 +27,70 @@ fn pick<T: Clone + std::fmt::Debug + 'static>(v: &'static [T]) -> impl Strategy<
 }
 
 fn keys() -> impl Strategy<Value = Vec<String>> {
-    let device = (1u32..=5, 1u32..=3, 1u32..=3, 1u32..=4, 4u32..=24, 1u32..=12, pick(&[512u32, 2048, 4096, 16384]), pick(&[0.0, 0.07, 0.25, 0.6]));
+    let device =
+        (1u32..=5, 1u32..=3, 1u32..=3, 1u32..=4, 4u32..=24, 1u32..=12, pick(&[512u32, 2048, 4096, 16384]), pick(&[0.0, 0.07, 0.25, 0.6]));
     let sched = (any::<bool>(), any::<bool>(), any::<bool>(), 0u32..=3, pick(&[0.0, 5.0, 50.0]));
-    let ftl = (pick(&["static", "dynamic"]), pick(&["CWDP", "PDWC", "WCDP", "DPCW"]), pick(&[0.0, 0.05, 0.2]), pick(&[0.0, 0.0, 0.3, 0.6]), pick(&[0.0, 0.0, 0.0, 0.1]), any::<bool>());
+    let ftl = (
+        pick(&["static", "dynamic"]),
+        pick(&["CWDP", "PDWC", "WCDP", "DPCW"]),
+        pick(&[0.0, 0.05, 0.2]),
+        pick(&[0.0, 0.0, 0.3, 0.6]),
+        pick(&[0.0, 0.0, 0.0, 0.1]),
+        any::<bool>(),
+    );
     let host = (pick(&[0u32, 1, 4]), pick(&[0.5, 1.0, 20.0]), pick(&["strict", "fold", "fold", "fold"]));
-    (proptest::sample::select(SCHEMES.iter().map(|e| e.name).collect::<Vec<_>>()), device, sched, ftl, host, 0..i64::MAX as u64, any::<bool>()).prop_map(|(scheme, d, s, f, h, seed, coll)| {
-        let mut k = vec![
-            "run.verify=true".to_string(),
-            // Its requests carry no content: dedup schemes run on unique values.
-            "scheme.dedup.synthetic_content=true".to_string(),
-            format!("run.seed={seed}"),
-            format!("scheme.name={scheme}"),
-            format!("metrics.collisions={coll}"),
-        ];
-        let (ch, chips, dies, planes, blocks, pages, page_size, op) = d;
-        k.extend([
-            format!("device.channels={ch}"),
-            format!("device.chips_per_channel={chips}"),
-            format!("device.dies_per_chip={dies}"),
-            format!("device.planes_per_die={planes}"),
-            format!("device.blocks_per_plane={blocks}"),
-            format!("device.pages_per_block={pages}"),
-            format!("device.page_size={page_size}"),
-            format!("device.overprovisioning={op}"),
-        ]);
-        let (read_priority, suspension, multiplane, max_suspends, suspend_us) = s;
-        k.extend([
-            format!("scheduler.read_priority={read_priority}"),
-            format!("scheduler.suspension={suspension}"),
-            format!("scheduler.multiplane={multiplane}"),
-            format!("scheduler.max_suspends={max_suspends}"),
-            format!("scheduler.suspend_us={suspend_us}"),
-        ]);
-        let (alloc, order, gc, valid, invalid, to_gc) = f;
-        // Stale pages come from overwrites of valid ones.
-        let invalid = if valid > 0.0 { invalid } else { 0.0 };
-        k.extend([
-            format!("ftl.allocation={alloc}"),
-            format!("ftl.order={order}"),
-            format!("ftl.gc_threshold={gc}"),
-            format!("ftl.precondition.valid={valid}"),
-            format!("ftl.precondition.invalid={invalid}"),
-            format!("ftl.precondition.to_gc_threshold={to_gc}"),
-        ]);
-        let (qd, scale, address) = h;
-        k.extend([format!("host.queue_depth={qd}"), format!("host.time_scale={scale}"), format!("host.address={address}")]);
-        k
-    })
+    (
+        proptest::sample::select(SCHEMES.iter().map(|e| e.name).collect::<Vec<_>>()),
+        device,
+        sched,
+        ftl,
+        host,
+        0..i64::MAX as u64,
+        any::<bool>(),
+    )
+        .prop_map(|(scheme, d, s, f, h, seed, coll)| {
+            let mut k = vec![
+                "run.verify=true".to_string(),
+                // Its requests carry no content: dedup schemes run on unique values.
+                "scheme.dedup.synthetic_content=true".to_string(),
+                format!("run.seed={seed}"),
+                format!("scheme.name={scheme}"),
+                format!("metrics.collisions={coll}"),
+            ];
+            let (ch, chips, dies, planes, blocks, pages, page_size, op) = d;
+            k.extend([
+                format!("device.channels={ch}"),
+                format!("device.chips_per_channel={chips}"),
+                format!("device.dies_per_chip={dies}"),
+                format!("device.planes_per_die={planes}"),
+                format!("device.blocks_per_plane={blocks}"),
+                format!("device.pages_per_block={pages}"),
+                format!("device.page_size={page_size}"),
+                format!("device.overprovisioning={op}"),
+            ]);
+            let (read_priority, suspension, multiplane, max_suspends, suspend_us) = s;
+            k.extend([
+                format!("scheduler.read_priority={read_priority}"),
+                format!("scheduler.suspension={suspension}"),
+                format!("scheduler.multiplane={multiplane}"),
+                format!("scheduler.max_suspends={max_suspends}"),
+                format!("scheduler.suspend_us={suspend_us}"),
+            ]);
+            let (alloc, order, gc, valid, invalid, to_gc) = f;
+            // Stale pages come from overwrites of valid ones.
+            let invalid = if valid > 0.0 { invalid } else { 0.0 };
+            k.extend([
+                format!("ftl.allocation={alloc}"),
+                format!("ftl.order={order}"),
+                format!("ftl.gc_threshold={gc}"),
+                format!("ftl.precondition.valid={valid}"),
+                format!("ftl.precondition.invalid={invalid}"),
+                format!("ftl.precondition.to_gc_threshold={to_gc}"),
+            ]);
+            let (qd, scale, address) = h;
+            k.extend([format!("host.queue_depth={qd}"), format!("host.time_scale={scale}"), format!("host.address={address}")]);
+            k
+        })
 }
 
 /// Up to 150 requests of 1-6 units of 512 B to 16 KiB over a span that may

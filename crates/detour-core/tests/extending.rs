@@ -44,7 +44,10 @@ fn the_docs_registry_line_has_the_registrys_shape() {
 }
 
 fn config(sets: &[&str]) -> detour_core::Result<detour_core::config::Config> {
-    ConfigBuilder::from_preset("small")?.set_all(["scheme.name=delayed", "run.verify=true", "host.address=fold"])?.set_all(sets.iter().copied())?.build_with(&[delayed::ENTRY])
+    ConfigBuilder::from_preset("small")?
+        .set_all(["scheme.name=delayed", "run.verify=true", "host.address=fold"])?
+        .set_all(sets.iter().copied())?
+        .build_with(&[delayed::ENTRY])
 }
 
 fn run(sets: &[&str], reqs: Vec<Request>) -> detour_core::sim::RunResult {

@@ -1,9 +1,9 @@
 //! Garbage collection under pressure, preconditioning, and a full device.
 
 mod common;
-use detour_core::config::ConfigBuilder;
 use common::*;
 use detour_core::config::Config;
+use detour_core::config::ConfigBuilder;
 use detour_core::{sim, IoKind};
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
@@ -106,7 +106,14 @@ fn impossible_preconditioning_names_the_key() {
 fn a_device_with_no_room_for_gc_is_refused() {
     for op in ["0.0", "0.02"] {
         let o = format!("device.overprovisioning={op}");
-        let err = ConfigBuilder::from_preset("small").unwrap().set_all(TINY.iter().copied()).unwrap().set_all([o.as_str()]).unwrap().build().unwrap_err();
+        let err = ConfigBuilder::from_preset("small")
+            .unwrap()
+            .set_all(TINY.iter().copied())
+            .unwrap()
+            .set_all([o.as_str()])
+            .unwrap()
+            .build()
+            .unwrap_err();
         assert!(err.to_string().contains("device.overprovisioning"), "{err}");
     }
 }
@@ -300,7 +307,8 @@ fn steady_writes_start_a_short_run_where_a_long_one_settles() {
         assert_eq!(r.summary.requests, 4_000);
         r.summary.gc.write_amplification
     };
-    let (fresh, settled, longer) = (wa("ftl.precondition.steady_writes=0"), wa("ftl.precondition.steady_writes=4"), wa("ftl.precondition.steady_writes=12"));
+    let (fresh, settled, longer) =
+        (wa("ftl.precondition.steady_writes=0"), wa("ftl.precondition.steady_writes=4"), wa("ftl.precondition.steady_writes=12"));
     assert!((settled / longer - 1.0).abs() < 0.05, "4 and 12 logical spaces of replay settle alike: {settled} vs {longer}");
     assert!((fresh / longer - 1.0).abs() > 0.10, "uniform overwrites alone leave another mix: {fresh} vs {longer}");
 }

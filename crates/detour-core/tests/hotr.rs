@@ -190,7 +190,13 @@ fn blocked_share_and_slowdown_vs_ideal() {
         let ideal = run("hotr", "tlc", &ideal, &reqs);
         let blocked = counter(&base, "hotr.reads_blocked") / counter(&base, "hotr.reads");
         let slowdown = base.latency_us.read.mean / ideal.latency_us.read.mean - 1.0;
-        println!("hr-1 {name}: blocked {:.1}% of flash reads, read mean {:.1} vs ideal {:.1} us (+{:.1}%)", 100.0 * blocked, base.latency_us.read.mean, ideal.latency_us.read.mean, 100.0 * slowdown);
+        println!(
+            "hr-1 {name}: blocked {:.1}% of flash reads, read mean {:.1} vs ideal {:.1} us (+{:.1}%)",
+            100.0 * blocked,
+            base.latency_us.read.mean,
+            ideal.latency_us.read.mean,
+            100.0 * slowdown
+        );
         assert!(blocked > 0.05 && slowdown > 0.0, "{name}");
     }
 }

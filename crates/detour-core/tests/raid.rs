@@ -126,7 +126,10 @@ fn the_pure_ssd_loses_what_was_on_the_failed_dies() {
     for (unit, index) in FAILURES {
         let r = fail_run("pure", unit, index);
         let what = format!("pure {unit} {index}");
-        let dies = match *unit { "die" | "chip" => 1.0, _ => 2.0 };
+        let dies = match *unit {
+            "die" | "chip" => 1.0,
+            _ => 2.0,
+        };
         let lost = counter(&r, "lost_pages");
         // The mapped pages at the failure: every page written or read so far.
         let live = r.summary.pages.host_written.min(3000) as f64;
@@ -154,7 +157,11 @@ fn the_pure_ssd_loses_what_was_on_the_failed_dies() {
 fn cr5m_channel_failure_loses_only_mirrored_updates() {
     let r = fail_run("cr5m", "channel", "1");
     let lost = counter(&r, "lost_pages");
-    println!("cr5m channel failure: lost pages {lost}, lost reads {}, verify errors {}", counter(&r, "lost_reads"), r.summary.verify_errors);
+    println!(
+        "cr5m channel failure: lost pages {lost}, lost reads {}, verify errors {}",
+        counter(&r, "lost_reads"),
+        r.summary.verify_errors
+    );
     assert_eq!(r.summary.requests + r.summary.lost_requests, 6000);
     assert_eq!(r.summary.verify_errors, 0, "{:?}", r.verify_failures);
     assert!(r.summary.lost_requests as f64 <= counter(&r, "lost_reads"));
@@ -173,7 +180,12 @@ fn cr5m_with_mirrors_on_the_next_channel_survives_every_single_failure() {
         let (u, i) = (format!("scheme.raid.fail_unit={unit}"), format!("scheme.raid.fail_index={index}"));
         let r = run("cr5m", &[&u, &i, "scheme.raid.fail_at_us=800000", "scheme.raid.mirror_channel=next"], &workload());
         let what = format!("cr5m next {unit} {index}");
-        println!("{what}: lost {} mirror-only reads {} degraded {}", counter(&r, "lost_pages"), counter(&r, "mirror_only_reads"), counter(&r, "degraded_reads"));
+        println!(
+            "{what}: lost {} mirror-only reads {} degraded {}",
+            counter(&r, "lost_pages"),
+            counter(&r, "mirror_only_reads"),
+            counter(&r, "degraded_reads")
+        );
         assert_eq!(r.summary.requests, 6000, "{what}");
         assert_eq!(counter(&r, "lost_pages"), 0.0, "{what}");
         assert_eq!(counter(&r, "lost_reads"), 0.0, "{what}");
@@ -187,10 +199,13 @@ fn cr5m_with_mirrors_on_the_next_channel_survives_every_single_failure() {
 
 /// Small random writes at a rate that often leaves the mirror chips idle.
 fn small_writes() -> Vec<Request> {
-    mixed(5000, 3000, 0.9, 600_000, 11).into_iter().map(|mut r| {
-        r.size = 4096;
-        r
-    }).collect()
+    mixed(5000, 3000, 0.9, 600_000, 11)
+        .into_iter()
+        .map(|mut r| {
+            r.size = 4096;
+            r
+        })
+        .collect()
 }
 
 #[test]
@@ -200,7 +215,9 @@ fn cr5m_issues_fewer_pre_reads_and_channel_writes_than_cr5() {
     let (p5, p5m) = (counter(&cr5, "prereads_per_write"), counter(&cr5m, "prereads_per_write"));
     let (w5, w5m) = (counter(&cr5, "channel_writes_mean"), counter(&cr5m, "channel_writes_mean"));
     let all5m = counter(&cr5m, "channel_writes_with_mirror_mean");
-    println!("pre-reads per write: cr5 {p5:.3} cr5m {p5m:.3}; data-chip writes per channel: cr5 {w5} cr5m {w5m} (with mirror chip {all5m})");
+    println!(
+        "pre-reads per write: cr5 {p5:.3} cr5m {p5m:.3}; data-chip writes per channel: cr5 {w5} cr5m {w5m} (with mirror chip {all5m})"
+    );
     assert!(p5m < p5, "pre-reads per write: cr5m {p5m} vs cr5 {p5}");
     // Still fewer when the background reclaims' pre-reads are charged to the writes.
     assert!(counter(&cr5m, "prereads_per_write_with_reclaim") < p5);
@@ -226,15 +243,26 @@ fn trace_profiles_mean_response_times() {
         for org in ["cr1", "cr5m", "cr5", "cr4"] {
             let o = ["device.blocks_per_plane=64", "run.verify=true", "host.address=fold", "ftl.precondition.valid=0.3"];
             let ts = format!("host.time_scale={scale}");
-            let cfg = ConfigBuilder::from_preset(&format!("cr5m-ssd1-{org}")).unwrap().set_all(o.iter().copied().chain([ts.as_str()])).unwrap().build().unwrap();
+            let cfg = ConfigBuilder::from_preset(&format!("cr5m-ssd1-{org}"))
+                .unwrap()
+                .set_all(o.iter().copied().chain([ts.as_str()]))
+                .unwrap()
+                .build()
+                .unwrap();
             let r = sim::run_requests(cfg, &reqs).unwrap();
             assert_eq!(r.summary.verify_errors, 0, "{org}");
             let l = &r.summary.latency_us;
             let c = |k| counter(&r, k);
             line += &format!(
                 " {org} {:.1} (r {:.1} w {:.1}, pre-reads/w {:.2}, mirror reads {:.3}, ch writes {:.0} [{:.0}..{:.0}])",
-                l.all.mean, l.read.mean, l.write.mean, c("prereads_per_write"), c("mirror_read_share"),
-                c("channel_writes_mean"), c("channel_writes_min"), c("channel_writes_max")
+                l.all.mean,
+                l.read.mean,
+                l.write.mean,
+                c("prereads_per_write"),
+                c("mirror_read_share"),
+                c("channel_writes_mean"),
+                c("channel_writes_min"),
+                c("channel_writes_max")
             );
         }
         println!("{line}");
@@ -337,8 +365,14 @@ fn a_rebuild_racing_a_host_write_is_verified_against_what_it_read() {
     use detour_core::workload::profiles::{apply_overrides, profile};
     let spec = apply_overrides(&profile("build").unwrap(), &[("requests", "100000"), ("footprint_bytes", "268435456")]).unwrap();
     let reqs: Vec<Request> = Generator::new(&spec).unwrap().collect();
-    let o = ["ftl.precondition.valid=0.3", "run.verify=true", "scheme.raid.rebuild=true", "scheme.raid.fail_at_us=89605735",
-             "scheme.raid.fail_unit=chip", "device.blocks_per_plane=256"];
+    let o = [
+        "ftl.precondition.valid=0.3",
+        "run.verify=true",
+        "scheme.raid.rebuild=true",
+        "scheme.raid.fail_at_us=89605735",
+        "scheme.raid.fail_unit=chip",
+        "device.blocks_per_plane=256",
+    ];
     let cfg = ConfigBuilder::from_preset("cr5m-ssd1-cr4").unwrap().set_all(o.iter().copied()).unwrap().build().unwrap();
     let r = sim::run_requests(cfg, &reqs).unwrap();
     assert!(counter(&r, "rebuild_pages") > 1000.0);
@@ -355,8 +389,14 @@ fn a_rebuild_under_a_write_buffer_copies_the_flash_version() {
     for org in ["cr1", "cr4", "cr5", "cr5m"] {
         for unit in ["die", "chip"] {
             let u = format!("scheme.raid.fail_unit={unit}");
-            let o = [u.as_str(), "scheme.raid.fail_at_us=300000", "scheme.raid.rebuild=true", "device.chips_per_channel=3",
-                     "write_buffer.pages=256", "host.write_ack=buffer"];
+            let o = [
+                u.as_str(),
+                "scheme.raid.fail_at_us=300000",
+                "scheme.raid.rebuild=true",
+                "device.chips_per_channel=3",
+                "write_buffer.pages=256",
+                "host.write_ack=buffer",
+            ];
             let r = run(org, &o, &workload());
             assert!(counter(&r, "rebuild_pages") > 0.0, "{org} {unit}");
             assert!(r.summary.write_buffer.as_ref().is_some_and(|b| b.read_hits > 0), "{org} {unit}: the buffer must serve reads");

@@ -38,7 +38,10 @@ fn reads_stay_off_the_writing_half() {
     let rails = sim::run_requests(small(&o), &reqs).unwrap().summary;
     let b = counter(&base, "hotr.reads_blocked") / counter(&base, "hotr.reads");
     let r = counter(&rails, "rails.reads_blocked") / counter(&rails, "rails.reads");
-    println!("blocked share: baseline {b:.3}, rails {r:.3}; read mean {:.1} vs {:.1} us", base.latency_us.read.mean, rails.latency_us.read.mean);
+    println!(
+        "blocked share: baseline {b:.3}, rails {r:.3}; read mean {:.1} vs {:.1} us",
+        base.latency_us.read.mean, rails.latency_us.read.mean
+    );
     assert!(r < b / 2.0, "baseline {b}, rails {r}");
     assert!(rails.latency_us.read.mean < base.latency_us.read.mean);
 }

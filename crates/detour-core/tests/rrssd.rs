@@ -253,9 +253,18 @@ fn profiles_compare_schemes() {
         }
         let reqs: Vec<Request> = Generator::new(&spec).unwrap().collect();
         let pop = detour_core::workload::popularity(reqs.iter().copied(), 60.0, 10);
-        println!("{name}: {} read pages, {} write pages, {} values; top values serving 80% of reads: {:.1}%", pop.read_pages, pop.write_pages, pop.distinct_values, 100.0 * pop.top80_read_values);
+        println!(
+            "{name}: {} read pages, {} write pages, {} values; top values serving 80% of reads: {:.1}%",
+            pop.read_pages,
+            pop.write_pages,
+            pop.distinct_values,
+            100.0 * pop.top80_read_values
+        );
         for d in &pop.days {
-            println!("    day {} new values {} read-yesterday {:.3} yesterday-top80 {:.3} new-read {:.3}", d.day, d.new_values, d.read_yesterday, d.yesterday_top80, d.new_read_share);
+            println!(
+                "    day {} new values {} read-yesterday {:.3} yesterday-top80 {:.3} new-read {:.3}",
+                d.day, d.new_values, d.read_yesterday, d.yesterday_top80, d.new_read_share
+            );
         }
         let scale: f64 = std::env::var("SCALE").map_or(1.0, |s| s.parse().unwrap());
         let days: f64 = std::env::var("DAYS").map_or(1.0, |s| s.parse().unwrap());
@@ -282,9 +291,7 @@ fn profiles_compare_schemes() {
                 conv = (rd, all);
                 println!(
                     "{name:8} conventional read {rd:8.1} us all {all:8.1} us write {:8.1} us p99 {:9.1} verify_err {}",
-                    s.latency_us.write.mean,
-                    s.latency_us.all.p99,
-                    s.verify_errors
+                    s.latency_us.write.mean, s.latency_us.all.p99, s.verify_errors
                 );
                 continue;
             }
@@ -312,12 +319,23 @@ fn profiles_compare_schemes() {
                 s.latency_us.write.mean
             );
             let b = &s.breakdown_us.read;
-            println!("    read breakdown us: queue {:.1} bus {:.1} array {:.1} delay {:.1}; gc runs {}", b.queue, b.bus, b.array, b.delay, s.gc.runs);
+            println!(
+                "    read breakdown us: queue {:.1} bus {:.1} array {:.1} delay {:.1}; gc runs {}",
+                b.queue, b.bus, b.array, b.delay, s.gc.runs
+            );
             if scheme == "rr-ssd" && extra.is_empty() {
                 for p in &s.periods {
                     println!(
                         "    day {} reads {} Rep {:.3} New {:.3} replica-read {:.3} copies +{} -{} budget {} read {:.1} us",
-                        p["period"], p["reads"], p["rep_share"], p["new_share"], p["replica_read_share"], p["copies_made"], p["copies_dropped"], p["budget_pages"], p["read_mean_us"]
+                        p["period"],
+                        p["reads"],
+                        p["rep_share"],
+                        p["new_share"],
+                        p["replica_read_share"],
+                        p["copies_made"],
+                        p["copies_dropped"],
+                        p["budget_pages"],
+                        p["read_mean_us"]
                     );
                 }
             }

@@ -49,6 +49,8 @@ fn a_stall_is_a_wait_not_a_retry() {
 /// requests on `small`: the stalls are bounded by the written pages.
 #[test]
 fn raid_stalls_are_bounded_by_the_pages_written() {
+    // A list of schemes, of one for now: another is one more entry.
+    #[allow(clippy::single_element_loop)]
     for scheme in ["cr4"] {
         let name = format!("scheme.name={scheme}");
         let cfg = ConfigBuilder::from_preset("small")
@@ -75,7 +77,13 @@ fn saturated(scheme: &str, requests: u64) -> detour_core::metrics::Summary {
     let name = format!("scheme.name={scheme}");
     let cfg = ConfigBuilder::from_preset("small")
         .unwrap()
-        .set_all([name.as_str(), "host.address=fold", "run.record_requests=false", "ftl.precondition.valid=0.5", "ftl.precondition.to_gc_threshold=true"])
+        .set_all([
+            name.as_str(),
+            "host.address=fold",
+            "run.record_requests=false",
+            "ftl.precondition.valid=0.5",
+            "ftl.precondition.to_gc_threshold=true",
+        ])
         .unwrap()
         .build()
         .unwrap();

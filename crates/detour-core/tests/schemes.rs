@@ -31,16 +31,57 @@ const ROWS: &[(&str, &[&str])] = &[
     ("cr4", &["host.address=fold"]),
     ("cr5", &["host.address=fold", "device.channels=4", "device.dies_per_chip=1"]),
     ("cr5m", &["host.address=fold", "device.chips_per_channel=2", "device.dies_per_chip=1"]),
-    ("cr5", &["host.address=fold", "device.channels=4", "device.dies_per_chip=1", "scheme.raid.fail_unit=die", "scheme.raid.fail_index=2", "scheme.raid.fail_at_us=100000"]),
-    ("cr5m", &["host.address=fold", "device.chips_per_channel=2", "device.dies_per_chip=1", "scheme.raid.fail_unit=chip", "scheme.raid.fail_index=0", "scheme.raid.fail_at_us=100000"]),
+    (
+        "cr5",
+        &[
+            "host.address=fold",
+            "device.channels=4",
+            "device.dies_per_chip=1",
+            "scheme.raid.fail_unit=die",
+            "scheme.raid.fail_index=2",
+            "scheme.raid.fail_at_us=100000",
+        ],
+    ),
+    (
+        "cr5m",
+        &[
+            "host.address=fold",
+            "device.chips_per_channel=2",
+            "device.dies_per_chip=1",
+            "scheme.raid.fail_unit=chip",
+            "scheme.raid.fail_index=0",
+            "scheme.raid.fail_at_us=100000",
+        ],
+    ),
     // A tiny l_M so replicas are evicted (both copies kept) under GC pressure.
     ("collisions", &["scheme.collisions.l_m=0.0005", "metrics.collisions=true"]),
     // The collision layer over other schemes (their rows' extra config).
     ("collisions", &["scheme.collisions.base=ca-ssd", "scheme.collisions.l_m=0.0005"]),
-    ("collisions", &["scheme.collisions.base=hotr", "scheme.collisions.l_m=0.0005", "scheme.hotr.migrate_share=0.5", "scheme.hotr.rlru_per_chip=64"]),
-    ("collisions", &["scheme.collisions.base=rails", "scheme.collisions.l_m=0.0005", "device.blocks_per_plane=64", "scheme.rails.swap_us=20000"]),
-    ("collisions", &["scheme.collisions.base=ttflash", "scheme.collisions.l_m=0.0005", "device.blocks_per_plane=64", "scheme.ttflash.width=2"]),
-    ("collisions", &["scheme.collisions.base=cr5", "scheme.collisions.l_m=0.0005", "host.address=fold", "device.channels=4", "device.dies_per_chip=1", "scheme.raid.fail_unit=die", "scheme.raid.fail_index=2", "scheme.raid.fail_at_us=100000"]),
+    (
+        "collisions",
+        &["scheme.collisions.base=hotr", "scheme.collisions.l_m=0.0005", "scheme.hotr.migrate_share=0.5", "scheme.hotr.rlru_per_chip=64"],
+    ),
+    (
+        "collisions",
+        &["scheme.collisions.base=rails", "scheme.collisions.l_m=0.0005", "device.blocks_per_plane=64", "scheme.rails.swap_us=20000"],
+    ),
+    (
+        "collisions",
+        &["scheme.collisions.base=ttflash", "scheme.collisions.l_m=0.0005", "device.blocks_per_plane=64", "scheme.ttflash.width=2"],
+    ),
+    (
+        "collisions",
+        &[
+            "scheme.collisions.base=cr5",
+            "scheme.collisions.l_m=0.0005",
+            "host.address=fold",
+            "device.channels=4",
+            "device.dies_per_chip=1",
+            "scheme.raid.fail_unit=die",
+            "scheme.raid.fail_index=2",
+            "scheme.raid.fail_at_us=100000",
+        ],
+    ),
     // The deduplicating schemes: the stress workload carries no content, so
     // (with scheme.dedup.synthetic_content) every write is unique and the
     // replication budget is alpha% alone.
@@ -65,7 +106,6 @@ const VARIANTS: &[&[&str]] = &[
     // before most requests, write-backs, translation pages collected.
     &["ftl.precondition.valid=0.5", "ftl.precondition.to_gc_threshold=true", "ftl.mapping=cmt", "ftl.cmt_size_kib=8"],
 ];
-
 
 /// ROWS, and a row with no extra config for each registered scheme ROWS
 /// does not name.
@@ -120,7 +160,10 @@ fn every_scheme_under_every_variant_verifies_clean() {
             let off = sim::run_requests(small(&o), &reqs).unwrap_or_else(|e| panic!("{scheme} {variant:?}, verify off: {e}"));
             assert_eq!(off.summary.events, s.events, "{scheme} {variant:?}: events with verify off");
             assert!(off.requests.latency_ns == r.requests.latency_ns, "{scheme} {variant:?}: latencies with verify off");
-            assert!(off.requests.bus_ns == r.requests.bus_ns && off.requests.array_ns == r.requests.array_ns, "{scheme} {variant:?}: breakdown with verify off");
+            assert!(
+                off.requests.bus_ns == r.requests.bus_ns && off.requests.array_ns == r.requests.array_ns,
+                "{scheme} {variant:?}: breakdown with verify off"
+            );
         }
     }
 }

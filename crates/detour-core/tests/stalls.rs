@@ -29,12 +29,12 @@ fn stalled_writes(scheme: &str, op: &str, ios: u64, extra: &[&str]) -> Result<si
 }
 
 const TICKING: [(&str, &[&str]); 6] = [
-        ("conventional", &[]),
-        ("rails", &[]),
-        ("rr-ssd", &["scheme.dedup.synthetic_content=true"]),
-        ("oracle", &["scheme.dedup.synthetic_content=true"]),
-        ("ca-ssd", &["scheme.dedup.synthetic_content=true"]),
-        ("pblru", &["scheme.dedup.synthetic_content=true"]),
+    ("conventional", &[]),
+    ("rails", &[]),
+    ("rr-ssd", &["scheme.dedup.synthetic_content=true"]),
+    ("oracle", &["scheme.dedup.synthetic_content=true"]),
+    ("ca-ssd", &["scheme.dedup.synthetic_content=true"]),
+    ("pblru", &["scheme.dedup.synthetic_content=true"]),
 ];
 
 /// The issue's device (1.6 spare blocks per plane) is refused before the
@@ -140,7 +140,11 @@ fn rr_ssd_periods_end_with_the_arrivals_on_a_saturating_trace() {
     let (conv_s, conv) = time("conventional");
     let (rr_s, rr) = time("rr-ssd");
     let span = 16e-3;
-    println!("conventional {conv_s:.2} s, rr-ssd {rr_s:.2} s ({} period rows), drain to {:.2} s", rr.summary.periods.len(), conv.summary.sim_time_s);
+    println!(
+        "conventional {conv_s:.2} s, rr-ssd {rr_s:.2} s ({} period rows), drain to {:.2} s",
+        rr.summary.periods.len(),
+        conv.summary.sim_time_s
+    );
     assert!(conv.summary.sim_time_s > 10.0 * span, "the trace must saturate the device");
     assert!(rr.summary.periods.len() <= 8, "{} period rows for a span of 7 periods", rr.summary.periods.len());
     assert!(rr_s < 10.0 * conv_s.max(0.1), "rr-ssd {rr_s:.2} s against conventional {conv_s:.2} s");
@@ -149,7 +153,9 @@ fn rr_ssd_periods_end_with_the_arrivals_on_a_saturating_trace() {
 /// Issue 50.6: settings another setting makes inert are said, not ignored.
 #[test]
 fn a_failure_on_a_scheme_without_redundancy_and_a_covering_cmt_are_warned_about() {
-    let reqs: Vec<_> = (0..200).map(|i| req(i * 100_000, i % 50, 1, if i % 3 == 0 { detour_core::IoKind::Write } else { detour_core::IoKind::Read })).collect();
+    let reqs: Vec<_> = (0..200)
+        .map(|i| req(i * 100_000, i % 50, 1, if i % 3 == 0 { detour_core::IoKind::Write } else { detour_core::IoKind::Read }))
+        .collect();
     let kinds = |o: &[&str]| -> Vec<String> {
         let r = sim::run_requests(small(o), &reqs).unwrap();
         r.summary.warnings.iter().map(|w| format!("{}: {}", w.kind, w.message)).collect()

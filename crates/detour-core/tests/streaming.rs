@@ -55,11 +55,15 @@ fn the_parquet_file_holds_the_rows_memory_would() {
         i += 1;
     }
     assert_eq!(i, c.len());
-    assert_eq!(std::fs::read(&path).unwrap(), {
-        let again = dir.join("again.parquet");
-        run_with(RequestSink::Parquet(ParquetSink::create(&again).unwrap()), &reqs);
-        std::fs::read(&again).unwrap()
-    }, "the same run writes the same bytes");
+    assert_eq!(
+        std::fs::read(&path).unwrap(),
+        {
+            let again = dir.join("again.parquet");
+            run_with(RequestSink::Parquet(ParquetSink::create(&again).unwrap()), &reqs);
+            std::fs::read(&again).unwrap()
+        },
+        "the same run writes the same bytes"
+    );
     assert!(leftovers(&dir).is_empty(), "temporary files left: {:?}", leftovers(&dir));
 }
 

@@ -105,7 +105,7 @@ fn a_full_buffer_holds_writes_back_and_loses_nothing() {
 #[test]
 fn rewrites_are_absorbed_and_the_rest_drained_at_the_end() {
     // 20 writes of 4 pages: each page rewritten 5 times while it lingers.
-    let reqs: Vec<_> = (0..20).map(|i| req(i * 1_000, (i % 4) as u64, 1, IoKind::Write)).collect();
+    let reqs: Vec<_> = (0..20).map(|i| req(i * 1_000, i % 4, 1, IoKind::Write)).collect();
     let kv = ["run.verify=true", "host.write_ack=buffer", "write_buffer.pages=64"];
     let r = run(small(&kv), &reqs);
     let b = r.summary.write_buffer.clone().unwrap();

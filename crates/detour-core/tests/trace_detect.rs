@@ -27,9 +27,7 @@ const FIXTURES: &[(&str, TraceFormat)] = &[
 ];
 
 fn detect(text: &str) -> Result<TraceFormat, String> {
-    open_trace_reader("t", Cursor::new(text.as_bytes().to_vec()), &TraceOptions::literal())
-        .map(|s| s.format())
-        .map_err(|e| e.to_string())
+    open_trace_reader("t", Cursor::new(text.as_bytes().to_vec()), &TraceOptions::literal()).map(|s| s.format()).map_err(|e| e.to_string())
 }
 
 fn lines(name: &str) -> Vec<String> {
@@ -94,10 +92,7 @@ fn each_confusable_pair_is_refused_naming_both() {
     ];
     for (a, b, text) in cases {
         let err = detect(text).unwrap_err();
-        assert!(
-            err.contains(&format!("{a} or {b}")) && err.contains("--format") && err.starts_with("t:"),
-            "{err}"
-        );
+        assert!(err.contains(&format!("{a} or {b}")) && err.contains("--format") && err.starts_with("t:"), "{err}");
         // With the format given, each reads as asked (or names the line).
         for f in [a, b] {
             let opts = TraceOptions { format: Some(f.parse().unwrap()), ..TraceOptions::literal() };

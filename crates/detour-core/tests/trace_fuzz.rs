@@ -30,14 +30,12 @@ fn all_options() -> Vec<TraceOptions> {
     let formats = std::iter::once(None).chain(TraceFormat::ALL.into_iter().map(Some));
     formats
         .flat_map(|format| {
-            [(false, false), (true, true), (true, false)].map(
-                |(skip_malformed, clamp_backwards_time)| TraceOptions {
-                    format,
-                    skip_malformed,
-                    clamp_backwards_time,
-                    ..TraceOptions::literal()
-                },
-            )
+            [(false, false), (true, true), (true, false)].map(|(skip_malformed, clamp_backwards_time)| TraceOptions {
+                format,
+                skip_malformed,
+                clamp_backwards_time,
+                ..TraceOptions::literal()
+            })
         })
         .collect()
 }
@@ -64,11 +62,7 @@ fn check(bytes: &[u8]) {
                     // Skipping and clamping leave only I/O errors, and the
                     // reader's one error for input that held no request.
                     if opts.skip_malformed && opts.clamp_backwards_time && !e.to_string().contains(": no requests read as") {
-                        assert_eq!(
-                            e.kind(),
-                            ErrorKind::Io,
-                            "skipping and clamping let a line error through: {e}"
-                        );
+                        assert_eq!(e.kind(), ErrorKind::Io, "skipping and clamping let a line error through: {e}");
                     }
                 }
             }
@@ -77,27 +71,18 @@ fn check(bytes: &[u8]) {
 }
 
 fn mutated_line() -> impl Strategy<Value = String> {
-    let edits = prop::collection::vec(
-        (any::<prop::sample::Index>(), prop::char::range(' ', '~')),
-        0..4,
-    );
-    (
-        prop::sample::select(TEMPLATES),
-        edits,
-        any::<prop::sample::Index>(),
-        any::<bool>(),
-    )
-        .prop_map(|(template, edits, cut, truncate)| {
-            let mut chars: Vec<char> = template.chars().collect();
-            for (at, c) in edits {
-                let i = at.index(chars.len());
-                chars[i] = c;
-            }
-            if truncate {
-                chars.truncate(cut.index(chars.len() + 1));
-            }
-            chars.into_iter().collect()
-        })
+    let edits = prop::collection::vec((any::<prop::sample::Index>(), prop::char::range(' ', '~')), 0..4);
+    (prop::sample::select(TEMPLATES), edits, any::<prop::sample::Index>(), any::<bool>()).prop_map(|(template, edits, cut, truncate)| {
+        let mut chars: Vec<char> = template.chars().collect();
+        for (at, c) in edits {
+            let i = at.index(chars.len());
+            chars[i] = c;
+        }
+        if truncate {
+            chars.truncate(cut.index(chars.len() + 1));
+        }
+        chars.into_iter().collect()
+    })
 }
 
 fn compress(text: &[u8], zstd_not_gzip: bool) -> Vec<u8> {

@@ -5,9 +5,7 @@
 use std::io::Cursor;
 use std::path::PathBuf;
 
-use detour_core::workload::{
-    open_trace, open_trace_reader, write_trace, TraceFormat, TraceOptions,
-};
+use detour_core::workload::{open_trace, open_trace_reader, write_trace, TraceFormat, TraceOptions};
 use detour_core::{ErrorKind, IoKind, Request};
 
 /// What reading back a request written as `format` must give (line aside).
@@ -19,9 +17,7 @@ fn lossy(format: TraceFormat, r: &Request) -> Request {
     }
     match format {
         TraceFormat::Msr => want.time_ns -= want.time_ns % 100,
-        TraceFormat::Tencent | TraceFormat::CloudPhysics => {
-            want.time_ns -= want.time_ns % 1_000_000_000
-        }
+        TraceFormat::Tencent | TraceFormat::CloudPhysics => want.time_ns -= want.time_ns % 1_000_000_000,
         _ => {}
     }
     if format == TraceFormat::CloudPhysics {
@@ -32,34 +28,19 @@ fn lossy(format: TraceFormat, r: &Request) -> Request {
 
 fn write(format: TraceFormat, reqs: &[Request]) -> Vec<u8> {
     let mut out = Vec::new();
-    let n = write_trace(format, reqs.iter().copied().map(Ok), &mut out)
-        .unwrap_or_else(|e| panic!("{format}: {e}"));
+    let n = write_trace(format, reqs.iter().copied().map(Ok), &mut out).unwrap_or_else(|e| panic!("{format}: {e}"));
     assert_eq!(n, reqs.len() as u64, "{format}");
     out
 }
 
 fn read(format: Option<TraceFormat>, bytes: Vec<u8>) -> Vec<Request> {
-    let opts = TraceOptions {
-        format,
-        ..TraceOptions::literal()
-    };
-    let stream =
-        open_trace_reader("roundtrip", Cursor::new(bytes), &opts).unwrap_or_else(|e| panic!("{e}"));
-    stream
-        .collect::<Result<Vec<_>, _>>()
-        .unwrap_or_else(|e| panic!("{format:?}: {e}"))
+    let opts = TraceOptions { format, ..TraceOptions::literal() };
+    let stream = open_trace_reader("roundtrip", Cursor::new(bytes), &opts).unwrap_or_else(|e| panic!("{e}"));
+    stream.collect::<Result<Vec<_>, _>>().unwrap_or_else(|e| panic!("{format:?}: {e}"))
 }
 
 fn synthetic() -> Vec<Request> {
-    let r = |time_ns, offset, size, kind, content, volume| Request {
-        time_ns,
-        offset,
-        size,
-        kind,
-        content,
-        volume,
-        line: 0,
-    };
+    let r = |time_ns, offset, size, kind, content, volume| Request { time_ns, offset, size, kind, content, volume, line: 0 };
     vec![
         r(0, 0, 512, IoKind::Write, 0xdead_beef_0000_0001, 0),
         r(1_234_567_891, 4096, 4096, IoKind::Read, 0, 3),
@@ -79,11 +60,7 @@ fn synthetic_requests_survive_every_format() {
         assert_eq!(got, want, "{format}");
         let first_line = if format.header().is_some() { 2 } else { 1 };
         let lines: Vec<u64> = back.iter().map(|r| r.line).collect();
-        assert_eq!(
-            lines,
-            (first_line..first_line + reqs.len() as u64).collect::<Vec<_>>(),
-            "{format}"
-        );
+        assert_eq!(lines, (first_line..first_line + reqs.len() as u64).collect::<Vec<_>>(), "{format}");
     }
 }
 
@@ -94,11 +71,7 @@ fn written_traces_are_auto_detected() {
         let bytes = write(format, &reqs);
         let stream = open_trace_reader("w", Cursor::new(bytes), &TraceOptions::literal()).unwrap();
         // ssdsim output is byte for byte mqsim's, and reads as such.
-        let want = if format == TraceFormat::Ssdsim {
-            TraceFormat::Mqsim
-        } else {
-            format
-        };
+        let want = if format == TraceFormat::Ssdsim { TraceFormat::Mqsim } else { format };
         assert_eq!(stream.format(), want, "{format}");
     }
 }
@@ -118,15 +91,9 @@ fn every_fixture_converts_to_every_format() {
         "cloudphysics_io.csv",
         "blkparse.txt",
     ];
-    let opts = TraceOptions {
-        clamp_backwards_time: true,
-        ..TraceOptions::literal()
-    };
+    let opts = TraceOptions { clamp_backwards_time: true, ..TraceOptions::literal() };
     for name in fixtures {
-        let source: Vec<Request> = open_trace(&dir.join(name), &opts)
-            .unwrap()
-            .collect::<Result<_, _>>()
-            .unwrap();
+        let source: Vec<Request> = open_trace(&dir.join(name), &opts).unwrap().collect::<Result<_, _>>().unwrap();
         for format in TraceFormat::ALL {
             let back = read(Some(format), write(format, &source));
             let want: Vec<Request> = source.iter().map(|r| lossy(format, r)).collect();
@@ -139,20 +106,11 @@ fn every_fixture_converts_to_every_format() {
 #[test]
 fn absolute_times_round_trip_when_kept() {
     let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/traces");
-    let opts = TraceOptions {
-        keep_absolute_time: true,
-        ..TraceOptions::literal()
-    };
-    let source: Vec<Request> = open_trace(&dir.join("msr_hm_0.csv"), &opts)
-        .unwrap()
-        .collect::<Result<_, _>>()
-        .unwrap();
+    let opts = TraceOptions { keep_absolute_time: true, ..TraceOptions::literal() };
+    let source: Vec<Request> = open_trace(&dir.join("msr_hm_0.csv"), &opts).unwrap().collect::<Result<_, _>>().unwrap();
     let mut out = Vec::new();
     write_trace(TraceFormat::Msr, source.iter().copied().map(Ok), &mut out).unwrap();
-    let back: Vec<Request> = open_trace_reader("abs", Cursor::new(out), &opts)
-        .unwrap()
-        .collect::<Result<_, _>>()
-        .unwrap();
+    let back: Vec<Request> = open_trace_reader("abs", Cursor::new(out), &opts).unwrap().collect::<Result<_, _>>().unwrap();
     assert_eq!(back, source);
 }
 
@@ -169,15 +127,7 @@ fn a_reader_error_stops_the_writer_and_is_returned() {
 
 #[test]
 fn unaligned_requests_are_refused_by_sector_formats_only() {
-    let odd = [Request {
-        time_ns: 0,
-        offset: 100,
-        size: 300,
-        kind: IoKind::Read,
-        content: 0,
-        volume: 0,
-        line: 9,
-    }];
+    let odd = [Request { time_ns: 0, offset: 100, size: 300, kind: IoKind::Read, content: 0, volume: 0, line: 9 }];
     for format in TraceFormat::ALL {
         let result = write_trace(format, odd.iter().copied().map(Ok), Vec::new());
         let byte_format = matches!(format, TraceFormat::Msr | TraceFormat::Systor);

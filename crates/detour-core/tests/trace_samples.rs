@@ -11,10 +11,7 @@ fn samples_dir() -> Option<PathBuf> {
     if dir.is_dir() {
         Some(dir)
     } else {
-        println!(
-            "note: {} is absent; real-sample test skipped",
-            dir.display()
-        );
+        println!("note: {} is absent; real-sample test skipped", dir.display());
         None
     }
 }
@@ -23,42 +20,19 @@ fn samples_dir() -> Option<PathBuf> {
 /// header" for Systor, but the file holds 999 records after its header.
 const SAMPLES: &[(&str, TraceFormat, u64, u64)] = &[
     ("msr_hm_0.sample1000.csv.zst", TraceFormat::Msr, 1_000, 0),
-    (
-        "fiu_mail_cheetah.sample.blkparse.zst",
-        TraceFormat::Fiu,
-        9_998,
-        0,
-    ),
-    (
-        "tencent_cbs.sample50000.csv.zst",
-        TraceFormat::Tencent,
-        50_000,
-        0,
-    ),
-    (
-        "systor17_traces.sample1000.csv.zst",
-        TraceFormat::Systor,
-        999,
-        0,
-    ),
+    ("fiu_mail_cheetah.sample.blkparse.zst", TraceFormat::Fiu, 9_998, 0),
+    ("tencent_cbs.sample50000.csv.zst", TraceFormat::Tencent, 50_000, 0),
+    ("systor17_traces.sample1000.csv.zst", TraceFormat::Systor, 999, 0),
     ("mqsim_wsrch-small.trace.zst", TraceFormat::Mqsim, 24_783, 0),
     ("mqsim_tpcc-small.trace.zst", TraceFormat::Mqsim, 6_999, 0),
-    (
-        "cloudphysics_io.sample.csv.zst",
-        TraceFormat::CloudPhysics,
-        113_872,
-        0,
-    ),
+    ("cloudphysics_io.sample.csv.zst", TraceFormat::CloudPhysics, 113_872, 0),
 ];
 
 #[test]
 fn every_real_sample_reads_in_full() {
     let Some(dir) = samples_dir() else { return };
     // The Systor and Tencent samples are not sorted by time.
-    let opts = TraceOptions {
-        clamp_backwards_time: true,
-        ..TraceOptions::literal()
-    };
+    let opts = TraceOptions { clamp_backwards_time: true, ..TraceOptions::literal() };
     for &(name, format, requests, ignored) in SAMPLES {
         let path = dir.join(name);
         if !path.exists() {
@@ -68,22 +42,10 @@ fn every_real_sample_reads_in_full() {
         let stream = open_trace(&path, &opts).unwrap_or_else(|e| panic!("{e}"));
         assert_eq!(stream.format(), format, "{name}");
         let stats = inspect(stream).unwrap_or_else(|e| panic!("{e}"));
-        println!(
-            "{name}: {} requests, {:.1} s, {} volumes",
-            stats.requests,
-            stats.duration_s,
-            stats.volumes.len()
-        );
-        assert_eq!(
-            (stats.requests, stats.ignored, stats.skipped_malformed),
-            (requests, ignored, 0),
-            "{name}"
-        );
+        println!("{name}: {} requests, {:.1} s, {} volumes", stats.requests, stats.duration_s, stats.volumes.len());
+        assert_eq!((stats.requests, stats.ignored, stats.skipped_malformed), (requests, ignored, 0), "{name}");
         assert_eq!(stats.reads + stats.writes, requests, "{name}");
-        assert!(
-            stats.footprint_pages > 0 && stats.mean_size_bytes > 0.0,
-            "{name}"
-        );
+        assert!(stats.footprint_pages > 0 && stats.mean_size_bytes > 0.0, "{name}");
     }
 }
 
@@ -98,10 +60,7 @@ fn sample_read_write_mix_matches_the_raw_text() {
         ("mqsim_tpcc-small.trace.zst", 4_381, 2_618),
         ("cloudphysics_io.sample.csv.zst", 46_974, 66_898),
     ];
-    let opts = TraceOptions {
-        clamp_backwards_time: true,
-        ..TraceOptions::literal()
-    };
+    let opts = TraceOptions { clamp_backwards_time: true, ..TraceOptions::literal() };
     for (name, reads, writes) in cases {
         let path = dir.join(name);
         if !path.exists() {
@@ -119,10 +78,7 @@ fn unsorted_samples_report_the_first_backwards_line() {
     if !path.exists() {
         return;
     }
-    let err = open_trace(&path, &TraceOptions::literal())
-        .unwrap()
-        .find_map(Result::err)
-        .unwrap();
+    let err = open_trace(&path, &TraceOptions::literal()).unwrap().find_map(Result::err).unwrap();
     assert!(err.to_string().contains(".csv.zst:3:"), "{err}");
 }
 

@@ -99,15 +99,24 @@ fn rotating_gc_keeps_one_member_of_a_group_collecting() {
     }
     assert!(c_on < c_off / 2.0, "on {:?} off {:?}", on.scheme_counters, off.scheme_counters);
     let overload = stress(3, logical);
-    let (o_on, o_off) = (run("scheme.ttflash.rotating_gc=true", &overload, "host.warmup_requests=0"),
-                         run("scheme.ttflash.rotating_gc=false", &overload, "host.warmup_requests=0"));
+    let (o_on, o_off) = (
+        run("scheme.ttflash.rotating_gc=true", &overload, "host.warmup_requests=0"),
+        run("scheme.ttflash.rotating_gc=false", &overload, "host.warmup_requests=0"),
+    );
     for (name, a, b) in [("2000 IOPS, 20% writes", &on, &off), ("overload", &o_on, &o_off)] {
         println!(
             "rotating GC, {name}: read mean {:.1} us (off {:.1}), p99 {:.0} (off {:.0}), p99.9 {:.0} (off {:.0}); \
              concurrent GC moves {} (off {}), forced {}, deferred {}",
-            a.latency_us.read.mean, b.latency_us.read.mean, a.latency_us.read.p99, b.latency_us.read.p99,
-            a.latency_us.read.p999, b.latency_us.read.p999, counter(a, "ttflash.gc_concurrent_moves"),
-            counter(b, "ttflash.gc_concurrent_moves"), counter(a, "ttflash.gc_forced"), counter(a, "ttflash.gc_deferred")
+            a.latency_us.read.mean,
+            b.latency_us.read.mean,
+            a.latency_us.read.p99,
+            b.latency_us.read.p99,
+            a.latency_us.read.p999,
+            b.latency_us.read.p999,
+            counter(a, "ttflash.gc_concurrent_moves"),
+            counter(b, "ttflash.gc_concurrent_moves"),
+            counter(a, "ttflash.gc_forced"),
+            counter(a, "ttflash.gc_deferred")
         );
     }
 }

@@ -3,8 +3,8 @@
 
 mod common;
 use common::*;
-use detour_core::schemes::{Conventional, Ctx, Plan, Scheme, Stall};
 use detour_core::scheduler::Class;
+use detour_core::schemes::{Conventional, Ctx, Plan, Scheme, Stall};
 use detour_core::sim::{NoProgress, Simulation};
 use detour_core::types::{Lpn, Owner, Ppn, Token};
 use std::ops::Range;

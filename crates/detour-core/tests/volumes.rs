@@ -35,18 +35,12 @@ fn baseline(v: &VolumeRow) -> (CollisionSummary, Option<f64>) {
 
 /// (observable, ours, target) that miss by more than 10%.
 fn misses(v: &VolumeRow, (c, top): &(CollisionSummary, Option<f64>)) -> Vec<(&'static str, f64, f64)> {
-    let mut checks = vec![
-        ("mean OCC", c.mean_occ, v.occ),
-        ("mean repetition", c.mean_repetition, v.repetition),
-        ("reads RSD", c.reads_rsd, v.rsd),
-    ];
+    let mut checks =
+        vec![("mean OCC", c.mean_occ, v.occ), ("mean repetition", c.mean_repetition, v.repetition), ("reads RSD", c.reads_rsd, v.rsd)];
     if let (Some(ours), Some((_, paper))) = (top, v.top_share) {
         checks.push(("top pairs' share", *ours, paper));
     }
-    checks
-        .into_iter()
-    .filter(|&(_, ours, target)| (ours / target - 1.0).abs() > 0.10)
-    .collect()
+    checks.into_iter().filter(|&(_, ours, target)| (ours / target - 1.0).abs() > 0.10).collect()
 }
 
 /// Every volume, about half a second each (optimised test profile).

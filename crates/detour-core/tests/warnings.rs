@@ -26,11 +26,14 @@ fn run(o: &[&str], reqs: &[Request]) -> Summary {
 fn write_then_read(n: u64, gap_ns: u64) -> Vec<Request> {
     let w = (0..n).map(|i| req(i * gap_ns, i, 1, IoKind::Write));
     let r = (0..n).map(|i| req((n + i) * gap_ns, i, 1, IoKind::Read));
-    w.chain(r).enumerate().map(|(i, mut q)| {
-        q.content = if q.kind == IoKind::Write { 1 + i as u64 % 50 } else { 0 };
-        q.line = i as u64 + 1;
-        q
-    }).collect()
+    w.chain(r)
+        .enumerate()
+        .map(|(i, mut q)| {
+            q.content = if q.kind == IoKind::Write { 1 + i as u64 % 50 } else { 0 };
+            q.line = i as u64 + 1;
+            q
+        })
+        .collect()
 }
 
 #[test]
@@ -54,7 +57,7 @@ fn warmup_covering_the_whole_trace_measured_nothing() {
 #[test]
 fn rr_ssd_with_a_period_longer_than_the_trace_says_so_and_ends_with_the_trace() {
     let reqs = write_then_read(200, 5_000_000); // 2 s of arrivals
-    // A streamed workload (a trace) has no known span: the auto period is a day.
+                                                // A streamed workload (a trace) has no known span: the auto period is a day.
     let s = sim::run(small(&["scheme.name=rr-ssd"]), reqs.iter().map(|r| Ok(*r))).unwrap().summary;
     assert!(message(&s, "scheme_idle").contains("period_s = 86400"), "{:?}", s.warnings);
     let s = run(&["scheme.name=rr-ssd", "scheme.dedup.period_s=86400"], &reqs);

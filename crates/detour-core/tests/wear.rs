@@ -55,7 +55,9 @@ fn wear_threshold_out_of_range_is_refused() {
     let e = detour_core::config::ConfigBuilder::from_preset("small").and_then(|b| b.set("ftl.wear_threshold", "0")).and_then(|b| b.build());
     let msg = e.expect_err("0 is below the range").to_string();
     assert!(msg.contains("ftl.wear_threshold") && msg.contains("1..="), "{msg}");
-    let e = detour_core::config::ConfigBuilder::from_preset("small").and_then(|b| b.set("ftl.wear_leveling", "dynamic")).and_then(|b| b.build());
+    let e = detour_core::config::ConfigBuilder::from_preset("small")
+        .and_then(|b| b.set("ftl.wear_leveling", "dynamic"))
+        .and_then(|b| b.build());
     let msg = e.expect_err("not a mode").to_string();
     assert!(msg.contains("ftl.wear_leveling") && msg.contains("static"), "{msg}");
 }

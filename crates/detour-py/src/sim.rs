@@ -5,9 +5,9 @@
 use crate::error::to_py;
 use crate::workload::{coarse_time_from, requests_from_dict, resolve_spec, trace_extent, trace_options, Source};
 use crate::{config, metrics};
+use detour_core::config::PreconditionSpan;
 use detour_core::metrics::parquet::ParquetSink;
 use detour_core::metrics::RequestSink;
-use detour_core::config::PreconditionSpan;
 use detour_core::schemes::registry;
 use detour_core::sim::{Progress, Simulation};
 use detour_core::workload::ahead::ReadAhead;
@@ -54,6 +54,10 @@ impl Progress for PyProgress {
     }
 }
 
+/// What [`run`] returns: `(summary_json, columns, verify_failures_json,
+/// workload_json, collision_pairs, timeseries)`.
+type RunOutput<'py> = (String, Bound<'py, PyDict>, String, String, Bound<'py, PyDict>, Bound<'py, PyDict>);
+
 /// Run one simulation.
 ///
 /// `config` is a complete TOML document (what `config()` returns). The
@@ -92,7 +96,7 @@ pub fn run<'py>(
     requests: Option<Bound<'py, PyDict>>,
     progress: Option<Py<PyAny>>,
     requests_parquet: Option<PathBuf>,
-) -> PyResult<(String, Bound<'py, PyDict>, String, String, Bound<'py, PyDict>, Bound<'py, PyDict>)> {
+) -> PyResult<RunOutput<'py>> {
     let mut cfg = config::parse(config)?;
     let synthetic = profile.is_some() || profile_toml.is_some();
     let source = match (trace, synthetic, requests) {
@@ -165,9 +169,7 @@ pub fn run<'py>(
     });
     let (result, info) = match outcome {
         Ok(v) => v,
-        Err(e) if e.kind() == ErrorKind::Interrupted && prog.error.is_some() => {
-            return Err(prog.error.take().unwrap_or_else(|| to_py(e)))
-        }
+        Err(e) if e.kind() == ErrorKind::Interrupted && prog.error.is_some() => return Err(prog.error.take().unwrap_or_else(|| to_py(e))),
         Err(e) => return Err(to_py(e)),
     };
     Ok((

@@ -4,11 +4,11 @@
 
 use crate::error::{to_py, ToPyResult};
 use crate::metrics::to_json;
+use detour_core::sim::{Replay, Requests};
 use detour_core::workload::generator::{Generator, SyntheticSpec};
 use detour_core::workload::profiles::{apply_overrides, profile_names};
 use detour_core::workload::reader::CoarseTime;
 use detour_core::workload::{self as core_workload, profiles as core_profiles, Extent, Request, TraceFormat, TraceOptions, TraceStream};
-use detour_core::sim::{Replay, Requests};
 use detour_core::{Error, IoKind};
 use numpy::{Element, PyArray1, PyArrayMethods};
 use pyo3::exceptions::{PyTypeError, PyValueError};
@@ -24,6 +24,8 @@ pub enum Source {
 }
 
 /// An opened workload: a request stream plus what it counted.
+// One per run: boxing the trace stream would save nothing worth an indirection.
+#[allow(clippy::large_enum_variant)]
 pub enum Opened {
     Trace(TraceStream),
     Profile { name: String, gen: Box<Generator>, n: u64 },
@@ -326,9 +328,7 @@ pub fn resolve_spec(profile: Option<&str>, spec_toml: Option<&str>, overrides: &
     }
     let mut pairs = Vec::with_capacity(overrides.len());
     for o in overrides {
-        let (k, v) = o
-            .split_once('=')
-            .ok_or_else(|| to_py(Error::config(o.as_str(), "a profile override must look like key=value")))?;
+        let (k, v) = o.split_once('=').ok_or_else(|| to_py(Error::config(o.as_str(), "a profile override must look like key=value")))?;
         pairs.push((k.trim(), v.trim()));
     }
     Ok((name, apply_overrides(&spec, &pairs).py()?))
@@ -376,12 +376,9 @@ pub fn generate(
 
 fn column<'py, T: Element + Copy>(d: &Bound<'py, PyDict>, key: &str, n: Option<usize>) -> PyResult<Option<Vec<T>>> {
     let Some(obj) = d.get_item(key)? else { return Ok(None) };
-    let arr = obj.downcast::<PyArray1<T>>().map_err(|_| {
-        PyTypeError::new_err(format!(
-            "requests[{key:?}] must be a 1-D numpy array of {}",
-            std::any::type_name::<T>()
-        ))
-    })?;
+    let arr = obj
+        .downcast::<PyArray1<T>>()
+        .map_err(|_| PyTypeError::new_err(format!("requests[{key:?}] must be a 1-D numpy array of {}", std::any::type_name::<T>())))?;
     let v: Vec<T> = arr.readonly().as_array().iter().copied().collect();
     if let Some(n) = n {
         if v.len() != n {

@@ -26,7 +26,6 @@ from typing import Any, Optional
 
 from .. import _toml
 
-
 # Sections in the order `detour config` prints them.
 _SECTION_ORDER = ("name", "compat", "device", "scheduler", "ftl", "host", "write_buffer", "scheme", "run", "metrics")
 

@@ -10,7 +10,6 @@ as a table and the differences in meaning.
 from __future__ import annotations
 
 import math
-
 import os
 import xml.etree.ElementTree as ET
 from pathlib import Path

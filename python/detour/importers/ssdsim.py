@@ -63,7 +63,8 @@ def _parse(path: Path) -> dict:
 
 class _Reader:
     def __init__(self, path: Path, imp: Imported):
-        self.path, self.imp, self.keys, self.seen = path, imp, _parse(path), set()
+        self.path, self.imp, self.keys = path, imp, _parse(path)
+        self.seen: set[str] = set()
 
     def has(self, key: str) -> bool:
         return key in self.keys

@@ -55,7 +55,7 @@ class _FlowReader:
     def __init__(self, path: Path, el: ET.Element, prefix: str, imp: Imported):
         self.path, self.prefix, self.imp = path, prefix, imp
         self.keys = {c.tag: (c.text or "").strip() for c in el}
-        self.seen = set()
+        self.seen: set[str] = set()
 
     def label(self, key: str) -> str:
         return f"{self.prefix}/{key}"

@@ -18,10 +18,10 @@ from typing import Any, Callable, Dict, Iterable, List, Optional, Sequence
 
 import numpy as np
 
-from ..errors import ReproduceError  # noqa: F401  (re-exported: raised here)
+from .. import _toml
+from ..errors import ReproduceError  # re-exported: raised here
 from ..sweep import run_sweep
 from ..sweep.records import RUNS, write_atomic
-from .. import _toml
 from .verdict import Claim
 
 

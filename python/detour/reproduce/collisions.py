@@ -10,8 +10,8 @@ from typing import Dict, List
 import numpy as np
 
 from ..plots import _figure, labels
-from .base import Context, Run, Runs, Section, change, per_item, saturated, split_saturated
 from ..sweep.records import write_atomic
+from .base import Context, Run, Runs, Section, change, per_item, saturated, split_saturated
 
 TITLE = "Patterned read collisions: analysis and replication (rc-1..rc-8)"
 PAPER_FILE = "patterned-read-collisions.txt"
@@ -147,7 +147,7 @@ def _vol(by: Dict) -> List[str]:
 
 
 def rc1(by: Dict, rr8, desc: str, calibrated: bool = True) -> Section:
-    ok, sat = split_saturated(by, ("conventional",))
+    _ok, sat = split_saturated(by, ("conventional",))
     if saturated(rr8):
         sat.append("RR8")
     rows = []

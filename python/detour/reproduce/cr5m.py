@@ -11,7 +11,7 @@ from typing import Dict, List
 import numpy as np
 
 from ..plots import _figure, labels, scheme_style
-from .base import Context, grouped_bars, Runs, Section, change, mean, per_item, saturated
+from .base import Context, Runs, Section, change, grouped_bars, mean, per_item, saturated
 
 TITLE = "CR5M: channel RAID-5 with mirror chips (cr-1..cr-7)"
 PAPER_FILE = "cr5m-channel-raid5-mirroring.txt"

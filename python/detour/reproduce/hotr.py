@@ -9,7 +9,7 @@ from typing import Dict, List, Tuple
 import numpy as np
 
 from ..plots import _figure, labels
-from .base import Context, grouped_bars, Runs, Section, change, mean, nearest_rank, saturated, split_saturated
+from .base import Context, Runs, Section, change, grouped_bars, mean, nearest_rank, saturated, split_saturated
 
 TITLE = "HotR: hot read data replication (hr-1..hr-7)"
 PAPER_FILE = "hotr-hot-read-replication.txt"

@@ -9,7 +9,7 @@ from typing import Any, Dict, List, Optional
 import numpy as np
 
 from ..plots import _figure, grid, labels, scheme_style
-from .base import Context, grouped_bars, Run, Runs, Section, change, mean, nearest_rank, per_item, saturated
+from .base import Context, Run, Runs, Section, change, grouped_bars, mean, nearest_rank, per_item, saturated
 
 TITLE = "RR-SSD: content-popularity selective replication (rr-1..rr-12)"
 PAPER_FILE = "rr-ssd-content-popularity-replication.txt"

@@ -127,7 +127,7 @@ class Store:
         """Create the directory, take its lock (one sweep at a time), and
         remove what a killed sweep left half-written."""
         self.runs.mkdir(parents=True, exist_ok=True)
-        self._lock = open(self.out / ".lock", "w")
+        self._lock = open(self.out / ".lock", "w")  # noqa: SIM115 (held open for the sweep: it is the lock)
         try:
             # a POSIX lock: held by this process only, not by forked pool workers
             fcntl.lockf(self._lock, fcntl.LOCK_EX | fcntl.LOCK_NB)

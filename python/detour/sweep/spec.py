@@ -128,7 +128,7 @@ def _list(doc: dict, key: str, where: str, kinds: Tuple[type, ...]) -> list:
     if not isinstance(v, list):
         raise SweepError(f"{where}: '{key}' must be an array")
     for x in v:
-        if not isinstance(x, kinds) or isinstance(x, bool) and bool not in kinds:
+        if not isinstance(x, kinds) or (isinstance(x, bool) and bool not in kinds):
             raise SweepError(f"{where}: '{key}' has {x!r}; expected {' or '.join(k.__name__ for k in kinds)}")
     return v
 
@@ -198,7 +198,7 @@ def load(path: os.PathLike) -> Sweep:
     for k, v in grid.items():
         if not isinstance(v, list) or not v:
             raise SweepError(f"{where}: grid key '{k}' must be a non-empty array of values")
-    for k, v in list(fixed.items()) + [(k, x) for k, vs in grid.items() for x in vs]:
+    for _k, v in list(fixed.items()) + [(k, x) for k, vs in grid.items() for x in vs]:
         toml_value(v)  # a clear error for tables inside arrays etc.
     return Sweep(
         path=path,

@@ -32,9 +32,8 @@ impl ConfigBuilder {
     /// Merge a TOML document. A top-level `preset = "name"` first replaces
     /// everything so far with that preset.
     pub fn merge_toml_str(mut self, text: &str) -> Result<Self> {
-        let mut layer: Table = text
-            .parse()
-            .map_err(|e: toml::de::Error| Error::config("<toml>", e.message().to_string() + &span_note(text, &e)))?;
+        let mut layer: Table =
+            text.parse().map_err(|e: toml::de::Error| Error::config("<toml>", e.message().to_string() + &span_note(text, &e)))?;
         if let Some(p) = layer.remove("preset") {
             let name = p.as_str().ok_or_else(|| Error::config("preset", "must be a string"))?;
             self = Self::from_preset(name)?;
@@ -83,11 +82,7 @@ impl ConfigBuilder {
         let mut cur = &mut layer;
         let parts: Vec<&str> = key.split('.').collect();
         for part in &parts[..parts.len() - 1] {
-            cur = cur
-                .entry(part.to_string())
-                .or_insert_with(|| Value::Table(Table::new()))
-                .as_table_mut()
-                .expect("just inserted a table");
+            cur = cur.entry(part.to_string()).or_insert_with(|| Value::Table(Table::new())).as_table_mut().expect("just inserted a table");
         }
         cur.insert(parts[parts.len() - 1].to_string(), v);
         merge_layer(&mut self.table, layer);
@@ -97,9 +92,7 @@ impl ConfigBuilder {
     /// Apply `key=value` strings as given on a command line.
     pub fn set_all<'a>(mut self, pairs: impl IntoIterator<Item = &'a str>) -> Result<Self> {
         for pair in pairs {
-            let (k, v) = pair
-                .split_once('=')
-                .ok_or_else(|| Error::config(pair, "an override must look like key=value"))?;
+            let (k, v) = pair.split_once('=').ok_or_else(|| Error::config(pair, "an override must look like key=value"))?;
             self = self.set(k.trim(), v.trim())?;
         }
         Ok(self)
@@ -196,13 +189,7 @@ mod tests {
 
     #[test]
     fn set_overrides_and_types() {
-        let cfg = ConfigBuilder::new()
-            .set("device.channels", "4")
-            .unwrap()
-            .set("ftl.allocation", "dynamic")
-            .unwrap()
-            .build()
-            .unwrap();
+        let cfg = ConfigBuilder::new().set("device.channels", "4").unwrap().set("ftl.allocation", "dynamic").unwrap().build().unwrap();
         assert_eq!(cfg.device.channels, 4);
         assert_eq!(cfg.ftl.allocation, crate::config::Allocation::Dynamic);
     }
@@ -218,11 +205,7 @@ mod tests {
         let cfg = ConfigBuilder::new().set("device.flash.cell", "qlc").unwrap().build().unwrap();
         let qlc = presets::cell_timing(CellType::Qlc).unwrap();
         assert_eq!(cfg.device.flash.program_us, qlc.program_us);
-        let cfg = ConfigBuilder::new()
-            .merge_toml_str("[device.flash]\ncell = \"slc\"\nread_us = 99.0\n")
-            .unwrap()
-            .build()
-            .unwrap();
+        let cfg = ConfigBuilder::new().merge_toml_str("[device.flash]\ncell = \"slc\"\nread_us = 99.0\n").unwrap().build().unwrap();
         assert_eq!(cfg.device.flash.read_us, 99.0);
         assert_eq!(cfg.device.flash.program_us, presets::cell_timing(CellType::Slc).unwrap().program_us);
     }

@@ -99,7 +99,11 @@ impl Compat {
             s("scheduler.multiplane_reads", "true", "Detour's default"),
             s("scheduler.multiplane_same_page", "false", "Detour's default: any free plane joins a batch"),
             s("scheduler.suspension", "false", "Detour's default"),
-            s("ftl.pending_reads_from_flash", "false", "Detour's default: a read of a page being programmed is served from the write buffer"),
+            s(
+                "ftl.pending_reads_from_flash",
+                "false",
+                "Detour's default: a read of a page being programmed is served from the write buffer",
+            ),
             s("scheduler.suspend_min_remaining_us", "0", "Detour's default"),
             s("host.link_gbps", "0", "Detour's default: the host link takes no time"),
         ];

@@ -119,7 +119,12 @@ impl FlowConfig {
     /// Ranges of one flow, `i` its position (keys read `flows[i].bs`).
     pub fn validate(&self, i: usize) -> Result<()> {
         let key = |k: &str| format!("flows[{i}].{k}");
-        ensure_config!((512..=1 << 24).contains(&self.bs) && self.bs % 512 == 0, key("bs"), "{} is out of range; valid: a multiple of 512 in 512..=16777216", self.bs);
+        ensure_config!(
+            (512..=1 << 24).contains(&self.bs) && self.bs % 512 == 0,
+            key("bs"),
+            "{} is out of range; valid: a multiple of 512 in 512..=16777216",
+            self.bs
+        );
         ensure_config!((1..=65536).contains(&self.iodepth), key("iodepth"), "{} is out of range; valid: 1..=65536", self.iodepth);
         ensure_config!((1..=4096).contains(&self.numjobs), key("numjobs"), "{} is out of range; valid: 1..=4096", self.numjobs);
         let f = |v: f64, hi: f64| v.is_finite() && (0.0..=hi).contains(&v);
@@ -130,9 +135,25 @@ impl FlowConfig {
         ensure_config!(self.trace.is_empty() || self.profile.is_empty(), key("profile"), "give a flow a trace or a profile, not both");
         ensure_config!(self.profile_set.is_empty() || !self.profile.is_empty(), key("profile_set"), "needs a profile");
         // Without a limit a closed loop never ends.
-        ensure_config!(self.is_open() || self.runtime_s > 0.0 || self.ios > 0, key("runtime_s"), "a flow needs runtime_s > 0 or ios > 0 (a closed loop without either never ends)");
-        ensure_config!(self.offset_bytes % self.bs as u64 == 0, key("offset_bytes"), "{} is not a multiple of bs ({})", self.offset_bytes, self.bs);
-        ensure_config!(self.size_bytes == 0 || self.size_bytes >= self.bs as u64, key("size_bytes"), "{} is smaller than bs ({}); 0 = to the end of the logical space", self.size_bytes, self.bs);
+        ensure_config!(
+            self.is_open() || self.runtime_s > 0.0 || self.ios > 0,
+            key("runtime_s"),
+            "a flow needs runtime_s > 0 or ios > 0 (a closed loop without either never ends)"
+        );
+        ensure_config!(
+            self.offset_bytes % self.bs as u64 == 0,
+            key("offset_bytes"),
+            "{} is not a multiple of bs ({})",
+            self.offset_bytes,
+            self.bs
+        );
+        ensure_config!(
+            self.size_bytes == 0 || self.size_bytes >= self.bs as u64,
+            key("size_bytes"),
+            "{} is smaller than bs ({}); 0 = to the end of the logical space",
+            self.size_bytes,
+            self.bs
+        );
         Ok(())
     }
 
@@ -140,9 +161,19 @@ impl FlowConfig {
     /// of `logical` bytes, or an error naming the key that does not fit.
     pub fn region(&self, i: usize, logical: u64) -> Result<(u64, u64)> {
         let bs = self.bs as u64;
-        ensure_config!(self.offset_bytes + bs <= logical, format!("flows[{i}].offset_bytes"), "{} leaves no block of {bs} bytes in the logical space ({logical} bytes)", self.offset_bytes);
+        ensure_config!(
+            self.offset_bytes + bs <= logical,
+            format!("flows[{i}].offset_bytes"),
+            "{} leaves no block of {bs} bytes in the logical space ({logical} bytes)",
+            self.offset_bytes
+        );
         let size = if self.size_bytes == 0 { logical - self.offset_bytes } else { self.size_bytes };
-        ensure_config!(self.offset_bytes + size <= logical, format!("flows[{i}].size_bytes"), "{size} bytes from offset {} run past the logical space ({logical} bytes)", self.offset_bytes);
+        ensure_config!(
+            self.offset_bytes + size <= logical,
+            format!("flows[{i}].size_bytes"),
+            "{size} bytes from offset {} run past the logical space ({logical} bytes)",
+            self.offset_bytes
+        );
         Ok((self.offset_bytes, size / bs))
     }
 

@@ -17,8 +17,8 @@ mod tests;
 mod validate;
 pub(crate) use validate::{in_range_f, in_range_u};
 
-pub use builder::ConfigBuilder;
 pub use crate::device::AllocOrder;
+pub use builder::ConfigBuilder;
 pub use compat::Compat;
 pub use flows::{FlowConfig, RwMode};
 pub use ftl::{Allocation, FtlConfig, GcPolicy, MappingKind, PreconditionConfig, PreconditionSpan, WearLeveling};
@@ -217,7 +217,14 @@ impl Default for SchedulerConfig {
 
 impl Default for HostConfig {
     fn default() -> Self {
-        HostConfig { queue_depth: 0, time_scale: 1.0, warmup_requests: 0, address: AddressMode::Fold, write_ack: WriteAck::Program, link_gbps: 0.0 }
+        HostConfig {
+            queue_depth: 0,
+            time_scale: 1.0,
+            warmup_requests: 0,
+            address: AddressMode::Fold,
+            write_ack: WriteAck::Program,
+            link_gbps: 0.0,
+        }
     }
 }
 

@@ -121,14 +121,40 @@ impl Config {
     /// The relations between the timing-model settings.
     pub(super) fn validate_model(&self) -> Result<()> {
         let g = self.host.link_gbps;
-        ensure_config!(g.is_finite() && (0.0..=10_000.0).contains(&g), "host.link_gbps", "{g} is out of range; valid: 0 (no link time)..=10000");
+        ensure_config!(
+            g.is_finite() && (0.0..=10_000.0).contains(&g),
+            "host.link_gbps",
+            "{g} is out of range; valid: 0 (no link time)..=10000"
+        );
         let b = &self.write_buffer;
-        ensure_config!(!(b.pages > 0 && b.size_mib > 0.0), "write_buffer.size_mib", "give the capacity once: pages ({}) or size_mib ({}), not both", b.pages, b.size_mib);
-        ensure_config!(b.size_mib.is_finite() && (0.0..=1_048_576.0).contains(&b.size_mib), "write_buffer.size_mib", "{} is out of range; valid: 0..=1048576", b.size_mib);
+        ensure_config!(
+            !(b.pages > 0 && b.size_mib > 0.0),
+            "write_buffer.size_mib",
+            "give the capacity once: pages ({}) or size_mib ({}), not both",
+            b.pages,
+            b.size_mib
+        );
+        ensure_config!(
+            b.size_mib.is_finite() && (0.0..=1_048_576.0).contains(&b.size_mib),
+            "write_buffer.size_mib",
+            "{} is out of range; valid: 0..=1048576",
+            b.size_mib
+        );
         ensure_config!(b.pages <= 1 << 32, "write_buffer.pages", "{} is out of range; valid: 0..=4294967296", b.pages);
-        ensure_config!(b.flush_at.is_finite() && (0.0..=1.0).contains(&b.flush_at), "write_buffer.flush_at", "{} is out of range; valid: 0..=1", b.flush_at);
+        ensure_config!(
+            b.flush_at.is_finite() && (0.0..=1.0).contains(&b.flush_at),
+            "write_buffer.flush_at",
+            "{} is out of range; valid: 0..=1",
+            b.flush_at
+        );
         let cap = b.capacity(self.device.page_size);
-        ensure_config!(b.size_mib == 0.0 || cap > 0, "write_buffer.size_mib", "{} MiB holds no {}-byte page", b.size_mib, self.device.page_size);
+        ensure_config!(
+            b.size_mib == 0.0 || cap > 0,
+            "write_buffer.size_mib",
+            "{} MiB holds no {}-byte page",
+            b.size_mib,
+            self.device.page_size
+        );
         match self.host.write_ack {
             WriteAck::Buffer => {
                 ensure_config!(cap > 0, "host.write_ack", "`buffer` needs a write buffer: set write_buffer.size_mib or write_buffer.pages");

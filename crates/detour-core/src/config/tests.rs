@@ -51,7 +51,9 @@ fn the_order_is_read_and_written_as_its_letters() {
         assert_eq!(Config::from_toml_str(&text).unwrap(), cfg);
     }
     assert_eq!(build("ftl.order", "pdwc").unwrap().ftl.order, build("ftl.order", "PDWC").unwrap().ftl.order);
-    for (bad, why) in [("CWD", "not four letters"), ("CCDP", "repeats a letter"), ("CWDX", "other than C, W, D, P"), ("4", "permutation of C, W, D, P")] {
+    for (bad, why) in
+        [("CWD", "not four letters"), ("CCDP", "repeats a letter"), ("CWDX", "other than C, W, D, P"), ("4", "permutation of C, W, D, P")]
+    {
         let e = build("ftl.order", bad).unwrap_err().to_string();
         assert!(e.contains("ftl.order") && e.contains(why), "{bad}: {e}");
     }

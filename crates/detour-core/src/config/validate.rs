@@ -45,7 +45,12 @@ impl Config {
         in_range_u("device.page_size", d.page_size as u64, 512, 1 << 20)?;
         // Pages hold whole sectors and flash pages come in powers of two;
         // 3000 B would split sectors across pages.
-        ensure_config!(d.page_size.is_power_of_two(), "device.page_size", "{} is not a power of two (512, 1024, ..., 1048576)", d.page_size);
+        ensure_config!(
+            d.page_size.is_power_of_two(),
+            "device.page_size",
+            "{} is not a power of two (512, 1024, ..., 1048576)",
+            d.page_size
+        );
         in_range_f("device.overprovisioning", d.overprovisioning, 0.0, 0.9)?;
         positive_f("device.flash.read_us", d.flash.read_us, 1e6)?;
         positive_f("device.flash.program_us", d.flash.program_us, 1e6)?;

@@ -23,6 +23,9 @@ impl Divisor {
     pub fn new(d: u32) -> Divisor {
         Divisor { d, shift: d.trailing_zeros(), pow2: d.is_power_of_two() }
     }
+    // Named for what they compute on `x`; `std::ops::Div` would read backwards
+    // (a u32 divided by a Divisor) for no gain.
+    #[allow(clippy::should_implement_trait)]
     #[inline(always)]
     pub fn div(self, x: u32) -> u32 {
         if self.pow2 {
@@ -31,6 +34,7 @@ impl Divisor {
             x / self.d
         }
     }
+    #[allow(clippy::should_implement_trait)] // as `div` above
     #[inline(always)]
     pub fn rem(self, x: u32) -> u32 {
         if self.pow2 {

@@ -499,12 +499,7 @@ mod tests {
         let order: Vec<_> = std::iter::from_fn(|| q.pop()).collect();
         assert_eq!(
             order,
-            vec![
-                (far - 1, Event::TransferDone(4)),
-                (far, Event::TransferDone(1)),
-                (far, Event::Arrival),
-                (far, Event::TransferDone(3)),
-            ]
+            vec![(far - 1, Event::TransferDone(4)), (far, Event::TransferDone(1)), (far, Event::Arrival), (far, Event::TransferDone(3)),]
         );
     }
 

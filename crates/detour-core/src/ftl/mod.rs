@@ -155,11 +155,7 @@ impl Ftl {
         let total = geo.total_pages() as u64;
         let bpp = geo.blocks_per_plane;
         let planes = (0..geo.planes())
-            .map(|p| PlaneInfo {
-                free: free_order(p, bpp).collect(),
-                write_points: [NO_PAGE; alloc::STREAMS],
-                gc_active: false,
-            })
+            .map(|p| PlaneInfo { free: free_order(p, bpp).collect(), write_points: [NO_PAGE; alloc::STREAMS], gc_active: false })
             .collect();
         let gc_free_blocks = ((cfg.ftl.gc_threshold * bpp as f64).ceil() as u32).max(GC_RESERVE + 1);
         Ok(Ftl {
@@ -309,7 +305,16 @@ impl Ftl {
         debug_assert_eq!(b.valid, 0, "erasing block {block} with live pages");
         // Pins survive: a read a (buggy) scheme planned onto the block after
         // the erase was issued still holds one, and finds no data.
-        *b = BlockInfo { valid: 0, erases: b.erases + 1, next: 0, pins: b.pins, pending: 0, state: BlockState::Free, erase_ready: false, map: false };
+        *b = BlockInfo {
+            valid: 0,
+            erases: b.erases + 1,
+            next: 0,
+            pins: b.pins,
+            pending: 0,
+            state: BlockState::Free,
+            erase_ready: false,
+            map: false,
+        };
         self.stats.erases += 1;
         let plane = self.geo.plane_of_block(block) as usize;
         self.planes[plane].free.push_back(block);

@@ -241,6 +241,8 @@ impl CollisionTracker {
 
     /// Every pair with its count, most repeated first (ties by LPNs).
     pub fn pair_counts(&self) -> Vec<PairCount> {
+        // Sorted just below by count, then LPNs: the map's order never reaches a result.
+        #[allow(clippy::disallowed_methods)]
         let mut v: Vec<PairCount> = self.pairs.iter().map(|(&(a, b), &count)| PairCount { lpn_a: a, lpn_b: b, count }).collect();
         v.sort_unstable_by(|x, y| y.count.cmp(&x.count).then((x.lpn_a, x.lpn_b).cmp(&(y.lpn_a, y.lpn_b))));
         v

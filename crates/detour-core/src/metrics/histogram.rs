@@ -141,7 +141,11 @@ mod tests {
         let (mut a, mut b, mut both) = (LogHistogram::default(), LogHistogram::default(), LogHistogram::default());
         for i in 0..3000u64 {
             let v = i * i * 7919 % 10_000_000;
-            if i % 3 == 0 { a.record(v) } else { b.record(v) }
+            if i % 3 == 0 {
+                a.record(v)
+            } else {
+                b.record(v)
+            }
             both.record(v);
         }
         a.merge(&b);

@@ -13,8 +13,8 @@ pub mod probe;
 pub mod stream;
 pub mod warnings;
 
-pub use collisions::{CollisionSummary, CollisionTracker, PairCount};
 pub use buffer::WriteBufferSummary;
+pub use collisions::{CollisionSummary, CollisionTracker, PairCount};
 pub use columns::RequestColumns;
 pub use flows::{FlowKind, FlowSummary, FlowTally};
 pub use percentile::{nearest_rank, rsd, LatencyStats};

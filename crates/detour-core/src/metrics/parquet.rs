@@ -98,6 +98,8 @@ impl Batch {
     }
 }
 
+// One message per batch of rows, moved once into the channel: boxing would add an allocation each.
+#[allow(clippy::large_enum_variant)]
 enum Msg {
     Rows(Batch),
     /// Key-value metadata for the footer; then the file is complete.
@@ -219,12 +221,7 @@ fn pq_err(path: &Path, e: parquet::errors::ParquetError) -> Error {
     io_err(path, e)
 }
 
-fn write_all(
-    mut w: SerializedFileWriter<BufWriter<File>>,
-    msgs: impl Iterator<Item = Msg>,
-    dest: &Path,
-    tmp: &Path,
-) -> Result<()> {
+fn write_all(mut w: SerializedFileWriter<BufWriter<File>>, msgs: impl Iterator<Item = Msg>, dest: &Path, tmp: &Path) -> Result<()> {
     let err = |e| pq_err(dest, e);
     for m in msgs {
         match m {

@@ -220,7 +220,6 @@ impl LatencyStats {
     }
 }
 
-
 /// Mean and relative standard deviation (std / mean) of counts.
 pub fn rsd(values: &[u64]) -> (f64, f64) {
     if values.is_empty() {

@@ -128,11 +128,8 @@ impl Probe {
             // With the chip as service unit every die carries the chip's state.
             let q = if self.unit_dies > 1 { s.die_queue[dies.start] } else { s.die_queue[dies.clone()].iter().sum() };
             let first = c as u32 * self.dies_per_chip;
-            let host = if self.unit_dies > 1 {
-                unit(first).host_occ
-            } else {
-                (first..first + self.dies_per_chip).map(|d| unit(d).host_occ).sum()
-            };
+            let host =
+                if self.unit_dies > 1 { unit(first).host_occ } else { (first..first + self.dies_per_chip).map(|d| unit(d).host_occ).sum() };
             s.chip_host_queue.push(host);
             let busy = s.die_busy[dies].iter().map(|&b| b as u32).sum::<u32>();
             s.chip_queue.push(q);

@@ -39,6 +39,8 @@ impl Row {
 }
 
 /// Where rows go once they leave the window.
+// One per run: boxing the Parquet sink would save nothing worth an indirection.
+#[allow(clippy::large_enum_variant)]
 pub enum RequestSink {
     /// Into `RequestColumns` (returned in `RunResult::requests`).
     Memory,
@@ -85,7 +87,8 @@ impl RequestLog {
         let Some(row) = i.checked_sub(self.base).and_then(|k| self.window.get_mut(k as usize)) else {
             return Err(Error::Sim(format!("request {i} completed twice, or before it arrived")));
         };
-        (row.latency_ns, row.bus_ns, row.array_ns, row.delay_ns, row.lost, row.done) = (latency, sat(bus), sat(array), sat(delay), lost, true);
+        (row.latency_ns, row.bus_ns, row.array_ns, row.delay_ns, row.lost, row.done) =
+            (latency, sat(bus), sat(array), sat(delay), lost, true);
         while self.window.front().is_some_and(|r| r.done) {
             if let Some(row) = self.window.pop_front() {
                 self.base += 1;

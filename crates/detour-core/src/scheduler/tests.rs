@@ -61,7 +61,8 @@ fn run(s: &mut Scheduler, q: &mut EventQueue) -> Vec<(Time, u32)> {
 #[test]
 fn reads_overtake_queued_writes_with_read_priority() {
     let (mut s, mut q) = setup(true);
-    for (k, c, tag) in [(OpKind::Program, Class::HostWrite, 1), (OpKind::Program, Class::HostWrite, 2), (OpKind::Read, Class::HostRead, 3)] {
+    for (k, c, tag) in [(OpKind::Program, Class::HostWrite, 1), (OpKind::Program, Class::HostWrite, 2), (OpKind::Read, Class::HostRead, 3)]
+    {
         let id = s.ops.insert(op(k, c, tag));
         s.submit(id, &mut q);
     }

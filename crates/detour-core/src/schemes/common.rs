@@ -2,10 +2,10 @@
 
 use super::{Plan, PlannedOp, Stall};
 use crate::device::Geometry;
-use crate::ftl::{Ftl, Stream};
-use crate::scheduler::{Class, LoadView};
 use crate::device::OpKind;
+use crate::ftl::{Ftl, Stream};
 use crate::scheduler::flags;
+use crate::scheduler::{Class, LoadView};
 use crate::schemes::OpDone;
 use crate::types::{Lpn, Owner, Ppn, Time, Token, NO_PAGE};
 use rand_chacha::ChaCha8Rng;
@@ -117,7 +117,8 @@ pub fn apply_instantly(plan: &mut Plan, ctx: &mut Ctx, on_complete: &mut dyn FnM
             }
         };
         let lpn = plan.groups.get(op.group as usize).map_or(0, |g| g.lpn);
-        let done = OpDone { kind: op.kind, class: op.class, ppn: op.ppn, owner: op.owner, token, tag: op.tag, lpn, host: false, failed: false };
+        let done =
+            OpDone { kind: op.kind, class: op.class, ppn: op.ppn, owner: op.owner, token, tag: op.tag, lpn, host: false, failed: false };
         on_complete(&done, ctx);
     }
 }

@@ -29,11 +29,11 @@ pub use common::Ctx;
 pub use conventional::Conventional;
 pub use dedup::{Dedup, DedupConfig, Mode as DedupMode, Placement, ReplicationIo};
 pub use hotr::{HotR, HotrConfig, Staging};
-pub use rails::{Rails, RailsConfig};
+pub use plan::{GroupSpec, Plan, PlannedOp};
 pub use raid::{FailUnit, MirrorChannel, MirrorWrite, RaidConfig};
+pub use rails::{Rails, RailsConfig};
 pub use registry::{SchemeEntry, SchemeSection};
 pub use ttflash::{StripeUnit, TtFlash, TtflashConfig};
-pub use plan::{GroupSpec, Plan, PlannedOp};
 
 use crate::device::{Geometry, OpKind};
 use crate::scheduler::Class;

@@ -77,9 +77,10 @@ impl Simulation {
         plan.clear();
         for &from in &pages {
             let owner = self.ftl.owner(from);
-            let to = self.ftl.alloc(plane, stream, owner).ok_or_else(|| {
-                Error::Sim(format!("GC on plane {plane} found no free page for its copies (reserve exhausted)"))
-            })?;
+            let to = self
+                .ftl
+                .alloc(plane, stream, owner)
+                .ok_or_else(|| Error::Sim(format!("GC on plane {plane} found no free page for its copies (reserve exhausted)")))?;
             // The owner's bits only label the group: a GC group is neither
             // checked nor reported to the scheme.
             let g = plan.group(owner.index(), false);

@@ -28,16 +28,18 @@
 use super::txn::HostIo;
 use super::Simulation;
 use crate::config::Config;
+use crate::config::FlowConfig;
 use crate::engine::Event;
 use crate::ensure_config;
 use crate::error::{Error, Result};
 use crate::metrics::{FlowKind, FlowSummary, FlowTally};
 use crate::types::NS_PER_US;
-use crate::config::FlowConfig;
 use crate::workload::job::JobStream;
 use crate::workload::{profiles, reader, Request};
 
 /// Where a stream's requests come from.
+// One per stream, few per run: boxing the job would add an indirection for no memory to speak of.
+#[allow(clippy::large_enum_variant)]
 enum Source {
     /// A closed-loop job: requests drawn when a slot frees up.
     Job(JobStream),
@@ -91,13 +93,29 @@ impl ClosedLoop {
             if f.is_open() {
                 flows.push(FlowTally::new(f.label(i), FlowKind::Open, 0, 1));
                 let src = Source::Open { reqs: open_source(f, i)?, next: None, last: 0 };
-                streams.push(Stream { flow: i + 1, src, issued: 0, ios: u64::MAX, stop_ns: u64::MAX, think_ns: 0, ramp_ns: ns(f.ramp_s), iodepth: 0, done: false });
+                streams.push(Stream {
+                    flow: i + 1,
+                    src,
+                    issued: 0,
+                    ios: u64::MAX,
+                    stop_ns: u64::MAX,
+                    think_ns: 0,
+                    ramp_ns: ns(f.ramp_s),
+                    iodepth: 0,
+                    done: false,
+                });
             } else {
                 flows.push(FlowTally::new(f.label(i), FlowKind::Closed, f.iodepth, f.numjobs));
                 streams.extend(job_streams(cfg, i, logical, needs_content)?);
             }
         }
-        ensure_config!(streams.len() < u16::MAX as usize, "flows", "{} streams in all (numjobs summed); at most {}", streams.len(), u16::MAX - 1);
+        ensure_config!(
+            streams.len() < u16::MAX as usize,
+            "flows",
+            "{} streams in all (numjobs summed); at most {}",
+            streams.len(),
+            u16::MAX - 1
+        );
         Ok(Some(Box::new(ClosedLoop { live: streams.len(), streams, flows })))
     }
 

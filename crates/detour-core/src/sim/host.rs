@@ -6,8 +6,8 @@
 use super::txn::{HostIo, TxnKind};
 use super::{mark_written, Simulation};
 use crate::engine::Event;
-use crate::schemes::Plan;
 use crate::error::{Error, Result};
+use crate::schemes::Plan;
 use crate::types::{mix64, page_token, IoKind, Lpn, Token};
 use crate::workload::Request;
 
@@ -56,7 +56,11 @@ impl Simulation {
         let scale = self.cfg.host.time_scale;
         let arrival = if scale == 1.0 { r.time_ns } else { (r.time_ns as f64 * scale).round() as u64 };
         if arrival < self.last_arrival {
-            return Err(Error::trace(&self.source, r.line, format!("arrival time {} ns is before the previous request's ({} ns)", arrival, self.last_arrival)));
+            return Err(Error::trace(
+                &self.source,
+                r.line,
+                format!("arrival time {} ns is before the previous request's ({} ns)", arrival, self.last_arrival),
+            ));
         }
         self.last_arrival = arrival;
         io.arrival = arrival;
@@ -140,6 +144,8 @@ impl Simulation {
         self.outstanding += 1;
         let t = self.txns.alloc(TxnKind::Host { req: io.req });
         self.txns.get_mut(t).io = io;
+        // Written as the two cases that need no translation first: a DRAM map, a write the buffer takes.
+        #[allow(clippy::nonminimal_bool)]
         if !self.ftl.mapping.is_dram() && !(io.write && self.wbuf.is_some()) && self.translate(t)? {
             return self.after_plan(t);
         }

@@ -54,12 +54,14 @@ impl Simulation {
             PreconditionSpan::Footprint => {
                 let bytes = match self.footprint_bytes.or(self.flows_footprint()?) {
                     Some(b) => b,
-                    None => return Err(Error::config(
-                        "ftl.precondition.span",
-                        "\"footprint\" needs the workload's footprint before the run: `detour run` and the Python API \
+                    None => {
+                        return Err(Error::config(
+                            "ftl.precondition.span",
+                            "\"footprint\" needs the workload's footprint before the run: `detour run` and the Python API \
                          find it (reading a trace once more), closed-loop flows have it (their regions); a caller of \
                          the library gives it with Simulation::set_footprint. Or use \"device\"",
-                    )),
+                        ))
+                    }
                 };
                 bytes.div_ceil(self.cfg.device.page_size as u64).min(logical as u64) as u32
             }
@@ -137,7 +139,14 @@ impl Simulation {
     /// of equal size: one pass of every LPN would leave each block written
     /// before it wholly stale, and GC would then only erase, never move a
     /// page. With `floor`, stop once the free blocks are down to it.
-    fn overwrite(&mut self, key: &'static str, valid: u32, mut overwrites: u64, floor: Option<u64>, report: &mut impl FnMut(u64, u64) -> Result<()>) -> Result<()> {
+    fn overwrite(
+        &mut self,
+        key: &'static str,
+        valid: u32,
+        mut overwrites: u64,
+        floor: Option<u64>,
+        report: &mut impl FnMut(u64, u64) -> Result<()>,
+    ) -> Result<()> {
         let passes = overwrites.div_ceil(valid.max(1) as u64).max(1);
         let per_pass = overwrites.div_ceil(passes);
         let stop = |f: &Ftl| floor.is_some_and(|floor| f.free_blocks_total() <= floor);

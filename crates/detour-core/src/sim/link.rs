@@ -28,12 +28,15 @@ impl HostLink {
     }
 
     /// How long until a write's `bytes` have reached the device.
+    // `to_` names the direction of the transfer here, not a conversion.
+    #[allow(clippy::wrong_self_convention)]
     pub(super) fn to_device(&mut self, now: Time, bytes: u32) -> Time {
         let ns = self.ns(bytes);
         Self::take(&mut self.down_free, now, ns)
     }
 
     /// How long until a read's `bytes` have reached the host.
+    #[allow(clippy::wrong_self_convention)] // as `to_device` above
     pub(super) fn to_host(&mut self, now: Time, bytes: u32) -> Time {
         let ns = self.ns(bytes);
         Self::take(&mut self.up_free, now, ns)

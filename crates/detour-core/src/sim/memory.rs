@@ -43,7 +43,10 @@ fn address_space_left() -> Option<u64> {
     let pages: u64 = statm.split_whitespace().next()?.parse().ok()?;
     // SAFETY: sysconf has no preconditions.
     let page = unsafe { libc::sysconf(libc::_SC_PAGESIZE) }.max(4096) as u64;
-    Some((lim.rlim_cur as u64).saturating_sub(pages * page))
+    // rlim_t is u64 on 64-bit Linux but 32 bits wide on some 32-bit targets.
+    #[allow(clippy::unnecessary_cast)]
+    let cur = lim.rlim_cur as u64;
+    Some(cur.saturating_sub(pages * page))
 }
 
 #[cfg(not(target_os = "linux"))]

@@ -264,12 +264,7 @@ impl Simulation {
     /// Run `workload` to completion. `source` names it in error messages.
     /// The per-request rows are kept in memory (`RunResult::requests`)
     /// unless `run.record_requests = false`.
-    pub fn run(
-        self,
-        workload: &mut dyn Iterator<Item = Result<Request>>,
-        source: &str,
-        progress: &mut dyn Progress,
-    ) -> Result<RunResult> {
+    pub fn run(self, workload: &mut dyn Iterator<Item = Result<Request>>, source: &str, progress: &mut dyn Progress) -> Result<RunResult> {
         let sink = if self.cfg.run.record_requests { RequestSink::Memory } else { RequestSink::Discard };
         self.run_with_sink(workload, source, progress, sink)
     }
@@ -425,7 +420,15 @@ impl Simulation {
         s.probe = probe.as_ref().map(|(_, p)| p.clone());
         let timeseries = probe.map(|(t, _)| t);
         let inert = registry::inert_keys(&self.cfg);
-        let facts = metrics::warnings::RunFacts { cfg: &self.cfg, geo: &self.geo, shape: &self.log.tally().shape, die_busy_ns: &busy, channel_busy_ns: &channels, end_ns: self.q.now(), inert: &inert };
+        let facts = metrics::warnings::RunFacts {
+            cfg: &self.cfg,
+            geo: &self.geo,
+            shape: &self.log.tally().shape,
+            die_busy_ns: &busy,
+            channel_busy_ns: &channels,
+            end_ns: self.q.now(),
+            inert: &inert,
+        };
         s.warnings = metrics::warnings::collect(&s, &facts);
         let (requests, parquet) = self.log.into_parts();
         if let Some(p) = parquet {

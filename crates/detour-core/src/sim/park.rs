@@ -246,10 +246,12 @@ impl Simulation {
     /// Every group of `sig` has a pair with room: a waiter blocked by it,
     /// planned again now, could get further.
     fn is_open(&self, sig: &[u32]) -> bool {
-        groups(sig).all(|g| g.iter().any(|&x| {
-            let (plane, stream) = pair_of(x);
-            self.ftl.can_alloc_stream(plane, stream)
-        }))
+        groups(sig).all(|g| {
+            g.iter().any(|&x| {
+                let (plane, stream) = pair_of(x);
+                self.ftl.can_alloc_stream(plane, stream)
+            })
+        })
     }
 
     /// An erase on `plane` ended: plan again, in the order they first

@@ -62,18 +62,7 @@ pub struct GroupState {
 
 impl Default for GroupState {
     fn default() -> Self {
-        GroupState {
-            lpn: 0,
-            check: false,
-            expect: 0,
-            acc: 0,
-            stage: 0,
-            pending: 0,
-            head: NO_OP,
-            tail: NO_OP,
-            bus_ns: 0,
-            array_ns: 0,
-        }
+        GroupState { lpn: 0, check: false, expect: 0, acc: 0, stage: 0, pending: 0, head: NO_OP, tail: NO_OP, bus_ns: 0, array_ns: 0 }
     }
 }
 
@@ -193,5 +182,4 @@ impl Txns {
     pub fn get_mut(&mut self, id: u32) -> &mut Txn {
         &mut self.slots[id as usize]
     }
-
 }

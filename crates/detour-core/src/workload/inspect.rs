@@ -130,20 +130,12 @@ impl Accumulator {
             size_histogram: self
                 .sizes
                 .into_iter()
-                .map(|(max_bytes, count)| SizeBucket {
-                    label: binary_label(max_bytes),
-                    max_bytes,
-                    count,
-                })
+                .map(|(max_bytes, count)| SizeBucket { label: binary_label(max_bytes), max_bytes, count })
                 .collect(),
             footprint_pages,
             footprint_bytes: footprint_pages * PAGE,
             duration_s,
-            rate_per_s: if duration_ns == 0 {
-                0.0
-            } else {
-                requests as f64 / duration_s
-            },
+            rate_per_s: if duration_ns == 0 { 0.0 } else { requests as f64 / duration_s },
             volumes: self.volumes.into_iter().collect(),
             skipped_malformed: stream.skipped_malformed(),
             clamped: stream.clamped(),
@@ -202,11 +194,7 @@ mod tests {
     use crate::workload::reader::{open_trace_reader, TraceOptions};
 
     fn stats(text: &str) -> TraceStats {
-        let s = open_trace_reader(
-            "t",
-            std::io::Cursor::new(text.as_bytes().to_vec()),
-            &TraceOptions::default(),
-        );
+        let s = open_trace_reader("t", std::io::Cursor::new(text.as_bytes().to_vec()), &TraceOptions::default());
         inspect(s.unwrap()).unwrap()
     }
 
@@ -220,11 +208,7 @@ mod tests {
         assert_eq!((s.footprint_pages, s.footprint_bytes), (3, 3 * 4096));
         assert_eq!((s.duration_s, s.rate_per_s), (1.0, 3.0));
         assert_eq!(s.volumes, vec![0, 1]);
-        let labels: Vec<(&str, u64)> = s
-            .size_histogram
-            .iter()
-            .map(|b| (b.label.as_str(), b.count))
-            .collect();
+        let labels: Vec<(&str, u64)> = s.size_histogram.iter().map(|b| (b.label.as_str(), b.count)).collect();
         assert_eq!(labels, vec![("512B", 1), ("4KiB", 1), ("8KiB", 1)]);
         assert!((s.read_ratio - 1.0 / 3.0).abs() < 1e-12);
     }
@@ -261,9 +245,6 @@ mod tests {
     #[test]
     fn serialises_to_json() {
         let json = serde_json::to_string(&stats("0 0 0 8 1\n")).unwrap();
-        assert!(
-            json.contains("\"format\":\"mqsim\"") && json.contains("\"footprint_pages\":1"),
-            "{json}"
-        );
+        assert!(json.contains("\"format\":\"mqsim\"") && json.contains("\"footprint_pages\":1"), "{json}");
     }
 }

@@ -65,11 +65,7 @@ impl JobStream {
             self.cursor = (b + 1) % self.blocks;
             b
         };
-        JobIo {
-            kind: if read { IoKind::Read } else { IoKind::Write },
-            offset: self.start + block * self.bs,
-            size: self.bs as u32,
-        }
+        JobIo { kind: if read { IoKind::Read } else { IoKind::Write }, offset: self.start + block * self.bs, size: self.bs as u32 }
     }
 }
 

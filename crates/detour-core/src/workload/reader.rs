@@ -102,17 +102,8 @@ pub fn open_trace(path: &Path, opts: &TraceOptions) -> Result<TraceStream> {
 /// Read a trace from any reader (in-memory bytes, a pipe); `name` stands for
 /// the file name in errors. `'static + Send` so the stream can be boxed and
 /// moved to another thread (the Python bindings need both).
-pub fn open_trace_reader<R: Read + Send + 'static>(
-    name: &str,
-    reader: R,
-    opts: &TraceOptions,
-) -> Result<TraceStream> {
-    TraceStream::new(
-        name.to_string(),
-        PathBuf::from(name),
-        Box::new(reader),
-        opts,
-    )
+pub fn open_trace_reader<R: Read + Send + 'static>(name: &str, reader: R, opts: &TraceOptions) -> Result<TraceStream> {
+    TraceStream::new(name.to_string(), PathBuf::from(name), Box::new(reader), opts)
 }
 
 /// An iterator of the requests of one trace, in file order.
@@ -148,19 +139,13 @@ pub struct TraceStream {
 }
 
 impl TraceStream {
-    fn new(
-        name: String,
-        path: PathBuf,
-        reader: Box<dyn Read + Send>,
-        opts: &TraceOptions,
-    ) -> Result<Self> {
+    fn new(name: String, path: PathBuf, reader: Box<dyn Read + Send>, opts: &TraceOptions) -> Result<Self> {
         let mut lines = Lines::new(input::decompress(reader).map_err(|e| Error::io(&name, e))?);
         let mut pending = VecDeque::new();
         let format = match opts.format {
             Some(format) => format,
             None => {
-                let sample =
-                    read_sample(&mut lines, &mut pending).map_err(|e| Error::io(&name, e))?;
+                let sample = read_sample(&mut lines, &mut pending).map_err(|e| Error::io(&name, e))?;
                 // No data line: the file as a whole (line 0) is to blame.
                 let first = sample.first().map_or(0, |(n, _)| *n);
                 detect::detect(&sample).map_err(|reason| Error::trace(&name, first, reason))?
@@ -183,8 +168,7 @@ impl TraceStream {
             backwards: 0,
             max_step_back_ns: 0,
             newest: None,
-            window: (opts.reorder_window_ns > 0 && !opts.keep_disorder)
-                .then(|| Window::new(opts.reorder_window_ns)),
+            window: (opts.reorder_window_ns > 0 && !opts.keep_disorder).then(|| Window::new(opts.reorder_window_ns)),
             // Disorder let through is not sorted: detect, never move.
             spread: Some(Spread::new(
                 opts.spread_seed,
@@ -323,11 +307,7 @@ impl TraceStream {
         }
         let base = *self.base.get_or_insert(time);
         self.prev = Some(self.prev.map_or(time, |p| p.max(time)));
-        req.time_ns = if self.opts.keep_absolute_time {
-            time
-        } else {
-            time.saturating_sub(base)
-        };
+        req.time_ns = if self.opts.keep_absolute_time { time } else { time.saturating_sub(base) };
         self.requests += 1;
         Ok(req)
     }
@@ -431,10 +411,7 @@ fn parse(format: TraceFormat, text: &str) -> Result<Line, String> {
 
 /// Read lines into `pending` until it holds [`detect::SAMPLE_LINES`] data
 /// lines or the input ends, and return those data lines for detection.
-fn read_sample(
-    lines: &mut Lines,
-    pending: &mut VecDeque<(u64, Result<String, String>)>,
-) -> io::Result<Vec<(u64, String)>> {
+fn read_sample(lines: &mut Lines, pending: &mut VecDeque<(u64, Result<String, String>)>) -> io::Result<Vec<(u64, String)>> {
     let mut sample = Vec::new();
     while sample.len() < detect::SAMPLE_LINES {
         let Some((number, text)) = lines.next_line()? else {
@@ -458,24 +435,17 @@ mod tests {
     use crate::types::IoKind;
 
     fn read(text: &str, opts: &TraceOptions) -> (Vec<Result<Request>>, TraceStream) {
-        let mut s = open_trace_reader("mem.trace", io::Cursor::new(text.as_bytes().to_vec()), opts)
-            .unwrap();
+        let mut s = open_trace_reader("mem.trace", io::Cursor::new(text.as_bytes().to_vec()), opts).unwrap();
         let out = s.by_ref().collect();
         (out, s)
     }
 
     #[test]
     fn relative_times_and_line_numbers() {
-        let (reqs, s) = read(
-            "# comment\n\n100 0 8 8 1\n250 1 16 8 0\n",
-            &TraceOptions::default(),
-        );
+        let (reqs, s) = read("# comment\n\n100 0 8 8 1\n250 1 16 8 0\n", &TraceOptions::default());
         let reqs: Vec<Request> = reqs.into_iter().map(|r| r.unwrap()).collect();
         assert_eq!(s.format(), TraceFormat::Mqsim);
-        assert_eq!(
-            (reqs[0].time_ns, reqs[0].line, reqs[0].kind),
-            (0, 3, IoKind::Read)
-        );
+        assert_eq!((reqs[0].time_ns, reqs[0].line, reqs[0].kind), (0, 3, IoKind::Read));
         assert_eq!((reqs[1].time_ns, reqs[1].line, reqs[1].volume), (150, 4, 1));
     }
 
@@ -489,14 +459,8 @@ mod tests {
         let text = "100 0 8 8 1\n50 0 8 8 1\n120 0 8 8 1\n";
         let (reqs, _) = read(text, &strict());
         let err = reqs[1].as_ref().unwrap_err().to_string();
-        assert!(
-            err.starts_with("mem.trace:2:") && err.contains("backwards") && err.contains("--clamp-backwards-time"),
-            "{err}"
-        );
-        let opts = TraceOptions {
-            clamp_backwards_time: true,
-            ..strict()
-        };
+        assert!(err.starts_with("mem.trace:2:") && err.contains("backwards") && err.contains("--clamp-backwards-time"), "{err}");
+        let opts = TraceOptions { clamp_backwards_time: true, ..strict() };
         let (reqs, s) = read(text, &opts);
         let times: Vec<u64> = reqs.into_iter().map(|r| r.unwrap().time_ns).collect();
         assert_eq!((times, s.clamped()), (vec![0, 0, 20], 1));
@@ -548,34 +512,22 @@ mod tests {
 
     #[test]
     fn undetectable_input_is_an_error_naming_the_file() {
-        let err = open_trace_reader(
-            "x.txt",
-            io::Cursor::new(b"what is this\n".to_vec()),
-            &TraceOptions::default(),
-        )
-        .unwrap_err()
-        .to_string();
-        assert!(
-            err.starts_with("x.txt:1:") && err.contains("tried msr"),
-            "{err}"
-        );
+        let err =
+            open_trace_reader("x.txt", io::Cursor::new(b"what is this\n".to_vec()), &TraceOptions::default()).unwrap_err().to_string();
+        assert!(err.starts_with("x.txt:1:") && err.contains("tried msr"), "{err}");
     }
 
     #[test]
     fn input_without_requests_is_one_error_naming_the_file_not_line_0() {
-        let opts = TraceOptions {
-            format: Some(TraceFormat::Msr),
-            ..Default::default()
-        };
+        let opts = TraceOptions { format: Some(TraceFormat::Msr), ..Default::default() };
         let (reqs, _) = read("", &opts);
         let errs: Vec<String> = reqs.into_iter().map(|r| r.unwrap_err().to_string()).collect();
         assert_eq!(errs, vec!["mem.trace: no requests read as msr: the file is empty or holds only blank lines and comments"]);
         let only_vol_1 = TraceOptions { volume: Some(1), ..Default::default() };
         let (reqs, _) = read("100 0 8 8 1\n", &only_vol_1);
         assert!(reqs[0].as_ref().unwrap_err().to_string().ends_with("no requests read as mqsim: 1 requests of other volumes left out"));
-        let err = open_trace_reader("e.csv", io::Cursor::new(b"# only a comment\n".to_vec()), &TraceOptions::default())
-            .unwrap_err()
-            .to_string();
+        let err =
+            open_trace_reader("e.csv", io::Cursor::new(b"# only a comment\n".to_vec()), &TraceOptions::default()).unwrap_err().to_string();
         assert!(err.starts_with("e.csv: no requests"), "{err}");
     }
 }

@@ -34,11 +34,7 @@ const OUTPUT: &str = "trace output";
 /// that is not a multiple of 512 B rather than silently moving the request.
 /// An error from `requests` is returned as is, after what came before it
 /// was written.
-pub fn write_trace<W: Write>(
-    format: TraceFormat,
-    requests: impl Iterator<Item = Result<Request>>,
-    out: W,
-) -> Result<u64> {
+pub fn write_trace<W: Write>(format: TraceFormat, requests: impl Iterator<Item = Result<Request>>, out: W) -> Result<u64> {
     let mut out = BufWriter::new(out);
     let io = |e| Error::io(OUTPUT, e);
     let mut line_no = 0u64;
@@ -52,15 +48,10 @@ pub fn write_trace<W: Write>(
         let req = req?;
         line.clear();
         line_no += 1;
-        format
-            .write_line(&req, written + 1, &mut line)
-            .map_err(|reason| {
-                let reason = format!(
-                    "cannot write the request from source line {} as {format}: {reason}",
-                    req.line
-                );
-                Error::trace(OUTPUT, line_no, reason)
-            })?;
+        format.write_line(&req, written + 1, &mut line).map_err(|reason| {
+            let reason = format!("cannot write the request from source line {} as {format}: {reason}", req.line);
+            Error::trace(OUTPUT, line_no, reason)
+        })?;
         line.push('\n');
         out.write_all(line.as_bytes()).map_err(io)?;
         written += 1;
@@ -81,54 +72,28 @@ mod tests {
     fn writes_header_then_lines() {
         let reqs = [req(1_000_000_000, 4096, 512, IoKind::Read, 0)];
         let mut out = Vec::new();
-        let n = write_trace(
-            TraceFormat::CloudPhysics,
-            reqs.into_iter().map(Ok),
-            &mut out,
-        )
-        .unwrap();
+        let n = write_trace(TraceFormat::CloudPhysics, reqs.into_iter().map(Ok), &mut out).unwrap();
         assert_eq!(n, 1);
-        assert_eq!(
-            String::from_utf8(out).unwrap(),
-            "version,time,op,size,lbn\n1,1,28,512,8\n"
-        );
+        assert_eq!(String::from_utf8(out).unwrap(), "version,time,op,size,lbn\n1,1,28,512,8\n");
     }
 
     #[test]
     fn unaligned_request_is_refused_with_its_source_line() {
-        let bad = Request {
-            line: 42,
-            ..req(0, 100, 512, IoKind::Write, 0)
-        };
+        let bad = Request { line: 42, ..req(0, 100, 512, IoKind::Write, 0) };
         let err = write_trace(TraceFormat::Mqsim, [Ok(bad)].into_iter(), Vec::new()).unwrap_err();
         let msg = err.to_string();
-        assert!(
-            msg.contains("source line 42") && msg.contains("512"),
-            "{msg}"
-        );
+        assert!(msg.contains("source line 42") && msg.contains("512"), "{msg}");
     }
 
     #[test]
     fn systor_round_trip_keeps_byte_offsets() {
-        let reqs = vec![
-            req(0, 100, 3, IoKind::Write, 2),
-            req(1_500, 7, 9, IoKind::Read, 2),
-        ];
+        let reqs = vec![req(0, 100, 3, IoKind::Write, 2), req(1_500, 7, 9, IoKind::Read, 2)];
         let mut out = Vec::new();
-        write_trace(
-            TraceFormat::Systor,
-            reqs.clone().into_iter().map(Ok),
-            &mut out,
-        )
-        .unwrap();
-        let back: Vec<Request> =
-            open_trace_reader("rt", std::io::Cursor::new(out), &TraceOptions::default())
-                .unwrap()
-                .map(|r| Request {
-                    line: 0,
-                    ..r.unwrap()
-                })
-                .collect();
+        write_trace(TraceFormat::Systor, reqs.clone().into_iter().map(Ok), &mut out).unwrap();
+        let back: Vec<Request> = open_trace_reader("rt", std::io::Cursor::new(out), &TraceOptions::default())
+            .unwrap()
+            .map(|r| Request { line: 0, ..r.unwrap() })
+            .collect();
         assert_eq!(back, reqs);
     }
 }

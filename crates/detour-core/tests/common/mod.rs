@@ -47,15 +47,14 @@ pub fn poisson_iter(n: usize, rate: f64, read_ratio: f64, span: u64, seed: u64) 
     let mut rng = ChaCha8Rng::seed_from_u64(seed);
     let exp = Exp::new(rate / 1e9).unwrap();
     let mut t = 0.0f64;
-    (0..n)
-        .map(move |i| {
-            t += exp.sample(&mut rng);
-            let read = rng.random::<f64>() < read_ratio;
-            let page = rng.random_range(0..span) + if read { 0 } else { span };
-            let mut r = req(t as u64, page, 1, if read { IoKind::Read } else { IoKind::Write });
-            r.line = i as u64 + 1;
-            r
-        })
+    (0..n).map(move |i| {
+        t += exp.sample(&mut rng);
+        let read = rng.random::<f64>() < read_ratio;
+        let page = rng.random_range(0..span) + if read { 0 } else { span };
+        let mut r = req(t as u64, page, 1, if read { IoKind::Read } else { IoKind::Write });
+        r.line = i as u64 + 1;
+        r
+    })
 }
 
 /// The scheme-table stress workload: 12,000 requests of 1-8 pages, half of

@@ -30,7 +30,10 @@ const DEFAULT_CASES: u64 = 2000;
 /// How one case ended.
 #[derive(Debug)]
 enum Outcome {
-    Completed { losses: u64, failed: bool },
+    Completed {
+        losses: u64,
+        failed: bool,
+    },
     /// Refused, with the error's kind (and the key, for a config error).
     Refused(&'static str, String),
     /// A failure of the simulator's own, with the reason.
@@ -122,7 +125,10 @@ fn run_case(c: &Case) -> Outcome {
     let lost = counter(s, "lost_reads") as u64;
     let failed_rows = r.requests.lost.iter().filter(|&&l| l).count() as u64;
     if s.requests + s.warmup_requests + s.lost_requests != produced {
-        return Outcome::Bad(format!("{} measured + {} warm-up + {} lost of {produced} requests", s.requests, s.warmup_requests, s.lost_requests));
+        return Outcome::Bad(format!(
+            "{} measured + {} warm-up + {} lost of {produced} requests",
+            s.requests, s.warmup_requests, s.lost_requests
+        ));
     }
     if s.verify_errors > 0 {
         return Outcome::Bad(format!("{} verify errors, {lost} lost reads: {:?}", s.verify_errors, r.verify_failures));
@@ -143,7 +149,10 @@ fn run_case(c: &Case) -> Outcome {
             return Outcome::Bad("a second run of the same case differs".into());
         }
     }
-    Outcome::Completed { losses: s.lost_requests, failed: counter(s, "failed_at_us") >= 0.0 && s.scheme_counters.contains_key("failed_at_us") }
+    Outcome::Completed {
+        losses: s.lost_requests,
+        failed: counter(s, "failed_at_us") >= 0.0 && s.scheme_counters.contains_key("failed_at_us"),
+    }
 }
 
 /// Run one case on its own thread; None: it panicked; Err: it hung.
@@ -224,7 +233,12 @@ fn every_random_run_completes_clean_or_is_refused() {
     if let Some((seed, why)) = t.bad.first() {
         let c = case(*seed);
         let small = shrink::shrink(&c, &bounded(*seed));
-        panic!("failing seeds {seeds:?}; the first:\n{why}\nshrunk to {} keys and {} trace bytes; replay:\n{}", small.keys.len(), small.trace.len(), shrink::command(&small));
+        panic!(
+            "failing seeds {seeds:?}; the first:\n{why}\nshrunk to {} keys and {} trace bytes; replay:\n{}",
+            small.keys.len(),
+            small.trace.len(),
+            shrink::command(&small)
+        );
     }
     // The mix must exercise both ends, or the generator has drifted.
     assert!(t.completed * 5 >= t.cases && t.refused > 0, "{t:?}");

@@ -160,7 +160,8 @@ impl Mapping {
         let pages = geo.logical_pages.div_ceil(entries_per_page);
         let cache = (v.build)(cfg, pages);
         let gtd = if cache.is_some() { vec![NO_PAGE; pages as usize] } else { Vec::new() };
-        let s = MappingStats { cmt_pages: cache.as_ref().map_or(0, |c| c.capacity()), translation_pages: pages as u64, ..Default::default() };
+        let s =
+            MappingStats { cmt_pages: cache.as_ref().map_or(0, |c| c.capacity()), translation_pages: pages as u64, ..Default::default() };
         Ok(Mapping { cache, entries_per_page, gtd, s })
     }
 

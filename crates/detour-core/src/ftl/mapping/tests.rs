@@ -67,7 +67,10 @@ fn the_docs_recipe_is_the_example_compiled_here() {
 #[test]
 fn the_docs_example_holds_a_page_in_its_slot_only() {
     let v = crate::policy::find(EXAMPLES, "ftl.mapping", "direct").unwrap();
-    assert!(REGISTRY.iter().all(|r| r.name != v.name), "the example's name is registered for real: rename the example in docs/extending.md and its copy here");
+    assert!(
+        REGISTRY.iter().all(|r| r.name != v.name),
+        "the example's name is registered for real: rename the example in docs/extending.md and its copy here"
+    );
     let mut cfg = Config::preset("small").unwrap();
     (cfg.device.page_size, cfg.ftl.cmt_size_kib) = (4096, 8);
     (v.check)(&cfg).unwrap();

@@ -72,18 +72,25 @@ pub fn collect(s: &Summary, f: &RunFacts) -> Vec<Warning> {
         warn("reads_unwritten", m);
     }
     if !f.inert.is_empty() {
-        warn("inert_settings", format!(
-            "{} set, but scheme {} never reads it: the run is the same as without it (a failure configured on a \
+        warn(
+            "inert_settings",
+            format!(
+                "{} set, but scheme {} never reads it: the run is the same as without it (a failure configured on a \
              scheme without redundancy does not happen)",
-            f.inert.join(", "), f.cfg.scheme.name
-        ));
+                f.inert.join(", "),
+                f.cfg.scheme.name
+            ),
+        );
     }
     if let Some(m) = s.mapping.as_ref().filter(|m| m.cmt_pages >= m.translation_pages) {
-        warn("cmt_covers_map", format!(
-            "ftl.cmt_size_kib = {} holds all {} translation pages: no lookup misses and nothing is read from or \
+        warn(
+            "cmt_covers_map",
+            format!(
+                "ftl.cmt_size_kib = {} holds all {} translation pages: no lookup misses and nothing is read from or \
              written to flash, so the results are the DRAM map's (ftl.mapping = \"dram\")",
-            f.cfg.ftl.cmt_size_kib, m.translation_pages
-        ));
+                f.cfg.ftl.cmt_size_kib, m.translation_pages
+            ),
+        );
     }
     out
 }
@@ -127,9 +134,7 @@ fn saturated(f: &RunFacts) -> Vec<String> {
     let first = f.shape.first_arrival_ns.unwrap_or(0);
     let span = f.end_ns.saturating_sub(first);
     let channels = busy_names(f.channel_busy_ns, span, |c| format!("channel {c}"));
-    let dies = busy_names(f.die_busy_ns, span, |d| {
-        format!("die {d} (channel {}, chip {})", f.geo.channel_of_die(d), f.geo.chip_of_die(d))
-    });
+    let dies = busy_names(f.die_busy_ns, span, |d| format!("die {d} (channel {}, chip {})", f.geo.channel_of_die(d), f.geo.chip_of_die(d)));
     for (what, names) in [("channels", channels), ("dies", dies)] {
         if !names.is_empty() {
             out.push(format!(
@@ -155,8 +160,7 @@ fn busy_names(busy_ns: &[u64], span: u64, name: impl Fn(u32) -> String) -> Vec<S
         .map(|(i, &b)| (i as u32, b as f64 / span as f64))
         .filter(|&(_, share)| share >= SATURATED_SHARE)
         .collect();
-    let mut names: Vec<String> =
-        busy.iter().take(4).map(|&(i, share)| format!("{} ({:.1}%)", name(i), share.min(1.0) * 100.0)).collect();
+    let mut names: Vec<String> = busy.iter().take(4).map(|&(i, share)| format!("{} ({:.1}%)", name(i), share.min(1.0) * 100.0)).collect();
     if busy.len() > 4 {
         names.push(format!("and {} more of {}", busy.len() - 4, busy_ns.len()));
     }

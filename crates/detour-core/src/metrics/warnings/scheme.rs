@@ -34,9 +34,7 @@ fn reason(s: &Summary, f: &RunFacts) -> Option<String> {
     let r: DedupConfig = registry::section(&f.cfg.scheme).ok()?;
     let counter = |k: &str| s.scheme_counters.get(k).copied().unwrap_or(0.0);
     match s.scheme.as_str() {
-        "ca-ssd" if r.synthetic_content => {
-            Some("scheme.dedup.synthetic_content gives every written page a value of its own".into())
-        }
+        "ca-ssd" if r.synthetic_content => Some("scheme.dedup.synthetic_content gives every written page a value of its own".into()),
         "ca-ssd" => Some("no written page repeated a value already stored".into()),
         "rr-ssd" | "pblru" => {
             let period_ns = r.period_s * 1e9;
@@ -49,9 +47,8 @@ fn reason(s: &Summary, f: &RunFacts) -> Option<String> {
                     arrivals as f64 / 1e9
                 ));
             }
-            (r.alpha_pct == 0.0 && counter("dedup.space_saved_pages") == 0.0).then(|| {
-                "its replication budget was 0: scheme.dedup.alpha_pct = 0 and deduplication saved no space".to_string()
-            })
+            (r.alpha_pct == 0.0 && counter("dedup.space_saved_pages") == 0.0)
+                .then(|| "its replication budget was 0: scheme.dedup.alpha_pct = 0 and deduplication saved no space".to_string())
         }
         _ => None,
     }

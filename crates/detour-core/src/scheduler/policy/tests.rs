@@ -23,14 +23,21 @@ fn registry_is_sound_and_holds_the_shipped_policies() {
 #[test]
 fn the_docs_recipe_is_the_example_compiled_here() {
     let (file, registry) = recipe("## A scheduling policy");
-    assert_eq!(file, include_str!("tests/background_first.rs"), "docs/extending.md's example differs from scheduler/policy/tests/background_first.rs");
+    assert_eq!(
+        file,
+        include_str!("tests/background_first.rs"),
+        "docs/extending.md's example differs from scheduler/policy/tests/background_first.rs"
+    );
     check_registry_line(registry, include_str!("mod.rs"), include_str!("tests.rs"));
 }
 
 #[test]
 fn the_docs_example_serves_background_work_first() {
     let v = crate::policy::find(EXAMPLES, "scheduler.order", "background-first").unwrap();
-    assert!(REGISTRY.iter().all(|r| r.name != v.name), "the example's name is registered for real: rename the example in docs/extending.md and its copy here");
+    assert!(
+        REGISTRY.iter().all(|r| r.name != v.name),
+        "the example's name is registered for real: rename the example in docs/extending.md and its copy here"
+    );
     let p = Policy::of(v, true, 2);
     let mut ops = OpSlab::default();
     let mut qs: Queues = Default::default();

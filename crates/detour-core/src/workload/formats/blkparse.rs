@@ -12,10 +12,7 @@
 
 use std::fmt::Write;
 
-use super::{
-    format_seconds, offset_sectors, parse_decimal, parse_u32, parse_u64, request, size_sectors,
-    to_sectors, Line, ParseResult,
-};
+use super::{format_seconds, offset_sectors, parse_decimal, parse_u32, parse_u64, request, size_sectors, to_sectors, Line, ParseResult};
 use crate::types::IoKind;
 use crate::workload::Request;
 
@@ -28,10 +25,7 @@ pub fn parse_line(line: &str) -> ParseResult {
         return summary_or_error(line);
     }
     if f.len() < 6 {
-        return Err(format!(
-            "event line has {} fields, expected at least 6 (dev cpu seq time pid action)",
-            f.len()
-        ));
+        return Err(format!("event line has {} fields, expected at least 6 (dev cpu seq time pid action)", f.len()));
     }
     if f[5] != "Q" {
         return Ok(Line::Skip);
@@ -51,9 +45,7 @@ pub fn parse_line(line: &str) -> ParseResult {
         _ => return Err("Q event without `sector + count`".to_string()),
     };
     if plus != "+" {
-        return Err(format!(
-            "expected `sector + count`, found `{sector} {plus} {count}`"
-        ));
+        return Err(format!("expected `sector + count`, found `{sector} {plus} {count}`"));
     }
     let sectors = parse_u64(count, "count")?;
     if sectors == 0 && flush {
@@ -74,10 +66,7 @@ fn summary_or_error(line: &str) -> ParseResult {
     if line.contains(':') {
         Ok(Line::Skip)
     } else {
-        Err(
-            "not a blkparse event line (expected `major,minor cpu seq time pid action ...`)"
-                .to_string(),
-        )
+        Err("not a blkparse event line (expected `major,minor cpu seq time pid action ...`)".to_string())
     }
 }
 
@@ -99,54 +88,25 @@ mod tests {
     #[test]
     fn parses_queue_event() {
         let l = "  8,0    3        1     0.000000000  4162  Q   W 223490 + 8 [proc]";
-        let Ok(Line::Request(r)) = parse_line(l) else {
-            panic!()
-        };
-        assert_eq!(
-            (r.time_ns, r.offset, r.size, r.kind, r.volume),
-            (0, 223_490 * 512, 4096, IoKind::Write, 0)
-        );
-        let Ok(Line::Request(r)) = parse_line("259,2 1 7 1.000000500 9 Q RS 8 + 16 [fio job]")
-        else {
-            panic!()
-        };
-        assert_eq!(
-            (r.time_ns, r.kind, r.volume, r.size),
-            (1_000_000_500, IoKind::Read, 2, 8192)
-        );
+        let Ok(Line::Request(r)) = parse_line(l) else { panic!() };
+        assert_eq!((r.time_ns, r.offset, r.size, r.kind, r.volume), (0, 223_490 * 512, 4096, IoKind::Write, 0));
+        let Ok(Line::Request(r)) = parse_line("259,2 1 7 1.000000500 9 Q RS 8 + 16 [fio job]") else { panic!() };
+        assert_eq!((r.time_ns, r.kind, r.volume, r.size), (1_000_000_500, IoKind::Read, 2, 8192));
     }
 
     #[test]
     fn other_events_and_summaries_are_skipped() {
-        assert_eq!(
-            parse_line("8,0 3 2 0.000001 4162 G W 223490 + 8 [proc]"),
-            Ok(Line::Skip)
-        );
-        assert_eq!(
-            parse_line("8,0 3 0 0.0 0 m N cfq4162 alloced"),
-            Ok(Line::Skip)
-        );
+        assert_eq!(parse_line("8,0 3 2 0.000001 4162 G W 223490 + 8 [proc]"), Ok(Line::Skip));
+        assert_eq!(parse_line("8,0 3 0 0.0 0 m N cfq4162 alloced"), Ok(Line::Skip));
         assert_eq!(parse_line("CPU3 (8,0):"), Ok(Line::Skip));
-        assert_eq!(
-            parse_line(" Reads Queued:           0,        0KiB"),
-            Ok(Line::Skip)
-        );
+        assert_eq!(parse_line(" Reads Queued:           0,        0KiB"), Ok(Line::Skip));
     }
 
     #[test]
     fn flushes_and_discards_are_ignored() {
-        assert_eq!(
-            parse_line("8,0 0 5 0.1 7 Q FWS [kworker]"),
-            Ok(Line::Ignored)
-        );
-        assert_eq!(
-            parse_line("8,0 0 5 0.1 7 Q FWS 0 + 0 [kworker]"),
-            Ok(Line::Ignored)
-        );
-        assert_eq!(
-            parse_line("8,0 0 5 0.1 7 Q D 64 + 8 [fstrim]"),
-            Ok(Line::Ignored)
-        );
+        assert_eq!(parse_line("8,0 0 5 0.1 7 Q FWS [kworker]"), Ok(Line::Ignored));
+        assert_eq!(parse_line("8,0 0 5 0.1 7 Q FWS 0 + 0 [kworker]"), Ok(Line::Ignored));
+        assert_eq!(parse_line("8,0 0 5 0.1 7 Q D 64 + 8 [fstrim]"), Ok(Line::Ignored));
     }
 
     #[test]

@@ -12,10 +12,7 @@
 
 use std::fmt::Write;
 
-use super::{
-    csv_fields, expect_fields, offset_sectors, parse_decimal, parse_u64, request, size_bytes,
-    to_sectors, Line, ParseResult,
-};
+use super::{csv_fields, expect_fields, offset_sectors, parse_decimal, parse_u64, request, size_bytes, to_sectors, Line, ParseResult};
 use crate::types::IoKind;
 use crate::workload::Request;
 
@@ -30,8 +27,7 @@ pub fn parse_line(line: &str) -> ParseResult {
     parse_u64(f[0], "version")?;
     let time = parse_decimal(f[1], 9, "time")?;
     let hex = f[2].trim_start_matches("0x").trim_start_matches("0X");
-    let op = u8::from_str_radix(hex, 16)
-        .map_err(|_| format!("op: `{}` is not a hex SCSI opcode", f[2]))?;
+    let op = u8::from_str_radix(hex, 16).map_err(|_| format!("op: `{}` is not a hex SCSI opcode", f[2]))?;
     let kind = match op {
         0x28 | 0x88 | 0x08 => IoKind::Read,
         0x2a | 0x8a | 0x0a => IoKind::Write,
@@ -47,12 +43,7 @@ pub fn parse_line(line: &str) -> ParseResult {
 pub fn write_line(req: &Request, out: &mut String) -> Result<(), String> {
     let (lbn, _) = to_sectors(&Request { size: 512, ..*req })?;
     let op = if req.kind == IoKind::Read { "28" } else { "2a" };
-    let _ = write!(
-        out,
-        "1,{},{op},{},{lbn}",
-        req.time_ns / 1_000_000_000,
-        req.size
-    );
+    let _ = write!(out, "1,{},{op},{},{lbn}", req.time_ns / 1_000_000_000, req.size);
     Ok(())
 }
 
@@ -63,17 +54,10 @@ mod tests {
     #[test]
     fn parses_header_and_sample_line() {
         assert_eq!(parse_line(HEADER), Ok(Line::Skip));
-        let Ok(Line::Request(r)) = parse_line("1,5633898,2a,6656,40409911") else {
-            panic!()
-        };
+        let Ok(Line::Request(r)) = parse_line("1,5633898,2a,6656,40409911") else { panic!() };
         assert_eq!(r.time_ns, 5_633_898_000_000_000);
-        assert_eq!(
-            (r.offset, r.size, r.kind, r.volume),
-            (40_409_911 * 512, 6656, IoKind::Write, 0)
-        );
-        let Ok(Line::Request(r)) = parse_line("2,1,0x88,512,7") else {
-            panic!()
-        };
+        assert_eq!((r.offset, r.size, r.kind, r.volume), (40_409_911 * 512, 6656, IoKind::Write, 0));
+        let Ok(Line::Request(r)) = parse_line("2,1,0x88,512,7") else { panic!() };
         assert_eq!(r.kind, IoKind::Read);
     }
 
@@ -85,13 +69,7 @@ mod tests {
 
     #[test]
     fn rejects_bad_lines() {
-        for l in [
-            "1,5,zz,512,0",
-            "1,5,28,0,0",
-            "1,5,28,512",
-            "x,5,28,512,0",
-            "1,5,123,512,0",
-        ] {
+        for l in ["1,5,zz,512,0", "1,5,28,0,0", "1,5,28,512", "x,5,28,512,0", "1,5,123,512,0"] {
             assert!(parse_line(l).is_err(), "{l}");
         }
     }

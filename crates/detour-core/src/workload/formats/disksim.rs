@@ -6,10 +6,7 @@
 use std::fmt::Write;
 
 use super::mqsim::five_fields;
-use super::{
-    offset_sectors, parse_decimal, parse_u32, parse_u64, request, size_sectors, to_sectors, Line,
-    ParseResult,
-};
+use super::{offset_sectors, parse_decimal, parse_u32, parse_u64, request, size_sectors, to_sectors, Line, ParseResult};
 use crate::types::IoKind;
 use crate::workload::Request;
 
@@ -20,11 +17,7 @@ pub fn parse_line(line: &str) -> ParseResult {
     let offset = offset_sectors(parse_u64(f[2], "blkno")?, "blkno")?;
     let size = size_sectors(parse_u64(f[3], "size")?, "size")?;
     let flags = parse_u32(f[4], "flags")?;
-    let kind = if flags & 1 == 1 {
-        IoKind::Read
-    } else {
-        IoKind::Write
-    };
+    let kind = if flags & 1 == 1 { IoKind::Read } else { IoKind::Write };
     Ok(Line::Request(request(time, offset, size, kind, volume)))
 }
 
@@ -44,16 +37,9 @@ mod tests {
 
     #[test]
     fn parses_ms_and_flag_bit() {
-        let Ok(Line::Request(r)) = parse_line("12.5 1 2048 8 3") else {
-            panic!()
-        };
-        assert_eq!(
-            (r.time_ns, r.offset, r.size, r.kind, r.volume),
-            (12_500_000, 2048 * 512, 4096, IoKind::Read, 1)
-        );
-        let Ok(Line::Request(w)) = parse_line("0 0 0 1 2") else {
-            panic!()
-        };
+        let Ok(Line::Request(r)) = parse_line("12.5 1 2048 8 3") else { panic!() };
+        assert_eq!((r.time_ns, r.offset, r.size, r.kind, r.volume), (12_500_000, 2048 * 512, 4096, IoKind::Read, 1));
+        let Ok(Line::Request(w)) = parse_line("0 0 0 1 2") else { panic!() };
         assert_eq!((w.time_ns, w.kind), (0, IoKind::Write));
     }
 

@@ -9,19 +9,14 @@
 
 use std::fmt::Write;
 
-use super::{
-    offset_sectors, parse_u32, parse_u64, request, size_sectors, to_sectors, Line, ParseResult,
-};
+use super::{offset_sectors, parse_u32, parse_u64, request, size_sectors, to_sectors, Line, ParseResult};
 use crate::types::IoKind;
 use crate::workload::Request;
 
 pub fn parse_line(line: &str) -> ParseResult {
     let f: Vec<&str> = line.split_ascii_whitespace().collect();
     if f.len() < 9 {
-        return Err(format!(
-            "expected 9 fields (ts_ns pid process lba size R|W major minor md5), found {}",
-            f.len()
-        ));
+        return Err(format!("expected 9 fields (ts_ns pid process lba size R|W major minor md5), found {}", f.len()));
     }
     let tail = &f[f.len() - 6..];
     let time = parse_u64(f[0], "ts_ns")?;
@@ -36,10 +31,7 @@ pub fn parse_line(line: &str) -> ParseResult {
     parse_u32(tail[3], "major")?;
     let volume = parse_u32(tail[4], "minor")?;
     let content = content_of(tail[5])?;
-    Ok(Line::Request(crate::workload::Request {
-        content,
-        ..request(time, offset, size, kind, volume)
-    }))
+    Ok(Line::Request(crate::workload::Request { content, ..request(time, offset, size, kind, volume) }))
 }
 
 fn content_of(md5: &str) -> Result<u64, String> {
@@ -58,11 +50,7 @@ fn content_of(md5: &str) -> Result<u64, String> {
 pub fn write_line(req: &Request, out: &mut String) -> Result<(), String> {
     let (lba, sectors) = to_sectors(req)?;
     let op = if req.kind == IoKind::Read { 'R' } else { 'W' };
-    let _ = write!(
-        out,
-        "{} 0 detour {lba} {sectors} {op} 0 {} {:016x}{:016x}",
-        req.time_ns, req.volume, req.content, 0
-    );
+    let _ = write!(out, "{} 0 detour {lba} {sectors} {op} 0 {} {:016x}{:016x}", req.time_ns, req.volume, req.content, 0);
     Ok(())
 }
 
@@ -73,23 +61,16 @@ mod tests {
     #[test]
     fn parses_sample_line() {
         let l = "89966522969723 4270 rpc.mountd 18579576 8 W 6 0 d6c75ba46e82326fefa545b57a12e221";
-        let Ok(Line::Request(r)) = parse_line(l) else {
-            panic!()
-        };
+        let Ok(Line::Request(r)) = parse_line(l) else { panic!() };
         assert_eq!(r.time_ns, 89_966_522_969_723);
-        assert_eq!(
-            (r.offset, r.size, r.kind, r.volume),
-            (18_579_576 * 512, 4096, IoKind::Write, 0)
-        );
+        assert_eq!((r.offset, r.size, r.kind, r.volume), (18_579_576 * 512, 4096, IoKind::Write, 0));
         assert_eq!(r.content, 0xd6c7_5ba4_6e82_326f);
     }
 
     #[test]
     fn process_with_blanks_and_zero_hash() {
         let l = "5 1 kworker u:2 8 8 R 8 3 00000000000000000000000000000abc";
-        let Ok(Line::Request(r)) = parse_line(l) else {
-            panic!()
-        };
+        let Ok(Line::Request(r)) = parse_line(l) else { panic!() };
         assert_eq!((r.content, r.volume, r.kind), (1, 3, IoKind::Read));
     }
 
@@ -108,10 +89,7 @@ mod tests {
 
     #[test]
     fn writes_content_as_32_hex_digits() {
-        let r = Request {
-            content: 0xabc,
-            ..request(7, 4096, 4096, IoKind::Write, 2)
-        };
+        let r = Request { content: 0xabc, ..request(7, 4096, 4096, IoKind::Write, 2) };
         let mut s = String::new();
         write_line(&r, &mut s).unwrap();
         assert_eq!(s, "7 0 detour 8 8 W 0 2 0000000000000abc0000000000000000");

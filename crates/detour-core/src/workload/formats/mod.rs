@@ -172,19 +172,10 @@ impl FromStr for TraceFormat {
     /// Case-insensitive; the error lists the accepted names.
     fn from_str(s: &str) -> Result<Self, Error> {
         let wanted = s.trim();
-        TraceFormat::ALL
-            .into_iter()
-            .find(|f| f.name().eq_ignore_ascii_case(wanted))
-            .ok_or_else(|| {
-                let names: Vec<&str> = TraceFormat::ALL.iter().map(|f| f.name()).collect();
-                Error::config(
-                    "trace.format",
-                    format!(
-                        "unknown trace format `{s}`; expected one of {}",
-                        names.join(", ")
-                    ),
-                )
-            })
+        TraceFormat::ALL.into_iter().find(|f| f.name().eq_ignore_ascii_case(wanted)).ok_or_else(|| {
+            let names: Vec<&str> = TraceFormat::ALL.iter().map(|f| f.name()).collect();
+            Error::config("trace.format", format!("unknown trace format `{s}`; expected one of {}", names.join(", ")))
+        })
     }
 }
 
@@ -224,40 +215,22 @@ impl<'a> std::ops::Deref for Fields<'a> {
 }
 
 /// Demand exactly (or at least, when `at_least`) `n` fields.
-pub(crate) fn expect_fields(
-    fields: &[&str],
-    n: usize,
-    at_least: bool,
-    what: &str,
-) -> Result<(), String> {
-    let ok = if at_least {
-        fields.len() >= n
-    } else {
-        fields.len() == n
-    };
+pub(crate) fn expect_fields(fields: &[&str], n: usize, at_least: bool, what: &str) -> Result<(), String> {
+    let ok = if at_least { fields.len() >= n } else { fields.len() == n };
     if ok {
         Ok(())
     } else {
-        let need = if at_least {
-            format!("at least {n}")
-        } else {
-            n.to_string()
-        };
-        Err(format!(
-            "expected {need} fields ({what}), found {}",
-            fields.len()
-        ))
+        let need = if at_least { format!("at least {n}") } else { n.to_string() };
+        Err(format!("expected {need} fields ({what}), found {}", fields.len()))
     }
 }
 
 pub(crate) fn parse_u64(s: &str, field: &str) -> Result<u64, String> {
-    s.parse::<u64>()
-        .map_err(|_| format!("{field}: `{s}` is not a non-negative integer"))
+    s.parse::<u64>().map_err(|_| format!("{field}: `{s}` is not a non-negative integer"))
 }
 
 pub(crate) fn parse_u32(s: &str, field: &str) -> Result<u32, String> {
-    s.parse::<u32>()
-        .map_err(|_| format!("{field}: `{s}` is not an integer in 0..=4294967295"))
+    s.parse::<u32>().map_err(|_| format!("{field}: `{s}` is not an integer in 0..=4294967295"))
 }
 
 /// A byte size from the trace: non-zero and within `u32`.
@@ -270,24 +243,18 @@ pub(crate) fn size_bytes(bytes: u64, field: &str) -> Result<u32, String> {
 
 /// A size given in 512 B sectors, as bytes.
 pub(crate) fn size_sectors(sectors: u64, field: &str) -> Result<u32, String> {
-    let bytes = sectors
-        .checked_mul(SECTOR)
-        .ok_or_else(|| format!("{field}: {sectors} sectors overflows"))?;
+    let bytes = sectors.checked_mul(SECTOR).ok_or_else(|| format!("{field}: {sectors} sectors overflows"))?;
     size_bytes(bytes, field)
 }
 
 /// An address given in 512 B sectors, as a byte offset.
 pub(crate) fn offset_sectors(sectors: u64, field: &str) -> Result<u64, String> {
-    sectors
-        .checked_mul(SECTOR)
-        .ok_or_else(|| format!("{field}: sector {sectors} overflows a 64-bit byte offset"))
+    sectors.checked_mul(SECTOR).ok_or_else(|| format!("{field}: sector {sectors} overflows a 64-bit byte offset"))
 }
 
 /// Multiply a time by its unit without silent wrap-around.
 pub(crate) fn scale_time(value: u64, ns_per_unit: u64, field: &str) -> Result<u64, String> {
-    value
-        .checked_mul(ns_per_unit)
-        .ok_or_else(|| format!("{field}: {value} overflows 64-bit nanoseconds"))
+    value.checked_mul(ns_per_unit).ok_or_else(|| format!("{field}: {value} overflows 64-bit nanoseconds"))
 }
 
 /// A non-negative decimal number (`12`, `12.5`, `.5`, `1.5e3`) times
@@ -312,19 +279,12 @@ pub(crate) fn parse_decimal(s: &str, exp: u32, field: &str) -> Result<u64, Strin
         return Err(bad());
     }
     let unit = 10u64.pow(exp);
-    let whole = if int.is_empty() {
-        0
-    } else {
-        int.parse::<u64>().map_err(|_| bad())?
-    };
+    let whole = if int.is_empty() { 0 } else { int.parse::<u64>().map_err(|_| bad())? };
     let mut part = 0u64;
     for (i, b) in frac.bytes().take(exp as usize).enumerate() {
         part += u64::from(b - b'0') * 10u64.pow(exp - 1 - i as u32);
     }
-    whole
-        .checked_mul(unit)
-        .and_then(|w| w.checked_add(part))
-        .ok_or_else(|| format!("{field}: `{s}` overflows 64-bit nanoseconds"))
+    whole.checked_mul(unit).and_then(|w| w.checked_add(part)).ok_or_else(|| format!("{field}: `{s}` overflows 64-bit nanoseconds"))
 }
 
 /// `ns` as decimal seconds with 9 digits, so writing loses nothing.
@@ -336,25 +296,14 @@ pub(crate) fn format_seconds(ns: u64, out: &mut String) {
 /// Offset and size in whole sectors, or why the request is not expressible.
 pub(crate) fn to_sectors(req: &Request) -> Result<(u64, u64), String> {
     if req.offset % SECTOR != 0 || u64::from(req.size) % SECTOR != 0 {
-        return Err(format!(
-            "offset {} / size {} is not a multiple of 512 B sectors, which this format needs",
-            req.offset, req.size
-        ));
+        return Err(format!("offset {} / size {} is not a multiple of 512 B sectors, which this format needs", req.offset, req.size));
     }
     Ok((req.offset / SECTOR, u64::from(req.size) / SECTOR))
 }
 
 /// A request with the fields every parser fills; `line` stays 0.
 pub(crate) fn request(time_ns: u64, offset: u64, size: u32, kind: IoKind, volume: u32) -> Request {
-    Request {
-        time_ns,
-        offset,
-        size,
-        kind,
-        content: 0,
-        volume,
-        line: 0,
-    }
+    Request { time_ns, offset, size, kind, content: 0, volume, line: 0 }
 }
 
 #[cfg(test)]
@@ -363,10 +312,7 @@ mod tests {
 
     #[test]
     fn decimal_is_exact_for_long_fractions() {
-        assert_eq!(
-            parse_decimal("1456095145.133076000", 9, "t"),
-            Ok(1_456_095_145_133_076_000)
-        );
+        assert_eq!(parse_decimal("1456095145.133076000", 9, "t"), Ok(1_456_095_145_133_076_000));
         assert_eq!(parse_decimal("0.5", 9, "t"), Ok(500_000_000));
         assert_eq!(parse_decimal(".25", 6, "t"), Ok(250_000));
         assert_eq!(parse_decimal("3.1234567", 6, "t"), Ok(3_123_456));
@@ -376,16 +322,7 @@ mod tests {
 
     #[test]
     fn decimal_rejects_garbage() {
-        for s in [
-            "",
-            ".",
-            "-1",
-            "1.2.3",
-            "abc",
-            "1e400",
-            "-1e3",
-            "99999999999999999999",
-        ] {
+        for s in ["", ".", "-1", "1.2.3", "abc", "1e400", "-1e3", "99999999999999999999"] {
             assert!(parse_decimal(s, 9, "t").is_err(), "{s}");
         }
     }

@@ -7,10 +7,7 @@
 
 use std::fmt::Write;
 
-use super::{
-    offset_sectors, parse_u32, parse_u64, request, size_sectors, to_sectors, Line, ParseResult,
-    SECTOR,
-};
+use super::{offset_sectors, parse_u32, parse_u64, request, size_sectors, to_sectors, Line, ParseResult, SECTOR};
 use crate::types::IoKind;
 use crate::workload::Request;
 
@@ -108,28 +105,15 @@ mod tests {
 
     #[test]
     fn parses_sample_lines() {
-        let Ok(Line::Request(r)) = parse_line("11413000 0 657728 16 1") else {
-            panic!()
-        };
-        assert_eq!(
-            (r.time_ns, r.offset, r.size, r.kind, r.volume),
-            (11_413_000, 657_728 * 512, 8192, IoKind::Read, 0)
-        );
-        let Ok(Line::Request(w)) = parse_line("938513000\t4 264719034 16 0") else {
-            panic!()
-        };
+        let Ok(Line::Request(r)) = parse_line("11413000 0 657728 16 1") else { panic!() };
+        assert_eq!((r.time_ns, r.offset, r.size, r.kind, r.volume), (11_413_000, 657_728 * 512, 8192, IoKind::Read, 0));
+        let Ok(Line::Request(w)) = parse_line("938513000\t4 264719034 16 0") else { panic!() };
         assert_eq!((w.kind, w.volume), (IoKind::Write, 4));
     }
 
     #[test]
     fn rejects_bad_lines() {
-        for l in [
-            "1.5 0 1 8 1",
-            "1 0 1 0 1",
-            "1 0 1 8 2",
-            "1 0 1 8",
-            "1 0 1 8 1 9",
-        ] {
+        for l in ["1.5 0 1 8 1", "1 0 1 0 1", "1 0 1 8 2", "1 0 1 8", "1 0 1 8 1 9"] {
             assert!(parse_line(l).is_err(), "{l}");
         }
     }

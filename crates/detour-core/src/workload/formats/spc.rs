@@ -9,8 +9,8 @@
 use std::fmt::Write;
 
 use super::{
-    csv_fields, expect_fields, format_seconds, offset_sectors, parse_decimal, parse_u32, parse_u64,
-    request, size_bytes, to_sectors, Line, ParseResult,
+    csv_fields, expect_fields, format_seconds, offset_sectors, parse_decimal, parse_u32, parse_u64, request, size_bytes, to_sectors, Line,
+    ParseResult,
 };
 use crate::types::IoKind;
 use crate::workload::Request;
@@ -46,36 +46,20 @@ mod tests {
 
     #[test]
     fn parses_financial_line() {
-        let Ok(Line::Request(r)) = parse_line("0,20941264,8192,W,0.551706") else {
-            panic!()
-        };
+        let Ok(Line::Request(r)) = parse_line("0,20941264,8192,W,0.551706") else { panic!() };
         assert_eq!(r.time_ns, 551_706_000);
-        assert_eq!(
-            (r.offset, r.size, r.kind, r.volume),
-            (20_941_264 * 512, 8192, IoKind::Write, 0)
-        );
+        assert_eq!((r.offset, r.size, r.kind, r.volume), (20_941_264 * 512, 8192, IoKind::Write, 0));
     }
 
     #[test]
     fn ignores_extra_fields_and_lowercase_read() {
-        let Ok(Line::Request(r)) = parse_line("2,8,512,r,1.5,extra,fields") else {
-            panic!()
-        };
-        assert_eq!(
-            (r.time_ns, r.offset, r.kind, r.volume),
-            (1_500_000_000, 4096, IoKind::Read, 2)
-        );
+        let Ok(Line::Request(r)) = parse_line("2,8,512,r,1.5,extra,fields") else { panic!() };
+        assert_eq!((r.time_ns, r.offset, r.kind, r.volume), (1_500_000_000, 4096, IoKind::Read, 2));
     }
 
     #[test]
     fn rejects_bad_lines() {
-        for l in [
-            "0,1,0,r,0.0",
-            "0,1,512,x,0.0",
-            "0,1,512,r",
-            "0,-1,512,r,0.0",
-            "0,1,512,r,-0.5",
-        ] {
+        for l in ["0,1,0,r,0.0", "0,1,512,x,0.0", "0,1,512,r", "0,-1,512,r,0.0", "0,1,512,r,-0.5"] {
             assert!(parse_line(l).is_err(), "{l}");
         }
     }

@@ -9,10 +9,7 @@
 
 use std::fmt::Write;
 
-use super::{
-    csv_fields, expect_fields, format_seconds, parse_decimal, parse_u32, parse_u64, request,
-    size_bytes, Line, ParseResult,
-};
+use super::{csv_fields, expect_fields, format_seconds, parse_decimal, parse_u32, parse_u64, request, size_bytes, Line, ParseResult};
 use crate::types::IoKind;
 use crate::workload::Request;
 
@@ -20,9 +17,7 @@ pub const HEADER: &str = "Timestamp,Response,IOType,LUN,Offset,Size";
 
 pub fn parse_line(line: &str) -> ParseResult {
     let f = csv_fields(line);
-    if f[0].eq_ignore_ascii_case("timestamp")
-        && f.get(2).is_some_and(|t| t.eq_ignore_ascii_case("iotype"))
-    {
+    if f[0].eq_ignore_ascii_case("timestamp") && f.get(2).is_some_and(|t| t.eq_ignore_ascii_case("iotype")) {
         return Ok(Line::Skip);
     }
     expect_fields(&f, 6, false, HEADER)?;
@@ -42,11 +37,7 @@ pub fn parse_line(line: &str) -> ParseResult {
 pub fn write_line(req: &Request, out: &mut String) -> Result<(), String> {
     format_seconds(req.time_ns, out);
     let kind = if req.kind == IoKind::Read { 'R' } else { 'W' };
-    let _ = write!(
-        out,
-        ",0.000000000,{kind},{},{},{}",
-        req.volume, req.offset, req.size
-    );
+    let _ = write!(out, ",0.000000000,{kind},{},{},{}", req.volume, req.offset, req.size);
     Ok(())
 }
 
@@ -57,16 +48,9 @@ mod tests {
     #[test]
     fn parses_header_and_sample_line() {
         assert_eq!(parse_line(HEADER), Ok(Line::Skip));
-        let Ok(Line::Request(r)) =
-            parse_line("1456095145.133076000,0.000806000,R,0,899056122368,131072")
-        else {
-            panic!()
-        };
+        let Ok(Line::Request(r)) = parse_line("1456095145.133076000,0.000806000,R,0,899056122368,131072") else { panic!() };
         assert_eq!(r.time_ns, 1_456_095_145_133_076_000);
-        assert_eq!(
-            (r.offset, r.size, r.kind, r.volume),
-            (899_056_122_368, 131_072, IoKind::Read, 0)
-        );
+        assert_eq!((r.offset, r.size, r.kind, r.volume), (899_056_122_368, 131_072, IoKind::Read, 0));
     }
 
     #[test]
@@ -76,12 +60,7 @@ mod tests {
 
     #[test]
     fn rejects_bad_lines() {
-        for l in [
-            "1.0,0,X,0,0,512",
-            "1.0,0,R,0,0,0",
-            "1.0,0,R,0,0",
-            "abc,0,R,0,0,512",
-        ] {
+        for l in ["1.0,0,X,0,0,512", "1.0,0,R,0,0,0", "1.0,0,R,0,0", "abc,0,R,0,0,512"] {
             assert!(parse_line(l).is_err(), "{l}");
         }
     }

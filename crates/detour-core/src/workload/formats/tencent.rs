@@ -9,17 +9,14 @@
 use std::fmt::Write;
 
 use super::{
-    csv_fields, expect_fields, offset_sectors, parse_decimal, parse_u32, parse_u64, request,
-    size_sectors, to_sectors, Line, ParseResult,
+    csv_fields, expect_fields, offset_sectors, parse_decimal, parse_u32, parse_u64, request, size_sectors, to_sectors, Line, ParseResult,
 };
 use crate::types::IoKind;
 use crate::workload::Request;
 
 pub fn parse_line(line: &str) -> ParseResult {
     let f = csv_fields(line);
-    if f[0].eq_ignore_ascii_case("timestamp")
-        && f.get(1).is_some_and(|t| t.eq_ignore_ascii_case("offset"))
-    {
+    if f[0].eq_ignore_ascii_case("timestamp") && f.get(1).is_some_and(|t| t.eq_ignore_ascii_case("offset")) {
         return Ok(Line::Skip);
     }
     expect_fields(&f, 5, false, "Timestamp,Offset,Size,IOType,VolumeID")?;
@@ -40,12 +37,7 @@ pub fn parse_line(line: &str) -> ParseResult {
 pub fn write_line(req: &Request, out: &mut String) -> Result<(), String> {
     let (off, sectors) = to_sectors(req)?;
     let op = u8::from(req.kind == IoKind::Write);
-    let _ = write!(
-        out,
-        "{},{off},{sectors},{op},{}",
-        req.time_ns / 1_000_000_000,
-        req.volume
-    );
+    let _ = write!(out, "{},{off},{sectors},{op},{}", req.time_ns / 1_000_000_000, req.volume);
     Ok(())
 }
 
@@ -55,29 +47,16 @@ mod tests {
 
     #[test]
     fn parses_sample_line() {
-        let Ok(Line::Request(r)) = parse_line("1538323200,4247200,128,1,1058") else {
-            panic!()
-        };
+        let Ok(Line::Request(r)) = parse_line("1538323200,4247200,128,1,1058") else { panic!() };
         assert_eq!(r.time_ns, 1_538_323_200_000_000_000);
-        assert_eq!(
-            (r.offset, r.size, r.kind, r.volume),
-            (4_247_200 * 512, 65_536, IoKind::Write, 1058)
-        );
-        let Ok(Line::Request(r)) = parse_line("1538323199,13896880,128,0,1063") else {
-            panic!()
-        };
+        assert_eq!((r.offset, r.size, r.kind, r.volume), (4_247_200 * 512, 65_536, IoKind::Write, 1058));
+        let Ok(Line::Request(r)) = parse_line("1538323199,13896880,128,0,1063") else { panic!() };
         assert_eq!(r.kind, IoKind::Read);
     }
 
     #[test]
     fn rejects_bad_lines() {
-        for l in [
-            "1,2,0,1,3",
-            "1,2,8,2,3",
-            "1,2,8,1",
-            "1,2,8,R,3",
-            "1,x,8,1,3",
-        ] {
+        for l in ["1,2,0,1,3", "1,2,8,2,3", "1,2,8,1", "1,2,8,R,3", "1,x,8,1,3"] {
             assert!(parse_line(l).is_err(), "{l}");
         }
     }

@@ -40,14 +40,8 @@ impl Region {
     fn new(start: u64, len: u64, chunk: u64, theta: f64, key: u64) -> Self {
         let pages = len * chunk;
         let perm = (len > 0).then(|| Perm::new(len, key));
-        let zipf = (pages > 0 && theta > 0.0)
-            .then(|| Zipf::new(pages as f64, theta).expect("theta checked"));
-        Region {
-            start,
-            len,
-            perm,
-            zipf,
-        }
+        let zipf = (pages > 0 && theta > 0.0).then(|| Zipf::new(pages as f64, theta).expect("theta checked"));
+        Region { start, len, perm, zipf }
     }
 
     /// A page rank in `0..len*chunk` (0 = hottest).
@@ -82,24 +76,15 @@ impl AddressModel {
         let slots = spec.footprint_pages();
         let chunk = spec.chunk_pages();
         let chunks = slots / chunk;
-        let (fro, fwo) = spec
-            .classes
-            .as_ref()
-            .map_or((0.0, 0.0), |c| (c.read_only, c.write_only));
+        let (fro, fwo) = spec.classes.as_ref().map_or((0.0, 0.0), |c| (c.read_only, c.write_only));
         let n_ro = ((fro * chunks as f64).round() as u64).min(chunks);
         let n_wo = ((fwo * chunks as f64).round() as u64).min(chunks - n_ro);
         let n_mix = chunks - n_ro - n_wo;
         if spec.read_ratio > 0.0 && n_ro + n_mix == 0 {
-            return Err(Error::config(
-                "classes.write_only",
-                "leaves no chunk that reads may target",
-            ));
+            return Err(Error::config("classes.write_only", "leaves no chunk that reads may target"));
         }
         if spec.read_ratio < 1.0 && n_wo + n_mix == 0 {
-            return Err(Error::config(
-                "classes.read_only",
-                "leaves no chunk that writes may target",
-            ));
+            return Err(Error::config("classes.read_only", "leaves no chunk that writes may target"));
         }
         let key = mix64(spec.seed ^ 0x0ADD_2E55);
         let theta = spec.zipf_theta;
@@ -128,11 +113,7 @@ impl AddressModel {
 
     /// First slot of a `pages`-long request of direction `kind`.
     pub(crate) fn pick(&mut self, kind: IoKind, pages: u64, rng: &mut ChaCha8Rng) -> u64 {
-        let s = if self.streams.len() > 1 {
-            rng.random_range(0..self.streams.len())
-        } else {
-            0
-        };
+        let s = if self.streams.len() > 1 { rng.random_range(0..self.streams.len()) } else { 0 };
         if self.sequential > 0.0 && uniform(rng) < self.sequential {
             if let Some(end) = self.streams[s] {
                 if self.fits(end, pages, kind) {
@@ -151,11 +132,7 @@ impl AddressModel {
             IoKind::Read => (&self.ro, self.read_mix_p),
             IoKind::Write => (&self.wo, self.write_mix_p),
         };
-        let region = if own.len == 0 || (self.mix.len > 0 && uniform(rng) < mix_p) {
-            &self.mix
-        } else {
-            own
-        };
+        let region = if own.len == 0 || (self.mix.len > 0 && uniform(rng) < mix_p) { &self.mix } else { own };
         let k = region.rank(rng, self.chunk);
         let (kc, offset) = (k / self.chunk, k % self.chunk);
         let q = region.start + region.perm.as_ref().expect("non-empty region").fwd(kc);
@@ -178,12 +155,10 @@ impl AddressModel {
         if !self.classes_on {
             return true;
         }
-        (start / self.chunk..=(end - 1) / self.chunk).all(|c| {
-            match (self.class_of_chunk(c), kind) {
-                (PageClass::Mixed, _) => true,
-                (PageClass::ReadOnly, k) => k == IoKind::Read,
-                (PageClass::WriteOnly, k) => k == IoKind::Write,
-            }
+        (start / self.chunk..=(end - 1) / self.chunk).all(|c| match (self.class_of_chunk(c), kind) {
+            (PageClass::Mixed, _) => true,
+            (PageClass::ReadOnly, k) => k == IoKind::Read,
+            (PageClass::WriteOnly, k) => k == IoKind::Write,
         })
     }
 
@@ -203,10 +178,6 @@ impl AddressModel {
         if slot >= self.chunks * self.chunk {
             return None;
         }
-        Some(if self.classes_on {
-            self.class_of_chunk(slot / self.chunk)
-        } else {
-            PageClass::Mixed
-        })
+        Some(if self.classes_on { self.class_of_chunk(slot / self.chunk) } else { PageClass::Mixed })
     }
 }

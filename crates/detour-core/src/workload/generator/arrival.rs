@@ -23,14 +23,7 @@ pub(crate) struct Arrivals {
 
 impl Arrivals {
     pub(crate) fn new(kind: &Arrival, scale: f64) -> Self {
-        Arrivals {
-            kind: kind.clone(),
-            scale,
-            t: 0.0,
-            n: 0,
-            on: true,
-            period_end: f64::NAN,
-        }
+        Arrivals { kind: kind.clone(), scale, t: 0.0, n: 0, on: true, period_end: f64::NAN }
     }
 
     /// Arrival time of the next request, in ns.
@@ -48,20 +41,10 @@ impl Arrivals {
                 // Multiply rather than add so 1e6 requests do not drift.
                 self.t = n as f64 * NS_PER_S / (rate_per_s * self.scale);
             }
-            Arrival::Bursty {
-                rate_per_s,
-                on_s,
-                off_s,
-                off_rate_per_s,
-            } => {
+            Arrival::Bursty { rate_per_s, on_s, off_s, off_rate_per_s } => {
                 self.t = self.bursty(rng, rate_per_s, on_s, off_s, off_rate_per_s);
             }
-            Arrival::Onoff {
-                rate_per_s,
-                mean_on_s,
-                mean_off_s,
-                off_rate_per_s,
-            } => {
+            Arrival::Onoff { rate_per_s, mean_on_s, mean_off_s, off_rate_per_s } => {
                 let rates = (rate_per_s, off_rate_per_s);
                 self.t = self.onoff(rng, rates, mean_on_s, mean_off_s);
             }
@@ -95,23 +78,12 @@ impl Arrivals {
     /// Piecewise-constant-rate Poisson: an exponential gap that crosses a
     /// period boundary is discarded and redrawn from the boundary with the
     /// new rate, which is exact because the exponential is memoryless.
-    fn bursty(
-        &self,
-        rng: &mut ChaCha8Rng,
-        on_rate: f64,
-        on_s: f64,
-        off_s: f64,
-        off_rate: f64,
-    ) -> f64 {
+    fn bursty(&self, rng: &mut ChaCha8Rng, on_rate: f64, on_s: f64, off_s: f64, off_rate: f64) -> f64 {
         let (on, period) = (on_s * NS_PER_S, (on_s + off_s) * NS_PER_S);
         let mut t = self.t;
         loop {
             let phase = t % period;
-            let (rate, end) = if phase < on {
-                (on_rate, t - phase + on)
-            } else {
-                (off_rate, t - phase + period)
-            };
+            let (rate, end) = if phase < on { (on_rate, t - phase + on) } else { (off_rate, t - phase + period) };
             if rate > 0.0 {
                 let gap = exp_gap(rng, rate * self.scale);
                 if t + gap < end {
@@ -159,29 +131,16 @@ mod tests {
 
     #[test]
     fn bursty_mean_rate_and_silence() {
-        let kind = Arrival::Bursty {
-            rate_per_s: 10_000.0,
-            on_s: 0.1,
-            off_s: 0.3,
-            off_rate_per_s: 0.0,
-        };
+        let kind = Arrival::Bursty { rate_per_s: 10_000.0, on_s: 0.1, off_s: 0.3, off_rate_per_s: 0.0 };
         let t = times(kind, 100_000);
         let rate = t.len() as f64 / (t[t.len() - 1] / NS_PER_S);
         assert!((rate / 2500.0 - 1.0).abs() < 0.03, "mean rate {rate}");
-        assert!(
-            t.iter().all(|&x| (x % 4e8) < 1e8),
-            "arrival inside an off period"
-        );
+        assert!(t.iter().all(|&x| (x % 4e8) < 1e8), "arrival inside an off period");
     }
 
     #[test]
     fn onoff_mean_rate_and_idle_gaps() {
-        let kind = Arrival::Onoff {
-            rate_per_s: 10_000.0,
-            mean_on_s: 0.05,
-            mean_off_s: 0.15,
-            off_rate_per_s: 0.0,
-        };
+        let kind = Arrival::Onoff { rate_per_s: 10_000.0, mean_on_s: 0.05, mean_off_s: 0.15, off_rate_per_s: 0.0 };
         let t = times(kind, 200_000);
         let rate = t.len() as f64 / (t[t.len() - 1] / NS_PER_S);
         assert!((rate / 2500.0 - 1.0).abs() < 0.05, "mean rate {rate}");

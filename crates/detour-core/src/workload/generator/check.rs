@@ -15,32 +15,19 @@ fn unit(key: &str, v: f64) -> Result<()> {
 }
 
 fn theta(key: &str, v: f64) -> Result<()> {
-    ensure_config!(
-        (0.0..=MAX_THETA).contains(&v),
-        key,
-        "must be in 0..=10, got {v}"
-    );
+    ensure_config!((0.0..=MAX_THETA).contains(&v), key, "must be in 0..=10, got {v}");
     Ok(())
 }
 
 fn positive(key: &str, v: f64, max: f64) -> Result<()> {
-    ensure_config!(
-        v > 0.0 && v <= max,
-        key,
-        "must be > 0 and <= {max}, got {v}"
-    );
+    ensure_config!(v > 0.0 && v <= max, key, "must be > 0 and <= {max}, got {v}");
     Ok(())
 }
 
 impl SyntheticSpec {
     /// Check every field; the error names the first bad key and its valid range.
     pub fn validate(&self) -> Result<()> {
-        ensure_config!(
-            self.seed <= i64::MAX as u64,
-            "seed",
-            "must be in 0..=2^63-1, got {}",
-            self.seed
-        );
+        ensure_config!(self.seed <= i64::MAX as u64, "seed", "must be in 0..=2^63-1, got {}", self.seed);
         self.check_limits()?;
         self.check_arrival()?;
         unit("read_ratio", self.read_ratio)?;
@@ -48,12 +35,7 @@ impl SyntheticSpec {
         self.check_size()?;
         theta("zipf_theta", self.zipf_theta)?;
         unit("sequential", self.sequential)?;
-        ensure_config!(
-            (1..=4096).contains(&self.streams),
-            "streams",
-            "must be in 1..=4096, got {}",
-            self.streams
-        );
+        ensure_config!((1..=4096).contains(&self.streams), "streams", "must be in 1..=4096, got {}", self.streams);
         if let Some(c) = &self.classes {
             self.check_classes(c)?;
         }
@@ -68,37 +50,18 @@ impl SyntheticSpec {
 
     fn check_limits(&self) -> Result<()> {
         let d = self.duration_s;
-        ensure_config!(
-            (0.0..=1e9).contains(&d),
-            "duration_s",
-            "must be in 0..=1e9 (0 = no limit), got {d}"
-        );
-        ensure_config!(
-            self.requests > 0 || d > 0.0,
-            "requests",
-            "set `requests` (>= 1) or `duration_s` (> 0), or both; 0 means no limit"
-        );
+        ensure_config!((0.0..=1e9).contains(&d), "duration_s", "must be in 0..=1e9 (0 = no limit), got {d}");
+        ensure_config!(self.requests > 0 || d > 0.0, "requests", "set `requests` (>= 1) or `duration_s` (> 0), or both; 0 means no limit");
         Ok(())
     }
 
     fn check_arrival(&self) -> Result<()> {
         match self.arrival {
-            Arrival::Poisson { rate_per_s } | Arrival::Constant { rate_per_s } => {
-                positive("arrival.rate_per_s", rate_per_s, MAX_RATE)
-            }
-            Arrival::Bursty {
-                rate_per_s,
-                on_s,
-                off_s,
-                off_rate_per_s,
-            } => {
+            Arrival::Poisson { rate_per_s } | Arrival::Constant { rate_per_s } => positive("arrival.rate_per_s", rate_per_s, MAX_RATE),
+            Arrival::Bursty { rate_per_s, on_s, off_s, off_rate_per_s } => {
                 positive("arrival.rate_per_s", rate_per_s, MAX_RATE)?;
                 positive("arrival.on_s", on_s, 1e9)?;
-                ensure_config!(
-                    (0.0..=1e9).contains(&off_s),
-                    "arrival.off_s",
-                    "must be in 0..=1e9, got {off_s}"
-                );
+                ensure_config!((0.0..=1e9).contains(&off_s), "arrival.off_s", "must be in 0..=1e9, got {off_s}");
                 ensure_config!(
                     (0.0..=MAX_RATE).contains(&off_rate_per_s),
                     "arrival.off_rate_per_s",
@@ -106,19 +69,10 @@ impl SyntheticSpec {
                 );
                 Ok(())
             }
-            Arrival::Onoff {
-                rate_per_s,
-                mean_on_s,
-                mean_off_s,
-                off_rate_per_s,
-            } => {
+            Arrival::Onoff { rate_per_s, mean_on_s, mean_off_s, off_rate_per_s } => {
                 positive("arrival.rate_per_s", rate_per_s, MAX_RATE)?;
                 positive("arrival.mean_on_s", mean_on_s, 1e9)?;
-                ensure_config!(
-                    (0.0..=1e9).contains(&mean_off_s),
-                    "arrival.mean_off_s",
-                    "must be in 0..=1e9, got {mean_off_s}"
-                );
+                ensure_config!((0.0..=1e9).contains(&mean_off_s), "arrival.mean_off_s", "must be in 0..=1e9, got {mean_off_s}");
                 ensure_config!(
                     (0.0..=MAX_RATE).contains(&off_rate_per_s),
                     "arrival.off_rate_per_s",
@@ -131,11 +85,7 @@ impl SyntheticSpec {
 
     fn check_space(&self) -> Result<()> {
         let a = self.alignment;
-        ensure_config!(
-            a.is_power_of_two() && (512..=MIB).contains(&a),
-            "alignment",
-            "must be a power of two in 512..=1048576, got {a}"
-        );
+        ensure_config!(a.is_power_of_two() && (512..=MIB).contains(&a), "alignment", "must be a power of two in 512..=1048576, got {a}");
         let f = self.footprint_bytes;
         ensure_config!(
             f >= a && f % a == 0 && f / a <= u32::MAX as u64,
@@ -150,32 +100,16 @@ impl SyntheticSpec {
         let ok = |s: u32| s >= 1 && s as u64 <= limit;
         match &self.size {
             SizeDist::Fixed(s) => {
-                ensure_config!(
-                    ok(*s),
-                    "size",
-                    "must be in 1..={limit} (the footprint), got {s}"
-                );
+                ensure_config!(ok(*s), "size", "must be in 1..={limit} (the footprint), got {s}");
             }
             SizeDist::Weighted(v) => {
                 ensure_config!(!v.is_empty(), "size", "the [bytes, weight] list is empty");
                 for &(s, w) in v {
-                    ensure_config!(
-                        ok(s),
-                        "size",
-                        "sizes must be in 1..={limit} (the footprint), got {s}"
-                    );
-                    ensure_config!(
-                        w.is_finite() && w >= 0.0,
-                        "size",
-                        "weights must be finite and >= 0, got {w}"
-                    );
+                    ensure_config!(ok(s), "size", "sizes must be in 1..={limit} (the footprint), got {s}");
+                    ensure_config!(w.is_finite() && w >= 0.0, "size", "weights must be finite and >= 0, got {w}");
                 }
                 let total: f64 = v.iter().map(|e| e.1).sum();
-                ensure_config!(
-                    total.is_finite() && total > 0.0,
-                    "size",
-                    "weights must not all be 0 and must sum to a finite number"
-                );
+                ensure_config!(total.is_finite() && total > 0.0, "size", "weights must not all be 0 and must sum to a finite number");
             }
         }
         Ok(())
@@ -213,18 +147,8 @@ impl SyntheticSpec {
         theta("content.write_theta", c.write_theta)?;
         theta("content.read_theta", c.read_theta)?;
         let pool = 1..=(1u32 << 24);
-        ensure_config!(
-            pool.contains(&c.write_pool),
-            "content.write_pool",
-            "must be in 1..=16777216, got {}",
-            c.write_pool
-        );
-        ensure_config!(
-            pool.contains(&c.read_pool),
-            "content.read_pool",
-            "must be in 1..=16777216, got {}",
-            c.read_pool
-        );
+        ensure_config!(pool.contains(&c.write_pool), "content.write_pool", "must be in 1..=16777216, got {}", c.write_pool);
+        ensure_config!(pool.contains(&c.read_pool), "content.read_pool", "must be in 1..=16777216, got {}", c.read_pool);
         unit("content.drift_per_day", c.drift_per_day)?;
         positive("content.day_s", c.day_s, 1e12)?;
         unit("content.fresh_from_written", c.fresh_from_written)?;
@@ -239,33 +163,15 @@ impl SyntheticSpec {
             "must be <= 64 GiB with a content model (it tracks every page), got {}",
             self.footprint_bytes
         );
-        ensure_config!(
-            self.pairs.is_none(),
-            "pairs",
-            "cannot be combined with a content model"
-        );
+        ensure_config!(self.pairs.is_none(), "pairs", "cannot be combined with a content model");
         // Content reads pick pages by value, not by class.
-        ensure_config!(
-            self.classes.is_none(),
-            "classes",
-            "cannot be combined with a content model"
-        );
+        ensure_config!(self.classes.is_none(), "classes", "cannot be combined with a content model");
         Ok(())
     }
 
     fn check_pairs(&self, p: &PairSpec) -> Result<()> {
-        ensure_config!(
-            (1..=1 << 20).contains(&p.count),
-            "pairs.count",
-            "must be in 1..=1048576, got {}",
-            p.count
-        );
-        ensure_config!(
-            (1..=1 << 20).contains(&p.stride),
-            "pairs.stride",
-            "must be in 1..=1048576, got {}",
-            p.stride
-        );
+        ensure_config!((1..=1 << 20).contains(&p.count), "pairs.count", "must be in 1..=1048576, got {}", p.count);
+        ensure_config!((1..=1 << 20).contains(&p.stride), "pairs.stride", "must be in 1..=1048576, got {}", p.stride);
         let pb = self.pair_page_bytes();
         ensure_config!(
             pb >= self.alignment && pb % self.alignment == 0 && pb <= u32::MAX as u64,

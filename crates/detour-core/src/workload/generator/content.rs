@@ -86,11 +86,7 @@ impl ContentModel {
 
     fn pin(&mut self, lpn: u32, up: bool) {
         let p = &mut self.pins[lpn as usize];
-        *p = if up {
-            p.saturating_add(1)
-        } else {
-            p.saturating_sub(1)
-        };
+        *p = if up { p.saturating_add(1) } else { p.saturating_sub(1) };
     }
 
     /// Whether `lpn` holds a popular read value that writes should avoid.
@@ -110,9 +106,7 @@ impl ContentModel {
             return;
         }
         let value = &self.value;
-        let moved = self
-            .reads
-            .drift(self.drift, &mut self.rng, |h| Self::valid(value, h));
+        let moved = self.reads.drift(self.drift, &mut self.rng, |h| Self::valid(value, h));
         for (old, new) in moved {
             self.pin(old.0, false);
             self.pin(new.0, true);
@@ -152,11 +146,7 @@ impl ContentModel {
     /// The page the next read hits.
     pub(crate) fn read(&mut self) -> u64 {
         let want_fresh = self.reads.is_empty() || uniform(&mut self.rng) < self.read_unique;
-        let lpn = if want_fresh {
-            self.fresh().or_else(|| self.repeat())
-        } else {
-            self.repeat().or_else(|| self.fresh())
-        };
+        let lpn = if want_fresh { self.fresh().or_else(|| self.repeat()) } else { self.repeat().or_else(|| self.fresh()) };
         // Both sources dry (tiny footprint): any page will do.
         let lpn = lpn.unwrap_or_else(|| self.rng.random_range(0..self.value.len() as u32));
         self.touch(lpn);
@@ -165,11 +155,8 @@ impl ContentModel {
 
     fn fresh(&mut self) -> Option<u32> {
         let written_first = uniform(&mut self.rng) < self.fresh_from_written;
-        let got = if written_first {
-            self.take_unread().or_else(|| self.take_cold())
-        } else {
-            self.take_cold().or_else(|| self.take_unread())
-        };
+        let got =
+            if written_first { self.take_unread().or_else(|| self.take_cold()) } else { self.take_cold().or_else(|| self.take_unread()) };
         let h = got?;
         if self.reads.offer(h) {
             self.pin(h.0, true);
@@ -209,10 +196,7 @@ impl ContentModel {
                 return Some(h.0);
             }
             let value = &self.value;
-            if let Some((old, new)) = self
-                .reads
-                .refresh(rank, &mut self.rng, |x| Self::valid(value, x))
-            {
+            if let Some((old, new)) = self.reads.refresh(rank, &mut self.rng, |x| Self::valid(value, x)) {
                 self.pin(old.0, false);
                 self.pin(new.0, true);
             }

@@ -26,10 +26,7 @@ mod stats;
 pub use address::PageClass;
 pub use check::CONTENT_MAX_FOOTPRINT;
 pub use spec::{Arrival, ClassSpec, ContentSpec, PairSpec, SizeDist, SyntheticSpec, GIB, KIB, MIB};
-pub use stats::{
-    content_stats, initial_token, page_class_stats, ContentStats, PageClassStats,
-    CONTENT_PAGE_BYTES,
-};
+pub use stats::{content_stats, initial_token, page_class_stats, ContentStats, PageClassStats, CONTENT_PAGE_BYTES};
 
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
@@ -84,16 +81,10 @@ impl Generator {
         spec.validate()?;
         let seed = spec.seed;
         let mut setup = stream(seed, 0);
-        let pairs = spec
-            .pairs
-            .as_ref()
-            .map(|p| PairModel::new(spec, p, &mut setup));
+        let pairs = spec.pairs.as_ref().map(|p| PairModel::new(spec, p, &mut setup));
         let start_p = pairs.as_ref().map_or(0.0, |p| p.start_p);
         let (read_p, rate_scale) = pairs::main_process(spec.read_ratio, start_p);
-        let content = spec
-            .content
-            .as_ref()
-            .map(|c| ContentModel::new(c, spec.footprint_pages(), seed, stream(seed, 4)));
+        let content = spec.content.as_ref().map(|c| ContentModel::new(c, spec.footprint_pages(), seed, stream(seed, 4)));
         Ok(Generator {
             arrivals: Arrivals::new(&spec.arrival, rate_scale),
             arrival_rng: stream(seed, 1),
@@ -147,10 +138,7 @@ impl Generator {
     fn draw_size(&mut self) -> u32 {
         let total = self.sizes.last().expect("validated non-empty").1;
         let x = uniform(&mut self.rng) * total;
-        let i = self
-            .sizes
-            .partition_point(|e| e.1 <= x)
-            .min(self.sizes.len() - 1);
+        let i = self.sizes.partition_point(|e| e.1 <= x).min(self.sizes.len() - 1);
         self.sizes[i].0
     }
 
@@ -160,20 +148,8 @@ impl Generator {
         if self.limit_ns.is_some_and(|l| t >= l) {
             return None;
         }
-        let kind = if uniform(&mut self.rng) < self.read_p {
-            IoKind::Read
-        } else {
-            IoKind::Write
-        };
-        let mut req = Request {
-            time_ns: t as u64,
-            offset: 0,
-            size: 0,
-            kind,
-            content: 0,
-            volume: 0,
-            line: 0,
-        };
+        let kind = if uniform(&mut self.rng) < self.read_p { IoKind::Read } else { IoKind::Write };
+        let mut req = Request { time_ns: t as u64, offset: 0, size: 0, kind, content: 0, volume: 0, line: 0 };
         if let Some(cm) = self.content.as_mut() {
             cm.advance(t);
         }
@@ -234,15 +210,7 @@ impl Generator {
     fn partner(&mut self) -> Request {
         let Reverse((t, _, offset)) = self.pending.pop().expect("peeked");
         let size = self.pairs.as_ref().expect("pairs on").size;
-        Request {
-            time_ns: t,
-            offset,
-            size,
-            kind: IoKind::Read,
-            content: 0,
-            volume: 0,
-            line: 0,
-        }
+        Request { time_ns: t, offset, size, kind: IoKind::Read, content: 0, volume: 0, line: 0 }
     }
 }
 
@@ -273,11 +241,7 @@ impl Iterator for Generator {
             (Some(_), None) => true,
             (None, _) => false,
         };
-        let mut req = if partner_first {
-            self.partner()
-        } else {
-            self.next_main.take()?
-        };
+        let mut req = if partner_first { self.partner() } else { self.next_main.take()? };
         self.emitted += 1;
         req.line = self.emitted;
         if req.kind == IoKind::Write && req.content == 0 {

@@ -24,18 +24,8 @@ impl Perm {
         let bits = (64 - (n - 1).leading_zeros()).max(2);
         let bits = bits + (bits & 1);
         let half_bits = bits / 2;
-        let keys = [
-            mix64(key ^ 1),
-            mix64(key ^ 2),
-            mix64(key ^ 3),
-            mix64(key ^ 4),
-        ];
-        Perm {
-            n,
-            half_bits,
-            mask: (1u64 << half_bits) - 1,
-            keys,
-        }
+        let keys = [mix64(key ^ 1), mix64(key ^ 2), mix64(key ^ 3), mix64(key ^ 4)];
+        Perm { n, half_bits, mask: (1u64 << half_bits) - 1, keys }
     }
 
     pub(crate) fn len(&self) -> u64 {
@@ -104,9 +94,7 @@ mod tests {
     #[test]
     fn scatters_neighbours() {
         let p = Perm::new(1 << 20, 7);
-        let adjacent = (0..1000u64)
-            .filter(|&x| p.fwd(x).abs_diff(p.fwd(x + 1)) == 1)
-            .count();
+        let adjacent = (0..1000u64).filter(|&x| p.fwd(x).abs_diff(p.fwd(x + 1)) == 1).count();
         assert!(adjacent < 5, "{adjacent} adjacent images");
     }
 }

@@ -29,15 +29,7 @@ const NOT_IN_POOL: usize = usize::MAX;
 
 impl<T: Copy + PartialEq> Pool<T> {
     pub(crate) fn new(cap: usize, theta: f64) -> Self {
-        Pool {
-            items: Vec::new(),
-            cap,
-            theta,
-            zipf: None,
-            recent: Vec::new(),
-            recent_head: 0,
-            recent_today: 0,
-        }
+        Pool { items: Vec::new(), cap, theta, zipf: None, recent: Vec::new(), recent_head: 0, recent_today: 0 }
     }
 
     pub(crate) fn is_empty(&self) -> bool {
@@ -55,14 +47,7 @@ impl<T: Copy + PartialEq> Pool<T> {
         if inserted {
             self.items.push(x);
         }
-        self.remember((
-            x,
-            if inserted {
-                self.items.len() - 1
-            } else {
-                NOT_IN_POOL
-            },
-        ));
+        self.remember((x, if inserted { self.items.len() - 1 } else { NOT_IN_POOL }));
         inserted
     }
 
@@ -108,12 +93,7 @@ impl<T: Copy + PartialEq> Pool<T> {
 
     /// Put a random recent newcomer accepted by `ok` (and not already in the
     /// pool) into slot `rank`; returns `(old, new)` when replaced.
-    pub(crate) fn refresh(
-        &mut self,
-        rank: usize,
-        rng: &mut ChaCha8Rng,
-        ok: impl Fn(T) -> bool,
-    ) -> Option<(T, T)> {
+    pub(crate) fn refresh(&mut self, rank: usize, rng: &mut ChaCha8Rng, ok: impl Fn(T) -> bool) -> Option<(T, T)> {
         if self.recent.is_empty() {
             return None;
         }
@@ -128,12 +108,7 @@ impl<T: Copy + PartialEq> Pool<T> {
     /// newest newcomers of the day that ended (those accepted by `ok`). A
     /// newcomer already in the pool swaps ranks with the loser; one outside
     /// replaces it. Returns the `(old, new)` replacements (not the swaps).
-    pub(crate) fn drift(
-        &mut self,
-        frac: f64,
-        rng: &mut ChaCha8Rng,
-        ok: impl Fn(T) -> bool,
-    ) -> Vec<(T, T)> {
+    pub(crate) fn drift(&mut self, frac: f64, rng: &mut ChaCha8Rng, ok: impl Fn(T) -> bool) -> Vec<(T, T)> {
         let want = (frac * self.items.len() as f64).round() as usize;
         let fresh = self.recent_today.min(self.recent.len());
         self.recent_today = 0;

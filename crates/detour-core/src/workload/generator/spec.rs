@@ -138,12 +138,7 @@ impl SizeDist {
     pub fn max(&self) -> u32 {
         match self {
             SizeDist::Fixed(s) => *s,
-            SizeDist::Weighted(v) => v
-                .iter()
-                .filter(|e| e.1 > 0.0)
-                .map(|e| e.0)
-                .max()
-                .unwrap_or(0),
+            SizeDist::Weighted(v) => v.iter().filter(|e| e.1 > 0.0).map(|e| e.0).max().unwrap_or(0),
         }
     }
 }
@@ -169,11 +164,7 @@ pub struct ClassSpec {
 
 impl Default for ClassSpec {
     fn default() -> Self {
-        ClassSpec {
-            read_only: 0.0,
-            write_only: 0.0,
-            chunk_bytes: None,
-        }
+        ClassSpec { read_only: 0.0, write_only: 0.0, chunk_bytes: None }
     }
 }
 
@@ -267,16 +258,7 @@ fn is_zero(x: &f64) -> bool {
 
 impl Default for PairSpec {
     fn default() -> Self {
-        PairSpec {
-            count: 1000,
-            stride: 16,
-            page_bytes: None,
-            read_share: 0.2,
-            gap_us: 50.0,
-            theta: 1.0,
-            die_skew: 0.0,
-            balanced: false,
-        }
+        PairSpec { count: 1000, stride: 16, page_bytes: None, read_share: 0.2, gap_us: 50.0, theta: 1.0, die_skew: 0.0, balanced: false }
     }
 }
 
@@ -298,9 +280,6 @@ impl SyntheticSpec {
 
     /// Pair page size in bytes (`alignment` unless set).
     pub(crate) fn pair_page_bytes(&self) -> u64 {
-        self.pairs
-            .as_ref()
-            .and_then(|p| p.page_bytes)
-            .unwrap_or(self.alignment)
+        self.pairs.as_ref().and_then(|p| p.page_bytes).unwrap_or(self.alignment)
     }
 }

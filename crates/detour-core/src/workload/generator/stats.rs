@@ -127,11 +127,7 @@ impl PageClassStats {
 
 /// Classify the pages of `page_bytes` touched by `requests` (see
 /// [`PageClassStats`]).
-pub fn page_class_stats<I: IntoIterator<Item = Request>>(
-    requests: I,
-    page_bytes: u64,
-    min_accesses: u32,
-) -> PageClassStats {
+pub fn page_class_stats<I: IntoIterator<Item = Request>>(requests: I, page_bytes: u64, min_accesses: u32) -> PageClassStats {
     let mut counts: HashMap<(u32, u64), (u32, u32)> = HashMap::new();
     for r in requests {
         let first = r.offset / page_bytes;
@@ -145,6 +141,8 @@ pub fn page_class_stats<I: IntoIterator<Item = Request>>(
         }
     }
     let mut s = PageClassStats::default();
+    // Only integer counts are taken from the entries, so the map's order cannot reach the result.
+    #[allow(clippy::disallowed_methods, clippy::iter_over_hash_type)]
     for &(reads, writes) in counts.values() {
         let total = reads + writes;
         if total < min_accesses.max(1) {

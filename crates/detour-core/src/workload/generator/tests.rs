@@ -9,11 +9,7 @@ fn run(spec: &SyntheticSpec) -> Vec<Request> {
 }
 
 fn small() -> SyntheticSpec {
-    SyntheticSpec {
-        requests: 20_000,
-        footprint_bytes: 64 * MIB,
-        ..SyntheticSpec::default()
-    }
+    SyntheticSpec { requests: 20_000, footprint_bytes: 64 * MIB, ..SyntheticSpec::default() }
 }
 
 #[test]
@@ -69,12 +65,7 @@ fn lines_times_and_write_contents() {
 
 #[test]
 fn duration_limits_the_stream() {
-    let spec = SyntheticSpec {
-        requests: 0,
-        duration_s: 2.0,
-        arrival: Arrival::Constant { rate_per_s: 1000.0 },
-        ..small()
-    };
+    let spec = SyntheticSpec { requests: 0, duration_s: 2.0, arrival: Arrival::Constant { rate_per_s: 1000.0 }, ..small() };
     let reqs = run(&spec);
     assert_eq!(reqs.len(), 2000);
     assert_eq!(reqs[1].time_ns, 1_000_000);
@@ -82,16 +73,9 @@ fn duration_limits_the_stream() {
 
 #[test]
 fn full_sequentiality_is_contiguous() {
-    let spec = SyntheticSpec {
-        sequential: 1.0,
-        size: SizeDist::Fixed(8192),
-        ..small()
-    };
+    let spec = SyntheticSpec { sequential: 1.0, size: SizeDist::Fixed(8192), ..small() };
     let reqs = run(&spec);
-    let wraps = reqs
-        .windows(2)
-        .filter(|w| w[1].offset != w[0].offset + 8192)
-        .count();
+    let wraps = reqs.windows(2).filter(|w| w[1].offset != w[0].offset + 8192).count();
     // Only when the stream runs off the end of the footprint and restarts at
     // a random page (half the footprint away from the end on average).
     let passes = reqs.len() * 8192 / spec.footprint_bytes as usize;
@@ -101,11 +85,7 @@ fn full_sequentiality_is_contiguous() {
 #[test]
 fn page_classes_are_respected() {
     let spec = SyntheticSpec {
-        classes: Some(ClassSpec {
-            read_only: 0.5,
-            write_only: 0.3,
-            chunk_bytes: None,
-        }),
+        classes: Some(ClassSpec { read_only: 0.5, write_only: 0.3, chunk_bytes: None }),
         size: SizeDist::Weighted(vec![(4096, 1.0), (16384, 1.0)]),
         sequential: 0.3,
         zipf_theta: 0.8,
@@ -116,9 +96,7 @@ fn page_classes_are_respected() {
     let mut seen = std::collections::HashMap::new();
     for r in &reqs {
         for p in 0..(r.size as u64).div_ceil(4096) {
-            let class = g
-                .page_class(r.offset + p * 4096)
-                .expect("inside the footprint");
+            let class = g.page_class(r.offset + p * 4096).expect("inside the footprint");
             *seen.entry(class).or_insert(0) += 1;
             match (class, r.kind) {
                 (PageClass::ReadOnly, IoKind::Write) => panic!("write to a read-only page: {r:?}"),
@@ -134,13 +112,7 @@ fn page_classes_are_respected() {
 fn content_model_hits_its_unique_shares() {
     let spec = SyntheticSpec {
         read_ratio: 0.5,
-        content: Some(ContentSpec {
-            write_unique: 0.3,
-            read_unique: 0.4,
-            drift_per_day: 0.2,
-            day_s: 1.0,
-            ..ContentSpec::default()
-        }),
+        content: Some(ContentSpec { write_unique: 0.3, read_unique: 0.4, drift_per_day: 0.2, day_s: 1.0, ..ContentSpec::default() }),
         ..small()
     };
     let s = content_stats(run(&spec));
@@ -152,12 +124,7 @@ fn content_model_hits_its_unique_shares() {
 fn pairs_share_a_die_and_arrive_within_the_gap() {
     let spec = SyntheticSpec {
         read_ratio: 0.9,
-        pairs: Some(PairSpec {
-            count: 50,
-            read_share: 0.5,
-            gap_us: 20.0,
-            ..PairSpec::default()
-        }),
+        pairs: Some(PairSpec { count: 50, read_share: 0.5, gap_us: 20.0, ..PairSpec::default() }),
         // Large enough that ordinary reads almost never hit a pair page.
         footprint_bytes: 64 * GIB,
         ..small()
@@ -172,16 +139,9 @@ fn pairs_share_a_die_and_arrive_within_the_gap() {
     let firsts: std::collections::HashSet<u64> = pairs.iter().map(|p| p.0).collect();
     let seconds: std::collections::HashMap<u64, u64> = pairs.iter().map(|p| (p.1, p.0)).collect();
     let (mut matched, mut lone) = (0, 0);
-    for (i, r) in reqs
-        .iter()
-        .enumerate()
-        .filter(|(_, r)| r.kind == IoKind::Read)
-    {
+    for (i, r) in reqs.iter().enumerate().filter(|(_, r)| r.kind == IoKind::Read) {
         if let Some(&a) = seconds.get(&r.offset) {
-            let mut back = reqs[..i]
-                .iter()
-                .rev()
-                .take_while(|q| r.time_ns - q.time_ns <= 20_000);
+            let mut back = reqs[..i].iter().rev().take_while(|q| r.time_ns - q.time_ns <= 20_000);
             if back.any(|q| q.offset == a) {
                 matched += 1;
             } else {
@@ -189,20 +149,11 @@ fn pairs_share_a_die_and_arrive_within_the_gap() {
             }
         }
     }
-    assert!(
-        lone <= 2,
-        "{lone} second halves without their first within the gap"
-    );
+    assert!(lone <= 2, "{lone} second halves without their first within the gap");
     let reads = reqs.iter().filter(|r| r.kind == IoKind::Read).count();
-    let pair_reads = reqs
-        .iter()
-        .filter(|r| firsts.contains(&r.offset) || seconds.contains_key(&r.offset))
-        .count();
+    let pair_reads = reqs.iter().filter(|r| firsts.contains(&r.offset) || seconds.contains_key(&r.offset)).count();
     assert!(matched > 0);
-    assert!(
-        (pair_reads as f64 / reads as f64 - 0.5).abs() < 0.02,
-        "{pair_reads} of {reads}"
-    );
+    assert!((pair_reads as f64 / reads as f64 - 0.5).abs() < 0.02, "{pair_reads} of {reads}");
 }
 
 fn rejected(spec: SyntheticSpec) -> String {
@@ -220,157 +171,28 @@ fn validate_names_the_bad_key() {
     let d = SyntheticSpec::default;
     let cases: Vec<(SyntheticSpec, &str)> = vec![
         (SyntheticSpec { requests: 0, ..d() }, "requests"),
-        (
-            SyntheticSpec {
-                duration_s: -1.0,
-                ..d()
-            },
-            "duration_s",
-        ),
-        (
-            SyntheticSpec {
-                duration_s: f64::NAN,
-                ..d()
-            },
-            "duration_s",
-        ),
-        (
-            SyntheticSpec {
-                read_ratio: 1.5,
-                ..d()
-            },
-            "read_ratio",
-        ),
-        (
-            SyntheticSpec {
-                read_ratio: f64::NAN,
-                ..d()
-            },
-            "read_ratio",
-        ),
-        (
-            SyntheticSpec {
-                arrival: Arrival::Poisson { rate_per_s: 0.0 },
-                ..d()
-            },
-            "arrival.rate_per_s",
-        ),
-        (
-            SyntheticSpec {
-                alignment: 3000,
-                ..d()
-            },
-            "alignment",
-        ),
-        (
-            SyntheticSpec {
-                footprint_bytes: 5000,
-                ..d()
-            },
-            "footprint_bytes",
-        ),
-        (
-            SyntheticSpec {
-                size: SizeDist::Fixed(0),
-                ..d()
-            },
-            "size",
-        ),
-        (
-            SyntheticSpec {
-                size: SizeDist::Weighted(vec![(4096, -1.0)]),
-                ..d()
-            },
-            "size",
-        ),
-        (
-            SyntheticSpec {
-                zipf_theta: -0.1,
-                ..d()
-            },
-            "zipf_theta",
-        ),
-        (
-            SyntheticSpec {
-                sequential: 2.0,
-                ..d()
-            },
-            "sequential",
-        ),
+        (SyntheticSpec { duration_s: -1.0, ..d() }, "duration_s"),
+        (SyntheticSpec { duration_s: f64::NAN, ..d() }, "duration_s"),
+        (SyntheticSpec { read_ratio: 1.5, ..d() }, "read_ratio"),
+        (SyntheticSpec { read_ratio: f64::NAN, ..d() }, "read_ratio"),
+        (SyntheticSpec { arrival: Arrival::Poisson { rate_per_s: 0.0 }, ..d() }, "arrival.rate_per_s"),
+        (SyntheticSpec { alignment: 3000, ..d() }, "alignment"),
+        (SyntheticSpec { footprint_bytes: 5000, ..d() }, "footprint_bytes"),
+        (SyntheticSpec { size: SizeDist::Fixed(0), ..d() }, "size"),
+        (SyntheticSpec { size: SizeDist::Weighted(vec![(4096, -1.0)]), ..d() }, "size"),
+        (SyntheticSpec { zipf_theta: -0.1, ..d() }, "zipf_theta"),
+        (SyntheticSpec { sequential: 2.0, ..d() }, "sequential"),
         (SyntheticSpec { streams: 0, ..d() }, "streams"),
-        (
-            SyntheticSpec {
-                seed: u64::MAX,
-                ..d()
-            },
-            "seed",
-        ),
-        (
-            SyntheticSpec {
-                classes: Some(ClassSpec {
-                    read_only: 0.7,
-                    write_only: 0.7,
-                    chunk_bytes: None,
-                }),
-                ..d()
-            },
-            "classes.write_only",
-        ),
-        (
-            SyntheticSpec {
-                content: Some(ContentSpec {
-                    read_unique: 1.2,
-                    ..ContentSpec::default()
-                }),
-                ..d()
-            },
-            "content.read_unique",
-        ),
-        (
-            SyntheticSpec {
-                content: Some(ContentSpec {
-                    day_s: 0.0,
-                    ..ContentSpec::default()
-                }),
-                ..d()
-            },
-            "content.day_s",
-        ),
-        (
-            SyntheticSpec {
-                content: Some(ContentSpec::default()),
-                size: SizeDist::Fixed(8192),
-                ..d()
-            },
-            "size",
-        ),
-        (
-            SyntheticSpec {
-                pairs: Some(PairSpec {
-                    stride: 0,
-                    ..PairSpec::default()
-                }),
-                ..d()
-            },
-            "pairs.stride",
-        ),
-        (
-            SyntheticSpec {
-                pairs: Some(PairSpec {
-                    gap_us: 0.0,
-                    ..PairSpec::default()
-                }),
-                ..d()
-            },
-            "pairs.gap_us",
-        ),
+        (SyntheticSpec { seed: u64::MAX, ..d() }, "seed"),
+        (SyntheticSpec { classes: Some(ClassSpec { read_only: 0.7, write_only: 0.7, chunk_bytes: None }), ..d() }, "classes.write_only"),
+        (SyntheticSpec { content: Some(ContentSpec { read_unique: 1.2, ..ContentSpec::default() }), ..d() }, "content.read_unique"),
+        (SyntheticSpec { content: Some(ContentSpec { day_s: 0.0, ..ContentSpec::default() }), ..d() }, "content.day_s"),
+        (SyntheticSpec { content: Some(ContentSpec::default()), size: SizeDist::Fixed(8192), ..d() }, "size"),
+        (SyntheticSpec { pairs: Some(PairSpec { stride: 0, ..PairSpec::default() }), ..d() }, "pairs.stride"),
+        (SyntheticSpec { pairs: Some(PairSpec { gap_us: 0.0, ..PairSpec::default() }), ..d() }, "pairs.gap_us"),
     ];
     for (spec, key) in cases {
         assert_eq!(rejected(spec), key);
     }
-    assert!(Generator::new(&SyntheticSpec {
-        read_ratio: -1.0,
-        ..d()
-    })
-    .is_err());
+    assert!(Generator::new(&SyntheticSpec { read_ratio: -1.0, ..d() }).is_err());
 }

@@ -71,10 +71,7 @@ pub fn profile(name: &str) -> Result<SyntheticSpec> {
         .or_else(|| (name == "bench-like").then(table::bench_like));
     spec.ok_or_else(|| {
         let known: Vec<&str> = NAMES.iter().map(|n| n.0).collect();
-        Error::config(
-            "profile",
-            format!("unknown profile `{name}`; known: {}", known.join(", ")),
-        )
+        Error::config("profile", format!("unknown profile `{name}`; known: {}", known.join(", ")))
     })
 }
 
@@ -88,12 +85,7 @@ impl SyntheticSpec {
         let base = match user.remove("profile") {
             None => toml::Table::new(),
             Some(toml::Value::String(name)) => to_table(&profile(&name)?)?,
-            Some(other) => {
-                return Err(Error::config(
-                    "profile",
-                    format!("must be a string, got {other}"),
-                ))
-            }
+            Some(other) => return Err(Error::config("profile", format!("must be a string, got {other}"))),
         };
         finish(merge(base, user))
     }
@@ -123,9 +115,7 @@ fn to_table(spec: &SyntheticSpec) -> Result<toml::Table> {
 }
 
 fn finish(table: toml::Table) -> Result<SyntheticSpec> {
-    let spec: SyntheticSpec = toml::Value::Table(table)
-        .try_into()
-        .map_err(|e: toml::de::Error| parse_error(&e))?;
+    let spec: SyntheticSpec = toml::Value::Table(table).try_into().map_err(|e: toml::de::Error| parse_error(&e))?;
     spec.validate()?;
     Ok(spec)
 }
@@ -139,18 +129,11 @@ fn parse_value(raw: &str) -> toml::Value {
 
 fn set_path(table: &mut toml::Table, key: &str, value: toml::Value) -> Result<()> {
     let mut parts: Vec<&str> = key.split('.').collect();
-    let last = parts
-        .pop()
-        .filter(|s| !s.is_empty())
-        .ok_or_else(|| Error::config(key, "empty key"))?;
+    let last = parts.pop().filter(|s| !s.is_empty()).ok_or_else(|| Error::config(key, "empty key"))?;
     let mut t = table;
     for p in parts {
-        let entry = t
-            .entry(p)
-            .or_insert_with(|| toml::Value::Table(toml::Table::new()));
-        t = entry
-            .as_table_mut()
-            .ok_or_else(|| Error::config(key, format!("`{p}` is not a table")))?;
+        let entry = t.entry(p).or_insert_with(|| toml::Value::Table(toml::Table::new()));
+        t = entry.as_table_mut().ok_or_else(|| Error::config(key, format!("`{p}` is not a table")))?;
     }
     t.insert(last.to_string(), value);
     Ok(())

@@ -2,9 +2,7 @@
 //! paper does not give a number, the assumed value is marked `assumed` and
 //! explained in docs/workloads.md.
 
-use crate::workload::generator::{
-    Arrival, ClassSpec, ContentSpec, PairSpec, SizeDist, SyntheticSpec, GIB, KIB, MIB,
-};
+use crate::workload::generator::{Arrival, ClassSpec, ContentSpec, PairSpec, SizeDist, SyntheticSpec, GIB, KIB, MIB};
 
 /// Sizes with a given mean: the two powers of two (>= 512 B) around it, mixed
 /// so the mean is exact. The papers give only means.
@@ -144,12 +142,7 @@ pub(crate) fn rr(name: &str) -> Option<SyntheticSpec> {
         requests: 0,
         duration_s: RR_DAYS * RR_DAY_S,
         // Bursty (assumed): 20k req/s for 1 s in every 10 s, mean 2000 req/s.
-        arrival: Arrival::Bursty {
-            rate_per_s: 20_000.0,
-            on_s: 1.0,
-            off_s: 9.0,
-            off_rate_per_s: 0.0,
-        },
+        arrival: Arrival::Bursty { rate_per_s: 20_000.0, on_s: 1.0, off_s: 9.0, off_rate_per_s: 0.0 },
         read_ratio: 1.0 - r.write_pct / 100.0,
         size: SizeDist::Fixed(4096),
         footprint_bytes: 4 * GIB,
@@ -240,12 +233,7 @@ pub(crate) fn volume(name: &str) -> Option<SyntheticSpec> {
     let page = 16 * KIB;
     Some(SyntheticSpec {
         requests: VOLUME_REQUESTS,
-        arrival: Arrival::Onoff {
-            rate_per_s: v.rate_per_s,
-            mean_on_s: VOLUME_ON_S,
-            mean_off_s: VOLUME_OFF_S,
-            off_rate_per_s: 0.0,
-        },
+        arrival: Arrival::Onoff { rate_per_s: v.rate_per_s, mean_on_s: VOLUME_ON_S, mean_off_s: VOLUME_OFF_S, off_rate_per_s: 0.0 },
         read_ratio: v.read_ratio,
         size: SizeDist::Weighted(vec![(16384, 70.0), (32768, 15.0), (65536, 15.0)]),
         alignment: page,
@@ -271,13 +259,7 @@ pub(crate) fn msr(name: &str) -> Option<SyntheticSpec> {
             requests: 500_000,
             arrival: poisson(20_000.0),
             read_ratio: 0.95,
-            size: SizeDist::Weighted(vec![
-                (4096, 60.0),
-                (8192, 15.0),
-                (16384, 10.0),
-                (32768, 10.0),
-                (65536, 5.0),
-            ]),
+            size: SizeDist::Weighted(vec![(4096, 60.0), (8192, 15.0), (16384, 10.0), (32768, 10.0), (65536, 5.0)]),
             footprint_bytes: 16 * GIB,
             zipf_theta: 0.8,
             sequential: 0.2,
@@ -312,12 +294,7 @@ pub(crate) fn bench_like() -> SyntheticSpec {
         requests: 200_000,
         arrival: poisson(20_000.0),
         read_ratio: 0.7,
-        size: SizeDist::Weighted(
-            [4u32, 8, 16, 32, 64]
-                .iter()
-                .map(|k| (k * 1024, 1.0))
-                .collect(),
-        ),
+        size: SizeDist::Weighted([4u32, 8, 16, 32, 64].iter().map(|k| (k * 1024, 1.0)).collect()),
         footprint_bytes: 16 * GIB,
         zipf_theta: 0.9,
         ..SyntheticSpec::default()

@@ -44,10 +44,7 @@ impl Reading {
         let name = self.format.name();
         match &self.first_error {
             Some((line, reason)) if self.requests == 0 => format!("{name} (line {line}: {reason})"),
-            Some((line, reason)) => format!(
-                "{name} ({} of {lines} lines read, but line {line}: {reason})",
-                self.requests
-            ),
+            Some((line, reason)) => format!("{name} ({} of {lines} lines read, but line {line}: {reason})", self.requests),
             None if self.loose => format!("{name} ({})", loose_reason(self.format)),
             None if self.requests > 0 => format!("{name} (reads every line)"),
             None => format!("{name} (no request in the first {lines} lines)"),
@@ -59,15 +56,9 @@ impl Reading {
 /// format, why none or several fit.
 pub(super) fn detect(sample: &[(u64, String)]) -> Result<TraceFormat, String> {
     if sample.is_empty() {
-        return Err(
-            "no requests: the file is empty or holds only blank lines and comments (so no format to detect either)".to_string(),
-        );
+        return Err("no requests: the file is empty or holds only blank lines and comments (so no format to detect either)".to_string());
     }
-    let readings: Vec<Reading> = TraceFormat::ALL
-        .into_iter()
-        .filter(|&f| f != TraceFormat::Ssdsim)
-        .map(|f| read(f, sample))
-        .collect();
+    let readings: Vec<Reading> = TraceFormat::ALL.into_iter().filter(|&f| f != TraceFormat::Ssdsim).map(|f| read(f, sample)).collect();
     let fitting: Vec<&Reading> = readings.iter().filter(|r| r.fits()).collect();
     if let [one] = fitting.as_slice() {
         return Ok(one.format);
@@ -81,10 +72,7 @@ pub(super) fn detect(sample: &[(u64, String)]) -> Result<TraceFormat, String> {
         [one] if !one.loose => Ok(one.format),
         [] => {
             let tried: Vec<String> = readings.iter().map(|r| r.describe(n)).collect();
-            Err(format!(
-                "cannot detect the trace format; tried {}; give it with --format",
-                tried.join(", ")
-            ))
+            Err(format!("cannot detect the trace format; tried {}; give it with --format", tried.join(", ")))
         }
         several => Err(ambiguous(several, n)),
     }
@@ -103,13 +91,7 @@ fn ambiguous(candidates: &[&Reading], lines: usize) -> String {
 
 /// Read the sample with one format.
 fn read(format: TraceFormat, sample: &[(u64, String)]) -> Reading {
-    let mut r = Reading {
-        format,
-        requests: 0,
-        errors: 0,
-        first_error: None,
-        loose: false,
-    };
+    let mut r = Reading { format, requests: 0, errors: 0, first_error: None, loose: false };
     for (number, text) in sample {
         match format.parse_line(text) {
             Ok(Line::Request(_)) => r.requests += 1,
@@ -129,11 +111,7 @@ fn is_loose(format: TraceFormat, sample: &[(u64, String)]) -> bool {
     match format {
         // DiskSim times are decimal milliseconds; a sample with no fraction
         // anywhere is far more likely MQSim's integer nanoseconds.
-        TraceFormat::Disksim => !sample.iter().any(|(_, text)| {
-            text.split_ascii_whitespace()
-                .next()
-                .is_some_and(|time| time.contains('.'))
-        }),
+        TraceFormat::Disksim => !sample.iter().any(|(_, text)| text.split_ascii_whitespace().next().is_some_and(|time| time.contains('.'))),
         _ => false,
     }
 }
@@ -153,37 +131,21 @@ mod tests {
     use super::*;
 
     fn sample(lines: &[&str]) -> Vec<(u64, String)> {
-        lines
-            .iter()
-            .enumerate()
-            .map(|(i, l)| (i as u64 + 1, l.to_string()))
-            .collect()
+        lines.iter().enumerate().map(|(i, l)| (i as u64 + 1, l.to_string())).collect()
     }
 
     #[test]
     fn detects_each_sample_shape() {
         let cases = [
-            (
-                "128166385295514663,hm,0,Write,9056014336,2048,2833",
-                TraceFormat::Msr,
-            ),
+            ("128166385295514663,hm,0,Write,9056014336,2048,2833", TraceFormat::Msr),
             ("0,20941264,8192,W,0.551706", TraceFormat::Spc),
-            (
-                "89966522969723 4270 nfsd 18579576 8 W 6 0 d6c75ba46e82326fefa545b57a12e221",
-                TraceFormat::Fiu,
-            ),
+            ("89966522969723 4270 nfsd 18579576 8 W 6 0 d6c75ba46e82326fefa545b57a12e221", TraceFormat::Fiu),
             ("11413000 0 657728 16 1", TraceFormat::Mqsim),
             ("11.413 0 657728 16 1", TraceFormat::Disksim),
-            (
-                "1456095145.133076000,0.000806000,R,0,899056122368,131072",
-                TraceFormat::Systor,
-            ),
+            ("1456095145.133076000,0.000806000,R,0,899056122368,131072", TraceFormat::Systor),
             ("1538323200,4247200,128,1,1058", TraceFormat::Tencent),
             ("1,5633898,2a,512,42932745", TraceFormat::CloudPhysics),
-            (
-                "  8,0    3        1     0.000000000  4162  Q   W 223490 + 8 [proc]",
-                TraceFormat::Blkparse,
-            ),
+            ("  8,0    3        1     0.000000000  4162  Q   W 223490 + 8 [proc]", TraceFormat::Blkparse),
         ];
         for (line, want) in cases {
             assert_eq!(detect(&sample(&[line])), Ok(want), "{line}");
@@ -192,11 +154,7 @@ mod tests {
 
     #[test]
     fn one_bad_line_does_not_hide_the_format() {
-        let s = sample(&[
-            "1,hm,0,Read,0,512,1",
-            "1,hm,0,Read,0,0,1",
-            "2,hm,0,Write,0,512,1",
-        ]);
+        let s = sample(&["1,hm,0,Read,0,512,1", "1,hm,0,Read,0,0,1", "2,hm,0,Write,0,512,1"]);
         assert_eq!(detect(&s), Ok(TraceFormat::Msr));
     }
 
@@ -216,10 +174,7 @@ mod tests {
             ["11413000 0 657728 16 1", "11565000 1 31244784 64 1", "11721000 1 8 16 2"],
         ] {
             let err = detect(&sample(&bad)).unwrap_err();
-            assert!(
-                err.contains("mqsim or disksim") && err.contains("--format"),
-                "{err}"
-            );
+            assert!(err.contains("mqsim or disksim") && err.contains("--format"), "{err}");
         }
     }
 
@@ -228,10 +183,7 @@ mod tests {
         let err = detect(&sample(&["0 0 0 8 2", "5 0 8 8 3"])).unwrap_err();
         assert!(err.contains("disksim") && err.contains("--format"), "{err}");
         // One fractional time makes it DiskSim's milliseconds.
-        assert_eq!(
-            detect(&sample(&["0 0 0 8 2", "5.5 0 8 8 3"])),
-            Ok(TraceFormat::Disksim)
-        );
+        assert_eq!(detect(&sample(&["0 0 0 8 2", "5.5 0 8 8 3"])), Ok(TraceFormat::Disksim));
     }
 
     #[test]

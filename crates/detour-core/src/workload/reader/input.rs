@@ -68,14 +68,7 @@ const BLOCK: usize = 1 << 16;
 
 impl Lines {
     pub(super) fn new(inner: Box<dyn Read + Send>) -> Self {
-        Lines {
-            inner,
-            number: 0,
-            buf: vec![0; BLOCK],
-            start: 0,
-            end: 0,
-            eof: false,
-        }
+        Lines { inner, number: 0, buf: vec![0; BLOCK], start: 0, end: 0, eof: false }
     }
 
     /// The next line, or `None` at the end of the input.
@@ -163,12 +156,8 @@ mod tests {
     #[test]
     fn strips_terminators_and_numbers_lines() {
         let got = lines_of(b"a\r\nb\n\nc".to_vec());
-        let want: Vec<(u64, Result<String, String>)> = vec![
-            (1, Ok("a".into())),
-            (2, Ok("b".into())),
-            (3, Ok("".into())),
-            (4, Ok("c".into())),
-        ];
+        let want: Vec<(u64, Result<String, String>)> =
+            vec![(1, Ok("a".into())), (2, Ok("b".into())), (3, Ok("".into())), (4, Ok("c".into()))];
         assert_eq!(got, want);
     }
 
@@ -244,19 +233,14 @@ mod tests {
         use std::io::Write;
         let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
         gz.write_all(b"hello\n").unwrap();
-        assert_eq!(
-            lines_of(gz.finish().unwrap()),
-            vec![(1, Ok("hello".to_string()))]
-        );
+        assert_eq!(lines_of(gz.finish().unwrap()), vec![(1, Ok("hello".to_string()))]);
         let zst = zstd::encode_all(&b"hi\nthere\n"[..], 3).unwrap();
         assert_eq!(lines_of(zst).len(), 2);
     }
 
     #[test]
     fn xz_is_refused_with_a_reason() {
-        let err = decompress(Box::new(io::Cursor::new(XZ.to_vec())))
-            .err()
-            .unwrap();
+        let err = decompress(Box::new(io::Cursor::new(XZ.to_vec()))).err().unwrap();
         assert!(err.to_string().contains("xz"));
     }
 }

@@ -183,10 +183,7 @@ fn detect<'a>(reqs: impl Iterator<Item = &'a Request>, fallback: u64) -> u64 {
         return fallback;
     }
     let base = times[0];
-    RESOLUTIONS
-        .into_iter()
-        .find(|&r| times.iter().all(|&t| (t - base) % r == 0))
-        .unwrap_or(0)
+    RESOLUTIONS.into_iter().find(|&r| times.iter().all(|&t| (t - base) % r == 0)).unwrap_or(0)
 }
 
 #[cfg(test)]

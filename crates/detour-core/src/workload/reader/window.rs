@@ -49,13 +49,7 @@ pub(super) struct Window {
 
 impl Window {
     pub(super) fn new(span: u64) -> Window {
-        Window {
-            span,
-            newest: 0,
-            seq: 0,
-            heap: BinaryHeap::new(),
-            reordered: 0,
-        }
+        Window { span, newest: 0, seq: 0, heap: BinaryHeap::new(), reordered: 0 }
     }
 
     pub(super) fn push(&mut self, req: Request) {
@@ -63,16 +57,8 @@ impl Window {
         if self.seq > 0 && time < self.newest {
             self.reordered += 1;
         }
-        self.newest = if self.seq == 0 {
-            time
-        } else {
-            self.newest.max(time)
-        };
-        self.heap.push(Reverse(Held {
-            time,
-            seq: self.seq,
-            req,
-        }));
+        self.newest = if self.seq == 0 { time } else { self.newest.max(time) };
+        self.heap.push(Reverse(Held { time, seq: self.seq, req }));
         self.seq += 1;
     }
 

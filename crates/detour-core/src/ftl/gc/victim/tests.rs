@@ -29,7 +29,10 @@ fn the_docs_recipe_is_the_example_compiled_here() {
 #[test]
 fn the_docs_example_takes_the_first_candidate() {
     let v = crate::policy::find(EXAMPLES, "ftl.gc_policy", "first").unwrap();
-    assert!(REGISTRY.iter().all(|r| r.name != v.name), "the example's name is registered for real: rename the example in docs/extending.md and its copy here");
+    assert!(
+        REGISTRY.iter().all(|r| r.name != v.name),
+        "the example's name is registered for real: rename the example in docs/extending.md and its copy here"
+    );
     let mut p = (v.build)(&Config::default(), 8);
     assert_eq!(p.pick(&[(5, 60), (2, 1)], 64), Some(5));
 }
