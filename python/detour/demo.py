@@ -304,9 +304,9 @@ def table(rows: List[Row]) -> str:
     for row in rows:
         c = row.case
         kind, stat = c.metric
-        lat = lambda r: r.summary["latency_us"][kind][stat]  # noqa: E731
-        out.append([c.scheme, c.baseline, c.workload, c.setting, f"{kind} {stat}", f"{lat(row.base):.1f}",
-                    f"{lat(row.result):.1f}", f"{row.gain_pct:+.1f}", {-1: "faster", 0: "same", 1: "slower"}[c.paper],
+        base, ours = (r.summary["latency_us"][kind][stat] for r in (row.base, row.result))
+        out.append([c.scheme, c.baseline, c.workload, c.setting, f"{kind} {stat}", f"{base:.1f}",
+                    f"{ours:.1f}", f"{row.gain_pct:+.1f}", {-1: "faster", 0: "same", 1: "slower"}[c.paper],
                     c.counters[0] if c.counters else "-", f"{row.counts[0]:,.0f}" if c.counters else "-"])
     text = report.table(list(HEADERS), out)
     used = dict.fromkeys(r.case.workload for r in rows)

@@ -3,9 +3,8 @@ with the paper's sign, in one figure and one line each."""
 
 from __future__ import annotations
 
-import pytest
-
 import detour
+import pytest
 from detour import demo as d
 
 #: Fewer requests than the demo's 20,000 keep the test quick; the cases
