@@ -22,7 +22,7 @@ const SLACK: u64 = 256 << 20;
 pub(super) fn table_bytes(cfg: &Config, geo: &Geometry) -> u64 {
     let (logical, total) = (geo.logical_pages as u64, geo.total_pages() as u64);
     let verify = cfg.run.verify as u64;
-    let buffered = cfg.write_buffer.pages > 0 || cfg.write_buffer.size_mib > 0.0;
+    let buffered = cfg.write_buffer.capacity(cfg.device.page_size) > 0;
     // map (u32), owner (u32), state (u8), tokens (u64, verify), blocks.
     let ftl = logical * 4 + total * (4 + 1 + 8 * verify) + geo.blocks() as u64 * std::mem::size_of::<BlockInfo>() as u64;
     // placed bitmap, oracle (two tables with a buffer), the buffer's slots.
