@@ -36,6 +36,8 @@ class Section:
     headers: List[str] = field(default_factory=list)
     rows: List[List[Any]] = field(default_factory=list)
     figures: List[Any] = field(default_factory=list)  # (name, matplotlib Figure)
+    #: figure name -> the numbers it draws, ours and the paper's (reproduce.figures)
+    figure_data: Dict[str, Any] = field(default_factory=dict)
     notes: List[str] = field(default_factory=list)  # disagreements and caveats
     # What was measured for the paper's claim; `verdict.judge` turns it
     # into the verdict (a section never states its own).
