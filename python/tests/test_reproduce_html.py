@@ -93,6 +93,7 @@ def test_notes_are_coloured_by_kind(tmp_path):
     assert note_kind("The paper's trend does not hold at every step.") == "disagreement"
     assert note_kind("Saturated, left out: fin2.") == "caveat"
     assert note_kind("holds on 4 of 4 workloads") == "information"
+    assert note_kind("holds on 5 of 5 unsaturated rows") == "information"
 
 
 def test_run_settings_are_tables_not_a_json_dump(tmp_path):

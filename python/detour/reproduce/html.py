@@ -19,7 +19,7 @@ from .base import Section
 from .verdict import counts, headline
 
 STYLE = """
-body{font-family:system-ui,sans-serif;max-width:1100px;margin:2em auto;padding:0 1em;color:#222}
+body{font-family:system-ui,sans-serif;max-width:1300px;margin:2em auto;padding:0 1em;color:#222}
 h1{font-size:1.6em} h2{font-size:1.25em;margin-top:2em;border-bottom:1px solid #ccc}
 table{border-collapse:collapse;margin:.8em 0;font-size:.9em}
 th,td{border:1px solid #ccc;padding:.25em .6em} td.n{text-align:right;font-variant-numeric:tabular-nums}
@@ -27,7 +27,7 @@ th{background:#f2f2f2} .paper{background:#fff8e6;padding:.5em .8em;border-left:4
 .workload{color:#555;font-size:.9em} .note{padding:.4em .8em;margin:.4em 0;border-left:4px solid}
 .note.information{background:#eef4fb;border-color:#4a7ebb} .note.caveat{background:#fff6e0;border-color:#d9a400}
 .note.disagreement{background:#fdecec;border-color:#c33} .kind{font-size:.75em;text-transform:uppercase;color:#555;margin-right:.5em}
-table.verdicts td{vertical-align:top} table.settings th{text-align:left;font-weight:normal;background:#f7f7f7}
+table.verdicts td{vertical-align:top} td.m{min-width:16em} td.cause{font-size:.85em;min-width:22em} table.settings th{text-align:left;font-weight:normal;background:#f7f7f7}
 .v{padding:0 .4em;border-radius:3px;font-size:.85em;white-space:nowrap} .reproduced{background:#dff0d8}
 .direction{background:#fcf3cf} .disagrees{background:#f8d7da} .not-run{background:#e2e3e5} .calibrated{background:#dbe9f6} .saturated{background:#ece2f4} img{max-width:100%;border:1px solid #eee}
 """
@@ -118,7 +118,7 @@ def note_kind(text: str) -> str:
     low = text.lower()
     if any(w in low for w in DISAGREEMENT) or any(int(k) < int(n) for k, n in K_OF_N.findall(low)):
         return "disagreement"
-    if any(w in low for w in CAVEAT):
+    if any(re.search(r"\b" + re.escape(w), low) for w in CAVEAT):  # "unsaturated" is no caveat
         return "caveat"
     return "information"
 
@@ -140,7 +140,7 @@ def measure_lines(v: dict, ours_key: str = "ours", holds_key: str = "holds",
     out saturated."""
     paper, ours = v["paper"], v.get(ours_key) or {}
     cal = set(v.get("calibrated") or ())
-    out = [(m + (" (calibration target, not judged)" if m in cal else ""), fmt(paper[m]) if m in paper else "-",
+    out = [(m + (" (calibration target)" if m in cal else ""), fmt(paper[m]) if m in paper else "-",
             fmt(ours[m]) if m in ours else "-") for m in list(paper) + [m for m in ours if m not in paper]]
     holds = v.get(holds_key)
     if holds:
@@ -163,7 +163,7 @@ def _verdict_table(verdicts: List[dict]) -> List[str]:
         n = len(lines)
         for i, (m, p, o) in enumerate(lines):
             cells = (f"<td rowspan='{n}'><a href='#{v['id']}'>{html.escape(v['id'])}</a></td>" if i == 0 else "")
-            cells += f"<td>{html.escape(m)}</td><td class='n'>{html.escape(p)}</td><td class='n'>{html.escape(o)}</td>"
+            cells += f"<td class='m'>{html.escape(m)}</td><td class='n'>{html.escape(p)}</td><td class='n'>{html.escape(o)}</td>"
             if i == 0:
                 cells += f"<td rowspan='{n}'>{_badge(v)}</td>"
             if two:
@@ -172,7 +172,7 @@ def _verdict_table(verdicts: List[dict]) -> List[str]:
                 if i == 0:
                     cells += f"<td rowspan='{n}'>{_badge({'verdict': v['verdict_default']}) if dflt else '-'}</td>"
             if i == 0:
-                cells += f"<td rowspan='{n}'>{html.escape(v['cause'])}</td>"
+                cells += f"<td rowspan='{n}' class='cause'>{html.escape(v['cause'])}</td>"
             body.append(f"<tr>{cells}</tr>")
     head = ("<th>row</th><th>measure</th><th>paper</th><th>ours</th><th>verdict</th>"
             + ("<th>ours (Detour default, not counted)</th><th>verdict (Detour default)</th>" if two else "")
