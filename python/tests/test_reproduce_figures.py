@@ -12,8 +12,7 @@ import numpy as np
 import pytest
 from detour.reproduce import PAPERS
 from detour.reproduce.base import Section
-from detour.reproduce.figures import MEAN, Panel, Plot, Series, add_figures, draw
-from detour.reproduce.figures import hotr as hotr_figs
+from detour.reproduce.figures import MEAN, Panel, Plot, Series, add_figures, draw, hotr as hotr_figs
 from detour.reproduce.figures.draw import pick_scale
 from test_plots import assert_readable
 

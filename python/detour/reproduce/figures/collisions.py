@@ -5,7 +5,7 @@ volume, so its numbers stand beside ours volume by volume."""
 
 from __future__ import annotations
 
-from typing import Dict, List
+from typing import Dict, List, Tuple, cast
 
 from ..base import Section
 from . import MEAN, PAPER, Panel, Plot, Series, at_mean, finite_mean, num, records, saturated_groups
@@ -72,7 +72,12 @@ def rc4(s: Section, fig) -> Dict:
     from ..collisions import VOLUMES
 
     ax = fig.axes[0]
-    pts = {v: VOLUMES[v]["top_share"] for v in VOLUMES if VOLUMES[v]["top_share"] and v in {r[0] for r in s.rows}}
+    shown = {r[0] for r in s.rows}
+    pts: Dict[str, Tuple[float, float]] = {}
+    for v, d in VOLUMES.items():
+        top = cast(Dict[str, object], d).get("top_share")
+        if top and v in shown:
+            pts[v] = cast(Tuple[float, float], top)
     at: Dict[tuple, List[str]] = {}
     for v, pt in pts.items():  # volumes the paper gives one point for share it
         at.setdefault(pt, []).append(_short(v))

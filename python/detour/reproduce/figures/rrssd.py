@@ -8,7 +8,7 @@ reader sees it was run and why it is not drawn."""
 
 from __future__ import annotations
 
-from typing import Dict, List, Optional, Tuple
+from typing import Dict, List, Tuple
 
 from ..base import Section
 from . import MEAN, Panel, Plot, Series, at_mean, claim_paper, finite_mean, num, records
@@ -41,9 +41,17 @@ def _empty(s: Section) -> bool:
     return not s.rows
 
 
-def rr1(s: Section) -> Optional[Plot]:
+def saturated_only(s: Section) -> Plot:
+    """An experiment whose every workload saturated: the workloads, each
+    marked, nothing drawn."""
+    sat = _left_out(s) or ["every workload"]
+    return Plot(s.id, f"{s.id}: every workload's runs saturated", [Panel("nothing to draw", WL, "-", sat, [], sat)],
+                ncols=1)
+
+
+def rr1(s: Section) -> Plot:
     if _empty(s):
-        return None
+        return saturated_only(s)
     recs = records(s)
     panels = []
     for kind, measure in (("read", "read queueing % (range midpoint)"), ("write", "write queueing % (range midpoint)")):
@@ -68,9 +76,9 @@ def rr2(s: Section, fig) -> Dict:
     return {"paper": {"max / min (webvm)": paper}, "ours": {"max / min (host requests, Fig. 2's 100 s)": ours}}
 
 
-def rr3(s: Section) -> Optional[Plot]:
+def rr3(s: Section) -> Plot:
     if _empty(s):
-        return None
+        return saturated_only(s)
     recs = records(s)
     groups, sat = _groups(recs, s)
     series = []
@@ -99,9 +107,9 @@ def rr4(s: Section, fig) -> Dict:
             "ours": {r[0]: num(r[1]) for r in s.rows}}
 
 
-def rr5(s: Section) -> Optional[Plot]:
+def rr5(s: Section) -> Plot:
     if _empty(s):
-        return None
+        return saturated_only(s)
     recs = records(s)
     groups, sat = _groups(recs, s, mean=False)
     panels = []
@@ -128,9 +136,9 @@ def rr6(s: Section, fig) -> Dict:
     return {"paper": paper, "ours": ours}
 
 
-def rr7(s: Section) -> Optional[Plot]:
+def rr7(s: Section) -> Plot:
     if _empty(s):
-        return None
+        return saturated_only(s)
     recs = records(s)
     groups, sat = _groups(recs, s, mean=False)
     read = [Series("RR-SSD", _values(recs, groups, "RR-SSD read")),
@@ -145,9 +153,9 @@ def rr7(s: Section) -> Optional[Plot]:
                        line=0.0)], "paper: Table IV per workload")
 
 
-def rr8(s: Section) -> Optional[Plot]:
+def rr8(s: Section) -> Plot:
     if _empty(s):
-        return None
+        return saturated_only(s)
     recs = records(s)
     alphas = sorted({num(r["alpha %"]) for r in recs})
     groups = [f"{a:g}%" for a in alphas]
@@ -165,9 +173,9 @@ def rr8(s: Section) -> Optional[Plot]:
                 "paper: it levels off near alpha = 20%, at about 25% (hadoop) and 33% (trans)", ncols=1)
 
 
-def rr9(s: Section) -> Optional[Plot]:
+def rr9(s: Section) -> Plot:
     if _empty(s):
-        return None
+        return saturated_only(s)
     recs = records(s)
     groups, sat = _groups(recs, s)
     cols = {"RR-SSD": "RR-SSD (S/(E x Pop))", "Random": "Random", "Static": "Static", "PBLRU": "PBLRU"}
@@ -181,9 +189,9 @@ def rr9(s: Section) -> Optional[Plot]:
                 "paper: RR-SSD about 2x Random and Static; PBLRU between")
 
 
-def rr10(s: Section) -> Optional[Plot]:
+def rr10(s: Section) -> Plot:
     if _empty(s):
-        return None
+        return saturated_only(s)
     recs = records(s)
     groups, sat = _groups(recs, s)
     series = [Series("end-of-day read", _values(recs, groups, "end-of-day read improvement %")),
@@ -197,9 +205,9 @@ def rr10(s: Section) -> Optional[Plot]:
                 "paper: on-line's means, at 'mean'", ncols=1)
 
 
-def rr11(s: Section) -> Optional[Plot]:
+def rr11(s: Section) -> Plot:
     if _empty(s):
-        return None
+        return saturated_only(s)
     recs = records(s)
     groups, sat = _groups(recs, s)
     for r in recs:
@@ -214,9 +222,9 @@ def rr11(s: Section) -> Optional[Plot]:
     return Plot("rr-11", "rr-11 (Fig. 13): tail latency", [p99, change], "paper: about 2x lower, at 'mean'")
 
 
-def rr12(s: Section) -> Optional[Plot]:
+def rr12(s: Section) -> Plot:
     if _empty(s):
-        return None
+        return saturated_only(s)
     recs = records(s)
     groups, sat = _groups(recs, s, mean=False)
     series = [Series("copies / host page writes (the paper's count)", _values(recs, groups,
