@@ -67,7 +67,7 @@ def draw(plot: Plot):
     """The figure of `plot`: its panels in rows of `plot.ncols`, one legend
     for all of them at the right."""
     n = len(plot.panels)
-    widest = max(len(p.groups) * (1 if p.stacked or p.kind == "lines" else max(1, len(p.series)))
+    widest = max(len(p.groups) * (2 if p.stacked else 1 if p.kind == "lines" else max(1, len(p.series)))
                  for p in plot.panels)
     width = min(11.0, max(4.2 if n > 1 else 6.5, 1.2 + 0.32 * widest))
     fig, axes = grid(n, ncols=min(plot.ncols, n), panel=(width, 3.3))
@@ -88,6 +88,8 @@ def draw(plot: Plot):
         labels(ax, "\n".join(textwrap.wrap(p.title, int(width * 9))), p.xlabel, ylabel)
         ax.grid(True, axis="y", which="major", alpha=0.3)
         ax.tick_params(axis="x", labelsize=7 if len(p.groups) > 6 else 8)
+        if sum(len(g) for g in p.groups) > width * 8:  # names that would run into each other
+            ax.tick_params(axis="x", labelrotation=30)
         for h, lab in zip(*ax.get_legend_handles_labels()):
             handles.setdefault(lab, h)
     if any(p.saturated for p in plot.panels):

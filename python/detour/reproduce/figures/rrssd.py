@@ -182,7 +182,7 @@ def rr9(s: Section) -> Plot:
     per = Panel("read improvement over CA-SSD, same copies and space", WL, "improvement (%)", groups,
                 [Series(n, _values(recs, groups, c)) for n, c in cols.items()], sat, line=0.0)
     m = "RR-SSD gain vs Random/Static gain %"
-    ratio = Panel("RR-SSD's gain against Random/Static's", "", "RR-SSD gain / Random-Static gain - 1 (%)", [MEAN],
+    ratio = Panel("RR-SSD's gain / Random and Static's, - 1", "mean over the workloads", "%", [MEAN],
                   [Series("ours", [num(s.claim.ours.get(m)) if s.claim else NAN]),
                    Series("paper (about 2x)", [claim_paper(s, m)], paper=True, beside="ours")], line=0.0)
     return Plot("rr-9", "rr-9 (Fig. 11): placement strategies", [per, ratio],
