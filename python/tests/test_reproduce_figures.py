@@ -80,6 +80,7 @@ def test_log_scale_where_values_span_decades():
 
     assert pick_scale(panel([0.2, 1600.0])) == "log"
     assert pick_scale(panel([0.8, 1.2])) == "linear"
+    assert pick_scale(panel([3.0, 60.0])) == "linear"  # shares, from 0
     assert pick_scale(panel([-20.0, 300.0])) == "symlog"
     assert pick_scale(panel([-20.0, 30.0])) == "linear"
     # a saturated group's value does not set the scale (it is not drawn)

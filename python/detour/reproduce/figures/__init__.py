@@ -15,8 +15,8 @@ same way:
 
 - the paper's series are hatched bars (or dashed lines with open markers)
   in the colour of the series they stand beside;
-- a log axis when the drawn values span a decade or more (a symmetric log
-  axis for changes in % that reach beyond +-100%);
+- a log axis when the drawn values span a decade and a half or more (a
+  symmetric log axis for changes in % that reach beyond +-100%);
 - a saturated group gets no bar: a hatched grey band with the word
   "saturated" (its numbers are the device's throughput, not the scheme's
   effect: docs/reproduce.md, "Verdicts").
