@@ -63,25 +63,7 @@ def write_report(out: Path, title: str, intro: List[str], sections: List[Section
     parts += _verdict_table(verdicts)
     parts += [f"<p>{html.escape(p)}</p>" for p in intro]
     for s in sections:
-        parts.append(f"<h2 id='{s.id}'>{html.escape(s.id)}: {html.escape(s.title)}{_badge(by_id.get(s.id))}</h2>")
-        parts.append(f"<p class='paper'><b>Paper:</b> {html.escape(s.paper)}</p>")
-        parts.append(f"<p class='workload'><b>Workload:</b> {html.escape(s.workload)}</p>")
-        if s.headers:
-            parts.append(_table(s.headers, s.rows))
-            _write_csv(tables / f"{s.id}.csv", s.headers, s.rows)
-        for name, fig in s.figures:
-            png = _png(fig)
-            write_atomic(figs / f"{name}.png", png)
-            buf = io.BytesIO()
-            fig.savefig(buf, format="svg")
-            write_atomic(figs / f"{name}.svg", buf.getvalue())
-            if name in s.figure_data:  # the numbers drawn, ours and the paper's
-                write_atomic(figs / f"{name}.json", (json.dumps(s.figure_data[name], indent=1) + "\n").encode())
-            parts.append(f"<p><img alt='{html.escape(name)}' src='data:image/png;base64,{base64.b64encode(png).decode()}'></p>")
-        v = by_id.get(s.id)
-        if v is not None and v["cause"]:
-            parts.append(_note(f"Verdict {v['verdict']}: {v['cause']}", cause_kind(v["verdict"])))
-        parts += [_note(n, note_kind(n)) for n in s.notes]
+        parts += _section(s, by_id.get(s.id), figs, tables)
     parts += settings(meta)
     parts.append("</body></html>")
     page = out / "report.html"
@@ -90,6 +72,30 @@ def write_report(out: Path, title: str, intro: List[str], sections: List[Section
            "sections": [s.to_json() for s in sections]}
     write_atomic(out / "report.json", (json.dumps(doc, indent=2, default=_num) + "\n").encode())
     return page
+
+
+def _section(s: Section, v: Optional[dict], figs: Path, tables: Path) -> List[str]:
+    """One experiment: the paper's result, the workload, our table (also
+    as CSV), its figures (inlined; also as PNG, SVG and the JSON of the
+    numbers drawn), the verdict's cause and the notes, each by kind."""
+    parts = [f"<h2 id='{s.id}'>{html.escape(s.id)}: {html.escape(s.title)}{_badge(v)}</h2>",
+             f"<p class='paper'><b>Paper:</b> {html.escape(s.paper)}</p>",
+             f"<p class='workload'><b>Workload:</b> {html.escape(s.workload)}</p>"]
+    if s.headers:
+        parts.append(_table(s.headers, s.rows))
+        _write_csv(tables / f"{s.id}.csv", s.headers, s.rows)
+    for name, fig in s.figures:
+        png = _png(fig)
+        write_atomic(figs / f"{name}.png", png)
+        buf = io.BytesIO()
+        fig.savefig(buf, format="svg")
+        write_atomic(figs / f"{name}.svg", buf.getvalue())
+        if name in s.figure_data:
+            write_atomic(figs / f"{name}.json", (json.dumps(s.figure_data[name], indent=1) + "\n").encode())
+        parts.append(f"<p><img alt='{html.escape(name)}' src='data:image/png;base64,{base64.b64encode(png).decode()}'></p>")
+    if v is not None and v["cause"]:
+        parts.append(_note(f"Verdict {v['verdict']}: {v['cause']}", cause_kind(v["verdict"])))
+    return parts + [_note(n, note_kind(n)) for n in s.notes]
 
 
 def _badge(v: Optional[dict]) -> str:
