@@ -27,7 +27,7 @@ th{background:#f2f2f2} .paper{background:#fff8e6;padding:.5em .8em;border-left:4
 .workload{color:#555;font-size:.9em} .note{padding:.4em .8em;margin:.4em 0;border-left:4px solid}
 .note.information{background:#eef4fb;border-color:#4a7ebb} .note.caveat{background:#fff6e0;border-color:#d9a400}
 .note.disagreement{background:#fdecec;border-color:#c33} .kind{font-size:.75em;text-transform:uppercase;color:#555;margin-right:.5em}
-table.verdicts td{vertical-align:top} td.m{min-width:16em} td.cause{font-size:.85em;min-width:22em} table.settings th{text-align:left;font-weight:normal;background:#f7f7f7}
+table.verdicts td{vertical-align:top} td.m{min-width:16em} td.id{white-space:nowrap} td.cause{font-size:.85em;min-width:22em} table.settings th{text-align:left;font-weight:normal;background:#f7f7f7}
 .v{padding:0 .4em;border-radius:3px;font-size:.85em;white-space:nowrap} .reproduced{background:#dff0d8}
 .direction{background:#fcf3cf} .disagrees{background:#f8d7da} .not-run{background:#e2e3e5} .calibrated{background:#dbe9f6} .saturated{background:#ece2f4} img{max-width:100%;border:1px solid #eee}
 """
@@ -168,7 +168,7 @@ def _verdict_table(verdicts: List[dict]) -> List[str]:
         dflt = measure_lines(v, "ours_default", "holds_default", "saturated_default") if "verdict_default" in v else []
         n = len(lines)
         for i, (m, p, o) in enumerate(lines):
-            cells = (f"<td rowspan='{n}'><a href='#{v['id']}'>{html.escape(v['id'])}</a></td>" if i == 0 else "")
+            cells = (f"<td rowspan='{n}' class='id'><a href='#{v['id']}'>{html.escape(v['id'])}</a></td>" if i == 0 else "")
             cells += f"<td class='m'>{html.escape(m)}</td><td class='n'>{html.escape(p)}</td><td class='n'>{html.escape(o)}</td>"
             if i == 0:
                 cells += f"<td rowspan='{n}'>{_badge(v)}</td>"
