@@ -12,7 +12,7 @@ title and the verdict table) and <paper>-<ID>.png (experiment ID's section:
 table, figure, notes). Chromium's --screenshot shows the top of a page only
 (it does not scroll to an #anchor), so each view is the report's own HTML
 cut to the part wanted, with the report's style: what a reader sees there.
-Screenshots are scaled to WIDTH pixels and stored with a 256-colour palette
+Screenshots are scaled to WIDTH pixels and stored with a 96-colour palette
 so they stay small in the repository.
 """
 
@@ -26,6 +26,9 @@ import subprocess
 import tempfile
 from pathlib import Path
 
+#: Colours kept in a screenshot: enough for anti-aliased text and the
+#: figures' palette, a fraction of a full-colour PNG's size.
+COLOURS = 96
 FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
          "--disable-background-networking", "--disable-component-update", "--disable-sync", "--hide-scrollbars"]
 
@@ -49,7 +52,7 @@ def shoot(page: Path, png: Path, width: int, height: int) -> None:
 
 
 def small(png: Path, width: int) -> None:
-    """Cut the blank bottom, scale to `width` pixels and keep 256 colours
+    """Cut the blank bottom, scale to `width` pixels and keep COLOURS colours
     (a PNG a fraction of the size)."""
     from PIL import Image, ImageChops
 
@@ -59,7 +62,7 @@ def small(png: Path, width: int) -> None:
         im = im.crop((0, 0, im.width, min(im.height, box[3] + 20)))
     if im.width > width:
         im = im.resize((width, round(im.height * width / im.width)), Image.LANCZOS)
-    im.quantize(256).save(png, optimize=True)
+    im.quantize(COLOURS).save(png, optimize=True)
 
 
 def cut(html: str, sid: str) -> str:
@@ -95,7 +98,7 @@ def main() -> None:
     ap.add_argument("--report", nargs=2, action="append", default=[], metavar=("DIR", "ID"))
     ap.add_argument("--demo", type=Path, help="a `detour demo --out` directory")
     ap.add_argument("--out", type=Path, default=Path("docs/screenshots"))
-    ap.add_argument("--width", type=int, default=900)
+    ap.add_argument("--width", type=int, default=820)
     a = ap.parse_args()
     a.out.mkdir(parents=True, exist_ok=True)
     for d, sid in a.report:
