@@ -8,6 +8,7 @@ reader sees it was run and why it is not drawn."""
 
 from __future__ import annotations
 
+import textwrap
 from typing import Dict, List, Tuple
 
 from ..base import Section
@@ -69,6 +70,7 @@ def rr1(s: Section) -> Plot:
 def rr2(s: Section, fig) -> Dict:
     """Fig. 2's claim on the module's time series: ours against 32x."""
     ax = fig.axes[0]
+    ax.set_title("\n".join(textwrap.wrap(ax.get_title(), 70)))  # the experiment's title is longer than its panel
     ours = {r[0]: num(r[4]) for r in s.rows}
     paper = claim_paper(s, "max / min chip queue (webvm)")
     ax.text(0.01, 0.97, f"max / min over these 100 s: ours {ours.get('webvm', NAN):.1f}x, paper up to {paper:g}x",
