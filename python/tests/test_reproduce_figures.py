@@ -110,3 +110,14 @@ def test_decorators_add_the_papers_points_to_the_experiments_own_figure():
     add_figures("collisions", [s])
     assert s.figure_data["rc-4"]["paper"]["msr-hm1"] == {"pairs %": 5.0, "collisions %": 80.0}
     assert any("paper" in t.get_text() for t in ax.texts)
+
+
+@pytest.mark.parametrize("rid", ["rr-2", "rr-7"])  # a decorated figure and a built one
+def test_an_experiment_whose_every_workload_saturated_gets_them_marked(rid):
+    s = Section(rid, rid, "", "every workload's runs saturated")
+    s.measured(saturated=["webvm", "mail"])
+    add_figures("rr-ssd", [s])
+    (name, fig), = s.figures
+    assert name == rid and s.figure_data[rid]["panels"][0]["saturated"] == ["mail", "webvm"]
+    assert not _bars(fig.axes[0]) and "saturated: not drawn" in [t.get_text() for t in fig.axes[0].texts]
+    assert_readable(fig)

@@ -168,6 +168,18 @@ def add_figures(paper: str, sections: List[Section]) -> None:
         for name, fig in s.figures if dec else ():
             if name == s.id:
                 s.figure_data[name] = dec(s, fig)
+        if (fn or dec) and not s.figures and s.claim and s.claim.saturated:
+            plot = saturated_only(s)  # every workload left out: the figure says so
+            s.figures = [(plot.name, draw(plot))]
+            s.figure_data[plot.name] = plot.to_json()
+
+
+def saturated_only(s: Section) -> Plot:
+    """An experiment whose every workload saturated: the workloads, each
+    marked, nothing drawn."""
+    sat = list(s.claim.saturated) if s.claim else []
+    return Plot(s.id, f"{s.id}: every workload's runs saturated",
+                [Panel("nothing to draw", "workload", "-", sat, [], sat)], ncols=1)
 
 
 from .draw import draw  # noqa: E402  (draw uses the dataclasses above)

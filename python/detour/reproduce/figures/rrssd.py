@@ -12,7 +12,7 @@ import textwrap
 from typing import Dict, List, Tuple
 
 from ..base import Section
-from . import MEAN, Panel, Plot, Series, at_mean, claim_paper, finite_mean, num, records
+from . import MEAN, Panel, Plot, Series, at_mean, claim_paper, finite_mean, num, records, saturated_only
 
 WL = "workload"
 NAN = float("nan")
@@ -40,14 +40,6 @@ def _values(recs: List[dict], groups: List[str], col: str) -> List[float]:
 
 def _empty(s: Section) -> bool:
     return not s.rows
-
-
-def saturated_only(s: Section) -> Plot:
-    """An experiment whose every workload saturated: the workloads, each
-    marked, nothing drawn."""
-    sat = _left_out(s) or ["every workload"]
-    return Plot(s.id, f"{s.id}: every workload's runs saturated", [Panel("nothing to draw", WL, "-", sat, [], sat)],
-                ncols=1)
 
 
 def rr1(s: Section) -> Plot:
