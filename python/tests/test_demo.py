@@ -122,3 +122,14 @@ def test_verdict_says_when_a_run_goes_against_its_paper():
                              "NOT the paper's sign (claim)."
     row.gain_pct = -5.0
     assert row.agrees and d.verdict(row).startswith("x: helped (-5.0% read mean vs conventional): 50 helped")
+
+
+def test_hotr_family_reads_the_reproductions_reading():
+    # HotR's Fig. 5 measure, read as the reproductions read it (hr-3): the
+    # demo takes the reproductions' constant, so the two cannot drift apart
+    from detour.reproduce import hotr
+
+    fig5 = [c for c in d.CASES if c.scheme in ("hotr", "rails", "ttflash")]
+    assert len(fig5) == 3
+    assert all(c.metric == (hotr.KIND, "mean") for c in fig5)
+    assert hotr.KIND == "read"

@@ -9,7 +9,7 @@ from types import SimpleNamespace
 import detour
 import numpy as np
 from detour import plots
-from detour.reproduce.base import grouped_bars
+from detour.reproduce.figures import Panel, Plot, Series, draw
 from matplotlib.colors import to_rgba
 
 
@@ -61,8 +61,9 @@ def test_comparison_uses_the_palette_and_one_legend_for_both_panels():
 
 
 def test_the_same_scheme_keeps_its_colour_across_figures():
-    fig = grouped_bars(["w1", "w2"], [("Rails", [1, 2]), ("baseline", [1, 1]), ("paper Rails", [2, 3]), ("w", [1, 1])],
-                       "y", "title")
+    series = [Series("Rails", [1, 2]), Series("baseline", [1, 1]), Series("paper Rails", [2, 3], paper=True),
+              Series("w", [1, 1])]
+    fig = draw(Plot("x", "title", [Panel("t", "x", "y", ["w1", "w2"], series)]))  # a reproduction's figure
     assert_readable(fig)
     ax = fig.axes[0]
     patch = {c.get_label(): c.patches[0] for c in ax.containers}

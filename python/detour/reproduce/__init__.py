@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Callable, List, Optional, Sequence
 
 from .base import Context, ReproduceError, Section, warnings_section
+from .figures import add_figures
 from .verdict import headline, judge, not_run
 
 #: paper name -> module (under detour.reproduce)
@@ -72,6 +73,7 @@ def reproduce(paper: str, out, *, quick: bool = False, traces: Sequence[str] = (
                   backend=backend, address=address, say=say, compat=None if compat in (None, "none") else compat)
     t0 = time.perf_counter()
     sections: List[Section] = mod.experiments(ctx)
+    add_figures(paper, sections)  # from the judged column's numbers, before the default column joins them
     default_sections: Optional[List[Section]] = None
     if both and ctx.compat:
         # The second column: the same workloads (the same calibrated points)

@@ -36,6 +36,8 @@ class Section:
     headers: List[str] = field(default_factory=list)
     rows: List[List[Any]] = field(default_factory=list)
     figures: List[Any] = field(default_factory=list)  # (name, matplotlib Figure)
+    #: figure name -> the numbers it draws, ours and the paper's (reproduce.figures)
+    figure_data: Dict[str, Any] = field(default_factory=dict)
     notes: List[str] = field(default_factory=list)  # disagreements and caveats
     # What was measured for the paper's claim; `verdict.judge` turns it
     # into the verdict (a section never states its own).
@@ -349,37 +351,6 @@ def load_runs(sweep_dir: Path, keys: Sequence[str]) -> Runs:
     if failed:
         raise ReproduceError(f"{len(failed)} run(s) of {sweep_dir} failed:\n  " + "\n  ".join(failed))
     return runs
-
-
-def grouped_bars(labels: Sequence[str], series: Sequence[tuple], ylabel: str, title: str, xlabel: str = "workload",
-                 line: Optional[float] = None, size: tuple = (7, 3.5), tick_size: Optional[float] = None,
-                 legend: Optional[dict] = None, saturated: Sequence[str] = ()):
-    """A figure of bars grouped per label: `series` is [(name, values), ...],
-    one bar of each per label, each scheme in its fixed colour
-    (`plots.scheme_style`); `line` draws a horizontal reference. Labels in
-    `saturated` get no bars, only the word "saturated": a saturated run's
-    numbers are the device's throughput, not the scheme's effect."""
-    from ..plots import _figure, labels as set_labels, scheme_style
-
-    fig = _figure(*size)
-    ax = fig.subplots()
-    x = np.arange(len(labels))
-    width = 0.8 / max(len(series), 1)
-    hide = [lab in saturated for lab in labels]
-    for i, (name, values) in enumerate(series):
-        vals = [float("nan") if h else v for v, h in zip(values, hide)]
-        ax.bar(x + (i - (len(series) - 1) / 2) * width, vals, width, label=name, **scheme_style(name))
-    for xi, h in zip(x, hide):
-        if h:
-            ax.text(xi, 0.5, "saturated", transform=ax.get_xaxis_transform(), ha="center", va="center",
-                    rotation=90, fontsize=8, color="0.4")
-    if line is not None:
-        ax.axhline(line, color="k", lw=0.8)
-    ax.set_xticks(x, list(labels), fontsize=tick_size)
-    set_labels(ax, title, xlabel, ylabel)
-    # Outside the axes, so it never hides a bar.
-    fig.legend(*ax.get_legend_handles_labels(), loc="outside right upper", **(legend or {}))
-    return fig
 
 
 def warnings_section(warnings: Sequence[dict], runs: int) -> Optional[Section]:

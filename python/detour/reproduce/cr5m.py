@@ -10,8 +10,7 @@ from typing import Dict, List
 
 import numpy as np
 
-from ..plots import _figure, labels, scheme_style
-from .base import Context, Runs, Section, change, grouped_bars, mean, per_item, saturated
+from .base import Context, Runs, Section, change, mean, per_item, saturated
 
 TITLE = "CR5M: channel RAID-5 with mirror chips (cr-1..cr-7)"
 PAPER_FILE = "cr5m-channel-raid5-mirroring.txt"
@@ -223,13 +222,6 @@ def cr1(by: Dict, configs: List[str], names: List[str], desc: str, why: Causes) 
              for c in configs for n in names]
     s.notes.append("Read response time normalised to pure (CR1, CR4, CR5, CR5M): " + "; ".join(
         f"{r[0]} {r[1]} " + "/".join(f"{v:.2f}" for v in r[2:]) for r in reads))
-    series = [(o.upper(), [r[2 + i] for r in rows]) for i, o in enumerate(ORGS[1:])]
-    lab = [f"{r[0]}\n{r[1]}" for r in rows]
-    s.figures.append(("cr-1", grouped_bars(lab, series, "mean response / pure SSD",
-                                           "cr-1: mean response time, normalised to the pure SSD",
-                                           xlabel="configuration and workload", line=1.0, size=(8, 3.8), tick_size=7,
-                                           legend={"title": "organisation"},
-                                           saturated=[x for x, r in zip(lab, rows) if r[8]])))
     return s
 
 
@@ -297,19 +289,6 @@ def sweep_section(sid: str, title: str, paper: str, runs: Runs, points: List[str
                        "and mirror chip), about what the two parallel pre-reads it saves cost; the paper counts MW "
                        "as one write. 'CR5M next' (mirror copies on the next channel's mirror chip, our variant) puts "
                        "the two transfers on two buses.")
-    fig = _figure(6, 3.2)
-    ax = fig.subplots()
-    nan = float("nan")  # a saturated point is not drawn, only marked
-    ax.plot([r[0] for r in rows], [nan if r[5] else r[3] for r in rows], marker="o", label="CR5M", **scheme_style("cr5m"))
-    ax.plot([r[0] for r in rows], [nan if r[5] else r[4] for r in rows], marker="s", ls="--", label="CR5M next",
-            color="#ff8c9a")
-    if sat:
-        ax.plot(sat, [0.0] * len(sat), ls="none", marker="x", color="0.4", label="saturated (not drawn)")
-    ax.axhline(0, color="k", lw=0.8)
-    labels(ax, f"{sid}: {title}", "workload of the sweep", "mean response vs CR5 (%)")
-    ax.legend()
-    ax.tick_params(axis="x", labelsize=7)
-    s.figures.append((sid, fig))
     return s
 
 

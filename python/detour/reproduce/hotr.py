@@ -8,8 +8,7 @@ from typing import Dict, List, Tuple
 
 import numpy as np
 
-from ..plots import _figure, labels
-from .base import Context, Runs, Section, change, grouped_bars, mean, nearest_rank, saturated, split_saturated
+from .base import Context, Runs, Section, change, mean, nearest_rank, saturated, split_saturated
 
 TITLE = "HotR: hot read data replication (hr-1..hr-7)"
 PAPER_FILE = "hotr-hot-read-replication.txt"
@@ -242,10 +241,6 @@ def hr3(by: Dict, desc: str) -> Section:
                    f"on {order} of {len(judged)} unsaturated workloads. Over all requests (the other reading, not "
                    f"judged) HotR's mean moves {mean(r[5] for r in judged):+.1f}% on average: writes, which HotR does "
                    "not touch, are 73-80% of the requests on hm, hpc46 and hpc28.")
-    series = [(name, [r[i] for r in rows]) for i, name in ((2, "Rails"), (3, "TTFlash"), (4, "HotR"))]
-    s.figures.append(("hr-3", grouped_bars([r[0] for r in rows], series, "read mean / baseline",
-                                           "hr-3: mean read response time, normalised to the baseline", line=1.0,
-                                           legend={"title": "scheme"}, saturated=sat)))
     return s
 
 
@@ -372,16 +367,4 @@ def hr7(flash: Dict[str, Tuple[Runs, str, float]], names: List[str], desc: str) 
                 ["workload", "x calibrated rate"] + [c.upper() for c in CELLS] + ["saturated"], rows)
     s.measured(holds=(grows, len(judged)), why=why, saturated=sat)
     s.notes.append(f"TLC and QLC beat SLC on {grows} of {len(judged)} unsaturated workloads. " + why)
-    fig = _figure(6, 3.4)
-    ax = fig.subplots()
-    for r in rows:  # a saturated run's point is not drawn: it would show the device's throughput
-        ax.plot([c.upper() for c in CELLS], [float("nan") if (r[0], c) in cells_sat else v
-                                             for c, v in zip(CELLS, r[2:6])], marker="o", label=r[0])
-    if cells_sat:
-        xs = [c.upper() for n, c in sorted(cells_sat)]
-        ax.plot(xs, [1.0] * len(xs), ls="none", marker="x", color="0.4", label="saturated (not drawn)")
-    ax.axhline(1.0, color="k", lw=0.8)
-    labels(ax, "hr-7: HotR read speedup by flash type", "flash type (bits per cell)", "read speedup (baseline / HotR)")
-    ax.legend(title="workload")
-    s.figures.append(("hr-7", fig))
     return s

@@ -9,7 +9,7 @@ from typing import Any, Dict, List, Optional
 import numpy as np
 
 from ..plots import _figure, grid, labels, scheme_style
-from .base import Context, Run, Runs, Section, change, grouped_bars, mean, nearest_rank, per_item, saturated
+from .base import Context, Run, Runs, Section, change, mean, nearest_rank, per_item, saturated
 
 TITLE = "RR-SSD: content-popularity selective replication (rr-1..rr-12)"
 PAPER_FILE = "rr-ssd-content-popularity-replication.txt"
@@ -458,10 +458,6 @@ def rr7(by: Dict, desc: str) -> Section:
     b = _per_workload({n: p[2] for n, p in PAPER_TABLE4.items()}, {r[0]: r[3] for r in rows}, "Oracle read %")
     s.measured({**a["paper"], **b["paper"]}, {**a["ours"], **b["ours"]}, items={**a["items"], **b["items"]},
                why="Judged from day 1 (the paper's Table IV covers days with replicas; day 0 has none). " + LOAD)
-    series = [(lab, [r[col] for r in rows]) for col, lab in [(1, "RR-SSD"), (2, "paper RR-SSD"), (3, "Oracle"), (4, "paper Oracle")]]
-    s.figures.append(("rr-7", grouped_bars([r[0] for r in rows], series, "read improvement over CA-SSD %",
-                                           "rr-7: read improvement over CA-SSD from day 1, ours and the paper's",
-                                           size=(8, 3.6), legend={"fontsize": 8})))
     return s
 
 
