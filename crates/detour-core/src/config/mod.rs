@@ -8,6 +8,8 @@
 
 mod builder;
 pub mod compat;
+mod energy;
+mod read_cache;
 pub mod flows;
 mod ftl;
 mod model;
@@ -24,6 +26,8 @@ pub use flows::{FlowConfig, RwMode};
 pub use ftl::{Allocation, FtlConfig, GcPolicy, MappingKind, PreconditionConfig, PreconditionSpan, WearLeveling};
 pub use model::{AddressMode, FlushClass, FlushPolicy, QueueOrder, ServiceUnit, WriteAck, WriteBufferConfig};
 pub use presets::CellType;
+pub use energy::{EnergyConfig, EnergyCosts};
+pub use read_cache::{ReadCacheConfig, ReadCacheMode};
 
 use serde::{Deserialize, Serialize};
 
@@ -49,6 +53,11 @@ pub struct Config {
     /// (`flows.rs`; none by default, and then absent when written out).
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub flows: Vec<FlowConfig>,
+    /// A DRAM cache serving reads (off by default).
+    #[serde(skip_serializing_if = "ReadCacheConfig::is_off")]
+    pub read_cache: ReadCacheConfig,
+    /// What operations cost in energy (summary's `energy`).
+    pub energy: EnergyConfig,
 }
 
 #[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]

@@ -4,6 +4,8 @@
 
 pub mod buffer;
 pub mod collisions;
+pub mod energy;
+pub mod read_cache;
 mod columns;
 pub mod flows;
 pub mod histogram;
@@ -14,6 +16,8 @@ pub mod stream;
 pub mod warnings;
 
 pub use buffer::WriteBufferSummary;
+pub use energy::EnergySummary;
+pub use read_cache::ReadCacheSummary;
 pub use collisions::{CollisionSummary, CollisionTracker, PairCount};
 pub use columns::RequestColumns;
 pub use flows::{FlowKind, FlowSummary, FlowTally};
@@ -156,6 +160,12 @@ pub struct Summary {
     pub park_visits: u64,
     /// What makes the numbers mean less than they seem (docs/results.md).
     pub warnings: Vec<warnings::Warning>,
+    /// The DRAM read cache (`read_cache.mode` not off; absent otherwise).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub read_cache: Option<ReadCacheSummary>,
+    /// Joules and average power (`[energy]`; docs/nand.md), from time 0
+    /// to the last event (background work after the last completion included).
+    pub energy: EnergySummary,
 }
 
 /// Add each period's mean read and mean overall latency (µs, measured

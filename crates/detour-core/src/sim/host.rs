@@ -183,6 +183,7 @@ impl Simulation {
                 mark_written(&mut self.placed, &mut self.oracle, lpn, tokens[i]);
                 self.lot.placed(lpn);
             }
+            self.cache_forget(range.start..range.start + done);
             self.plan = plan;
             self.tokens = tokens;
             r.err().map(|s| from + s.done)
@@ -198,7 +199,9 @@ impl Simulation {
                     if first {
                         self.count_buffer_reads(io.pages);
                     }
-                    let r = if self.buffered_any(range.clone()) {
+                    let r = if self.rcache.is_some() {
+                        self.plan_read_cached(range.clone(), &mut plan)
+                    } else if self.buffered_any(range.clone()) {
                         self.plan_read_around_buffer(range.clone(), &mut plan)
                     } else {
                         self.with_ctx(|s, ctx| s.plan_read(range.clone(), ctx, &mut plan))
@@ -274,6 +277,9 @@ impl Simulation {
         let latency = end - io.arrival;
         let (bus, array) = (txn.bus_ns + txn.map_bus_ns, txn.array_ns + txn.map_array_ns);
         self.log.complete(io.req, latency, bus, array, txn.delay_ns, txn.lost > 0)?;
+        if !io.write && self.rcache.is_some() {
+            self.cache_read(io.lpn..io.lpn + io.pages);
+        }
         self.outstanding -= 1;
         self.closed_done(&io, latency)?;
         if let Some(next) = self.host_queue.pop_front() {
