@@ -93,11 +93,11 @@ mod tests {
             build(&["read_cache.mode=\"separate\""]).unwrap_err(),
             build(&["read_cache.pages=8"]).unwrap_err(),
             build(&["read_cache.mode=\"shared\""]).unwrap_err(),
-            build(&["read_cache.mode=\"shared\"", "write_buffer.pages=64", "read_cache.pages=8"]).unwrap_err(),
+            build(&["read_cache.mode=\"shared\"", "write_buffer.pages=64", "host.write_ack=\"buffer\"", "read_cache.pages=8"]).unwrap_err(),
         ];
         for e in errs {
             assert!(e.to_string().contains("read_cache."), "{e}");
         }
-        assert!(build(&["read_cache.mode=\"shared\"", "write_buffer.pages=64"]).is_ok());
+        assert!(build(&["read_cache.mode=\"shared\"", "write_buffer.pages=64", "host.write_ack=\"buffer\""]).is_ok());
     }
 }
