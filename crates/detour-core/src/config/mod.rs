@@ -10,6 +10,7 @@ mod builder;
 pub mod compat;
 mod energy;
 mod read_cache;
+mod trim;
 pub mod flows;
 mod ftl;
 mod model;
@@ -28,6 +29,7 @@ pub use model::{AddressMode, FlushClass, FlushPolicy, QueueOrder, ServiceUnit, W
 pub use presets::CellType;
 pub use energy::{EnergyConfig, EnergyCosts};
 pub use read_cache::{ReadCacheConfig, ReadCacheMode};
+pub use trim::{DiscardMode, TrimConfig};
 
 use serde::{Deserialize, Serialize};
 
@@ -58,6 +60,8 @@ pub struct Config {
     pub read_cache: ReadCacheConfig,
     /// What operations cost in energy (summary's `energy`).
     pub energy: EnergyConfig,
+    /// What a discard (TRIM) in the workload does.
+    pub trim: TrimConfig,
 }
 
 #[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]

@@ -130,6 +130,7 @@ fn base(device: DeviceConfig) -> Config {
         flows: Vec::new(),
         read_cache: Default::default(),
         energy: Default::default(),
+        trim: Default::default(),
     }
 }
 

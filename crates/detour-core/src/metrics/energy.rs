@@ -52,7 +52,8 @@ mod tests {
         let counts = [DieCounts { reads: 3, programs: 2, erases: 1, suspensions: 0 }, DieCounts { reads: 1, ..DieCounts::default() }];
         // Die 0 busy 1 ms of 2 ms, die 1 all of it: 1 ms idle at 1 W = 1 mJ.
         let e = energy(&c, &counts, &[1_000_000, 2_000_000], 2_000_000, 4096);
-        assert_eq!((e.read_j, e.program_j, e.erase_j), (8e-6, 20e-6, 100e-6));
+        // count x price x 1e-6, in that order (what the sum is exactly).
+        assert_eq!((e.read_j, e.program_j, e.erase_j), (4.0 * 2.0 * 1e-6, 2.0 * 10.0 * 1e-6, 100.0 * 1e-6));
         assert_eq!(e.transfer_bytes, 6 * 4096);
         assert_eq!(e.transfer_j, 6.0 * 4096.0 * 0.5e-9);
         assert!((e.idle_j - 1e-3).abs() < 1e-15, "{e:?}");

@@ -6,6 +6,7 @@ pub mod buffer;
 pub mod collisions;
 pub mod energy;
 pub mod read_cache;
+pub mod trim;
 mod columns;
 pub mod flows;
 pub mod histogram;
@@ -18,6 +19,7 @@ pub mod warnings;
 pub use buffer::WriteBufferSummary;
 pub use energy::EnergySummary;
 pub use read_cache::ReadCacheSummary;
+pub use trim::TrimSummary;
 pub use collisions::{CollisionSummary, CollisionTracker, PairCount};
 pub use columns::RequestColumns;
 pub use flows::{FlowKind, FlowSummary, FlowTally};
@@ -166,6 +168,9 @@ pub struct Summary {
     /// Joules and average power (`[energy]`; docs/nand.md), from time 0
     /// to the last event (background work after the last completion included).
     pub energy: EnergySummary,
+    /// The workload's discards (only when it had any).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub trim: Option<TrimSummary>,
 }
 
 /// Add each period's mean read and mean overall latency (µs, measured

@@ -101,6 +101,7 @@ impl Simulation {
             lpn: lpn as u32,
             pages: pages as u32,
             write: r.kind == IoKind::Write,
+            discard: r.kind == IoKind::Discard,
             content: r.content,
             seq: 0,
             stream: 0,
@@ -118,6 +119,9 @@ impl Simulation {
     /// host); `ramp`: it is left out of the statistics (a closed-loop
     /// flow's ramp).
     pub(super) fn enter(&mut self, mut io: HostIo, ramp: bool) -> Result<()> {
+        if io.discard {
+            return self.enter_discard(io);
+        }
         let counted_warm = self.log.arrived() < self.cfg.host.warmup_requests;
         // A ramp request beyond the warm-up count is warm-up all the same.
         self.n.ramped += (ramp && !counted_warm) as u64;
@@ -141,6 +145,9 @@ impl Simulation {
     }
 
     pub(super) fn admit(&mut self, io: HostIo) -> Result<()> {
+        if io.discard {
+            return self.apply_discard(io);
+        }
         self.outstanding += 1;
         let t = self.txns.alloc(TxnKind::Host { req: io.req });
         self.txns.get_mut(t).io = io;
@@ -199,7 +206,7 @@ impl Simulation {
                     if first {
                         self.count_buffer_reads(io.pages);
                     }
-                    let r = if self.rcache.is_some() {
+                    let r = if self.rcache.is_some() || self.trim.is_some() {
                         self.plan_read_cached(range.clone(), &mut plan)
                     } else if self.buffered_any(range.clone()) {
                         self.plan_read_around_buffer(range.clone(), &mut plan)
@@ -282,9 +289,6 @@ impl Simulation {
         }
         self.outstanding -= 1;
         self.closed_done(&io, latency)?;
-        if let Some(next) = self.host_queue.pop_front() {
-            self.admit(next)?;
-        }
-        Ok(())
+        self.admit_queued()
     }
 }

@@ -20,6 +20,7 @@ mod oracle;
 mod park;
 mod read_cache;
 mod translate;
+mod trim;
 mod txn;
 
 use crate::config::Config;
@@ -145,6 +146,8 @@ pub struct Simulation {
     wbuf: Option<Box<flush::BufferRun>>,
     /// The DRAM read cache (`[read_cache]`), if any.
     rcache: Option<Box<read_cache::ReadCache>>,
+    /// Discarded pages and the discards' counts, from the first discard on.
+    trim: Option<Box<trim::Trimmed>>,
     link: Option<link::HostLink>,
     /// The `[[flows]]` streams and per-flow figures (None without flows).
     closed: Option<Box<closed::ClosedLoop>>,
@@ -234,6 +237,7 @@ impl Simulation {
             coll: cfg.metrics.collisions.then(|| Box::new(CollisionTracker::new(geo.dies(), cfg.run.seed))),
             probe: Probe::new(cfg.probes.interval_us, geo.dies(), geo.dies_per_chip, sched_unit_dies),
             rcache: read_cache_of(&cfg, geo.logical_pages),
+            trim: None,
             wbuf,
             link: link::HostLink::new(cfg.host.link_gbps),
             closed: closed::ClosedLoop::new(&cfg, geo.logical_bytes(), needs_content)?,
@@ -417,6 +421,7 @@ impl Simulation {
         };
         s.write_buffer = self.wbuf.as_ref().map(|b| b.summary(self.q.now()));
         s.read_cache = self.rcache.as_ref().map(|c| c.summary());
+        s.trim = self.trim.as_ref().map(|t| t.s.clone());
         s.mapping = self.ftl.mapping.stats();
         s.flows = self.closed.as_ref().map_or_else(Vec::new, |c| c.summaries());
         s.periods = self.scheme.periods();

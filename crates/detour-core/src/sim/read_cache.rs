@@ -183,13 +183,14 @@ impl Simulation {
         self.wbuf.as_ref().map_or(0, |b| b.pages())
     }
 
-    /// Plan a host read with a read cache: each page from the write buffer,
-    /// else from the cache, else (in runs) from the flash.
+    /// Plan a host read with a read cache or discarded pages: each page from
+    /// the write buffer, else "unwritten" if discarded (`trim.rs`), else
+    /// from the cache, else (in runs) from the flash.
     pub(super) fn plan_read_cached(&mut self, lpns: Range<Lpn>, plan: &mut Plan) -> Result<(), Stall> {
         let mut start = lpns.start;
         for lpn in lpns.clone() {
             let in_buffer = self.buffered_any(lpn..lpn + 1);
-            let hit = !in_buffer && self.cache_lookup(lpn);
+            let hit = !in_buffer && (self.read_discarded(lpn) || self.cache_lookup(lpn));
             if !in_buffer && !hit {
                 continue;
             }
@@ -225,7 +226,7 @@ impl Simulation {
     pub(super) fn cache_read(&mut self, lpns: Range<Lpn>) {
         let buffered = self.buffered_pages();
         for lpn in lpns {
-            if self.buffered_any(lpn..lpn + 1) {
+            if self.buffered_any(lpn..lpn + 1) || self.is_discarded(lpn) {
                 continue;
             }
             let token = self.oracle.as_ref().map_or(0, |o| o.host(lpn));

@@ -29,6 +29,10 @@ const OUTPUT: &str = "trace output";
 ///   `detour`, response times 0, FIU pid 0 and process `detour`, blkparse
 ///   major 8, cpu 0, pid 0).
 ///
+/// A discard (TRIM) is written by `blkparse` (RWBS `D`); every other format
+/// has no such operation and fails with [`Error::Trace`] rather than
+/// writing it as a write.
+///
 /// Sector-based formats (all but `msr` and `systor`) fail with
 /// [`Error::Trace`] on an offset (and, where the size is in sectors, a size)
 /// that is not a multiple of 512 B rather than silently moving the request.
@@ -48,7 +52,9 @@ pub fn write_trace<W: Write>(format: TraceFormat, requests: impl Iterator<Item =
         let req = req?;
         line.clear();
         line_no += 1;
-        format.write_line(&req, written + 1, &mut line).map_err(|reason| {
+        let carried = req.kind != crate::types::IoKind::Discard || format == TraceFormat::Blkparse;
+        let written_line = if carried { format.write_line(&req, written + 1, &mut line) } else { Err("the format has no discard (TRIM) operation; blkparse has".to_string()) };
+        written_line.map_err(|reason| {
             let reason = format!("cannot write the request from source line {} as {format}: {reason}", req.line);
             Error::trace(OUTPUT, line_no, reason)
         })?;
