@@ -22,6 +22,7 @@ def full():
     return detour.run("small", profile="bench-like",
                       profile_overrides={"requests": 800, "footprint_bytes": 2**28, "arrival.rate_per_s": 4000},
                       overrides={"write_buffer.pages": 64, "host.write_ack": "buffer", "metrics.collisions": True,
+                                 "read_cache.mode": "shared",
                                  "probes.interval_us": 50, "ftl.wear_leveling": "static",
                                  "ftl.mapping": "cmt", "ftl.cmt_size_kib": 64})
 

@@ -52,9 +52,7 @@ pub fn write_trace<W: Write>(format: TraceFormat, requests: impl Iterator<Item =
         let req = req?;
         line.clear();
         line_no += 1;
-        let carried = req.kind != crate::types::IoKind::Discard || format == TraceFormat::Blkparse;
-        let written_line = if carried { format.write_line(&req, written + 1, &mut line) } else { Err("the format has no discard (TRIM) operation; blkparse has".to_string()) };
-        written_line.map_err(|reason| {
+        format.write_line(&req, written + 1, &mut line).map_err(|reason| {
             let reason = format!("cannot write the request from source line {} as {format}: {reason}", req.line);
             Error::trace(OUTPUT, line_no, reason)
         })?;
