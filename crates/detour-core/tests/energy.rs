@@ -5,7 +5,8 @@ use common::*;
 use detour_core::{sim, IoKind};
 
 /// Prices that are exact in binary, so the sums below are exact too.
-const PRICES: [&str; 5] = ["energy.read_uj=2", "energy.program_uj=16", "energy.erase_uj=128", "energy.transfer_nj_per_byte=0.5", "energy.idle_mw_per_die=0"];
+const PRICES: [&str; 5] =
+    ["energy.read_uj=2", "energy.program_uj=16", "energy.erase_uj=128", "energy.transfer_nj_per_byte=0.5", "energy.idle_mw_per_die=0"];
 
 fn tiny(extra: &[&str]) -> detour_core::config::Config {
     let kv: Vec<&str> = TINY.iter().chain(PRICES.iter()).chain(extra.iter()).copied().collect();
@@ -37,7 +38,8 @@ fn gc_erases_are_priced_too() {
     // Overwrites of a few pages fill the tiny device and make GC erase.
     let reqs: Vec<_> = (0..24_000u64).map(|i| req(i * 200_000, i % 64, 1, IoKind::Write)).collect();
     let s = sim::run_requests(tiny(&[]), &reqs).unwrap().summary;
-    let (reads, programs, erases) = (s.dies.reads.iter().sum::<u64>(), s.dies.programs.iter().sum::<u64>(), s.dies.erases.iter().sum::<u64>());
+    let (reads, programs, erases) =
+        (s.dies.reads.iter().sum::<u64>(), s.dies.programs.iter().sum::<u64>(), s.dies.erases.iter().sum::<u64>());
     assert!(erases > 0 && programs >= 24_000, "GC ran: {erases} erases, {programs} programs");
     let e = &s.energy;
     assert_eq!(e.erase_j, erases as f64 * 128e-6);

@@ -6,7 +6,8 @@ use common::*;
 use detour_core::{sim, IoKind};
 
 fn cached(extra: &[&str]) -> detour_core::config::Config {
-    let kv: Vec<&str> = TINY.iter().chain(["read_cache.mode=\"separate\"", "read_cache.pages=4"].iter()).chain(extra.iter()).copied().collect();
+    let kv: Vec<&str> =
+        TINY.iter().chain(["read_cache.mode=\"separate\"", "read_cache.pages=4"].iter()).chain(extra.iter()).copied().collect();
     small(&kv)
 }
 
@@ -49,10 +50,13 @@ fn a_write_drops_the_cached_page() {
 /// (separate and shared): every hit returns the latest data.
 #[test]
 fn hits_return_the_latest_data_under_a_mixed_load() {
-    let reqs: Vec<_> = poisson(8_000, 20_000.0, 0.6, 300, 3).into_iter().map(|mut r| {
-        r.offset %= 300 * 4096;
-        r
-    }).collect();
+    let reqs: Vec<_> = poisson(8_000, 20_000.0, 0.6, 300, 3)
+        .into_iter()
+        .map(|mut r| {
+            r.offset %= 300 * 4096;
+            r
+        })
+        .collect();
     for kv in [
         vec!["read_cache.mode=\"separate\"", "read_cache.pages=128"],
         vec!["read_cache.mode=\"separate\"", "read_cache.pages=128", "write_buffer.pages=32", "host.write_ack=\"buffer\""],

@@ -96,11 +96,7 @@ fn a_discard_drops_the_read_cache_copy() {
 #[test]
 fn what_is_not_modelled_is_refused_by_name() {
     let reqs = [req(0, 10, 1, IoKind::Write), req(1_000_000, 10, 1, IoKind::Discard)];
-    for kv in [
-        vec!["scheme.name=\"hotr\""],
-        vec!["ftl.mapping=\"cmt\""],
-        vec!["write_buffer.pages=16", "host.write_ack=\"buffer\""],
-    ] {
+    for kv in [vec!["scheme.name=\"hotr\""], vec!["ftl.mapping=\"cmt\""], vec!["write_buffer.pages=16", "host.write_ack=\"buffer\""]] {
         let err = sim::run_requests(tiny(&kv), &reqs).unwrap_err().to_string();
         assert!(err.contains("trim.discards"), "{kv:?}: {err}");
         let mut ignore = kv.clone();

@@ -104,7 +104,12 @@ mod tests {
 
     #[test]
     fn unset_energies_are_active_power_times_the_operation_time() {
-        let cfg = ConfigBuilder::from_preset("small").unwrap().set_all(["device.flash.read_us=40", "device.channel.rate_mts=400", "device.channel.width_bits=8"]).unwrap().build().unwrap();
+        let cfg = ConfigBuilder::from_preset("small")
+            .unwrap()
+            .set_all(["device.flash.read_us=40", "device.channel.rate_mts=400", "device.channel.width_bits=8"])
+            .unwrap()
+            .build()
+            .unwrap();
         let c = cfg.energy_costs();
         // 82.5 mW × 40 µs = 3300 nJ; a byte at 400 MB/s takes 2.5 ns.
         assert!((c.read_uj - 3.3).abs() < 1e-12, "{c:?}");

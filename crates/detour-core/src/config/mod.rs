@@ -9,25 +9,25 @@
 mod builder;
 pub mod compat;
 mod energy;
-mod read_cache;
-mod trim;
 pub mod flows;
 mod ftl;
 mod model;
 pub mod presets;
+mod read_cache;
 #[cfg(test)]
 mod tests;
+mod trim;
 mod validate;
 pub(crate) use validate::{in_range_f, in_range_u};
 
 pub use crate::device::AllocOrder;
 pub use builder::ConfigBuilder;
 pub use compat::Compat;
+pub use energy::{EnergyConfig, EnergyCosts};
 pub use flows::{FlowConfig, RwMode};
 pub use ftl::{Allocation, FtlConfig, GcPolicy, MappingKind, PreconditionConfig, PreconditionSpan, WearLeveling};
 pub use model::{AddressMode, FlushClass, FlushPolicy, QueueOrder, ServiceUnit, WriteAck, WriteBufferConfig};
 pub use presets::CellType;
-pub use energy::{EnergyConfig, EnergyCosts};
 pub use read_cache::{ReadCacheConfig, ReadCacheMode};
 pub use trim::{DiscardMode, TrimConfig};
 

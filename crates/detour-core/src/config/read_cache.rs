@@ -55,7 +55,13 @@ impl Config {
         let c = &self.read_cache;
         in_range_f("read_cache.size_mib", c.size_mib, 0.0, 1_048_576.0)?;
         ensure_config!(c.pages <= 1 << 32, "read_cache.pages", "{} is out of range; valid: 0..=4294967296", c.pages);
-        ensure_config!(!(c.pages > 0 && c.size_mib > 0.0), "read_cache.size_mib", "give the capacity once: pages ({}) or size_mib ({}), not both", c.pages, c.size_mib);
+        ensure_config!(
+            !(c.pages > 0 && c.size_mib > 0.0),
+            "read_cache.size_mib",
+            "give the capacity once: pages ({}) or size_mib ({}), not both",
+            c.pages,
+            c.size_mib
+        );
         let sized = c.pages > 0 || c.size_mib > 0.0;
         match c.mode {
             ReadCacheMode::Off => {
@@ -63,10 +69,18 @@ impl Config {
             }
             ReadCacheMode::Separate => {
                 let pages = c.capacity(self.device.page_size);
-                ensure_config!(pages > 0, "read_cache.pages", "mode = \"separate\" needs a capacity of at least one page (pages or size_mib)");
+                ensure_config!(
+                    pages > 0,
+                    "read_cache.pages",
+                    "mode = \"separate\" needs a capacity of at least one page (pages or size_mib)"
+                );
             }
             ReadCacheMode::Shared => {
-                ensure_config!(!sized, "read_cache.mode", "\"shared\" takes the write buffer's capacity; give none of its own (pages, size_mib)");
+                ensure_config!(
+                    !sized,
+                    "read_cache.mode",
+                    "\"shared\" takes the write buffer's capacity; give none of its own (pages, size_mib)"
+                );
                 ensure_config!(
                     self.write_buffer.capacity(self.device.page_size) > 0,
                     "read_cache.mode",

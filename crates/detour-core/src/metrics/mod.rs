@@ -4,28 +4,28 @@
 
 pub mod buffer;
 pub mod collisions;
-pub mod energy;
-pub mod read_cache;
-pub mod trim;
 mod columns;
+pub mod energy;
 pub mod flows;
 pub mod histogram;
 pub mod parquet;
 pub mod percentile;
 pub mod probe;
+pub mod read_cache;
 pub mod stream;
+pub mod trim;
 pub mod warnings;
 
 pub use buffer::WriteBufferSummary;
-pub use energy::EnergySummary;
-pub use read_cache::ReadCacheSummary;
-pub use trim::TrimSummary;
 pub use collisions::{CollisionSummary, CollisionTracker, PairCount};
 pub use columns::RequestColumns;
+pub use energy::EnergySummary;
 pub use flows::{FlowKind, FlowSummary, FlowTally};
 pub use percentile::{nearest_rank, rsd, LatencyStats};
 pub use probe::{Probe, ProbeInput, ProbeSeries, ProbeSummary};
+pub use read_cache::ReadCacheSummary;
 pub use stream::{RequestLog, RequestSink, Tally};
+pub use trim::TrimSummary;
 
 use crate::ftl::FtlStats;
 use crate::scheduler::DieCounts;
