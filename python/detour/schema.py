@@ -249,12 +249,12 @@ SECTIONS += (
     Section('energy', kinds=(), fields=(
         F('joules', 'float', 'the sum of the parts below, J (docs/nand.md)'),
         F('average_w', 'float',
-            '`joules` over the time from 0 to the last event (background work after the last completion included), W'),
+            '`joules` over `sim_time_s` (time 0 to the last completion; operations after it, such as GC, still count), W'),
         F(('read_j', 'program_j', 'erase_j'), 'float',
             'page reads, page programs and block erases of every die (host, GC, mapping and scheme alike) times '
             '`energy.read_uj`, `program_uj`, `erase_uj` (by default `energy.active_mw` x the operation\'s time), J'),
         F('transfer_j', 'float', '`transfer_bytes` x `energy.transfer_nj_per_byte`, J'),
-        F('idle_j', 'float', 'each die\'s time not busy x `energy.idle_mw_per_die` (0 by default), J'),
+        F('idle_j', 'float', 'each die\'s time not busy within `sim_time_s` x `energy.idle_mw_per_die` (0 by default), J'),
         F('transfer_bytes', 'int', 'bytes over the flash channels: a page per read and per program'),
     )),
 )

@@ -10,7 +10,7 @@ use crate::scheduler::DieCounts;
 pub struct EnergySummary {
     /// Everything below, J.
     pub joules: f64,
-    /// `joules` over the simulated time (first arrival to last completion), W.
+    /// `joules` over `sim_time_s` (time 0 to the last completion), W.
     pub average_w: f64,
     /// Page reads, page programs and block erases, every die (host, GC,
     /// mapping and scheme operations alike), J.

@@ -165,8 +165,8 @@ pub struct Summary {
     /// The DRAM read cache (`read_cache.mode` not off; absent otherwise).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub read_cache: Option<ReadCacheSummary>,
-    /// Joules and average power (`[energy]`; docs/nand.md), from time 0
-    /// to the last event (background work after the last completion included).
+    /// Joules and average power (`[energy]`; docs/nand.md): every
+    /// operation's, idle time and power over 0..`sim_time_s`.
     pub energy: EnergySummary,
     /// The workload's discards (only when it had any).
     #[serde(skip_serializing_if = "Option::is_none")]

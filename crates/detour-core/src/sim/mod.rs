@@ -401,7 +401,10 @@ impl Simulation {
         metrics::latency_parts(self.log.tally(), &mut s);
         let busy = self.sched.busy_per_die();
         metrics::die_parts(self.sched.counts(), &busy, s.throughput.duration_s, &mut s);
-        s.energy = metrics::energy::energy(&self.cfg.energy_costs(), self.sched.counts(), &busy, self.q.now(), self.cfg.device.page_size);
+        // Over the measured time (`sim_time_s`): a scheme's ticks can run on
+        // long after the last completion (a dedup period), idling the dies.
+        let end = self.log.tally().shape.last_completion_ns;
+        s.energy = metrics::energy::energy(&self.cfg.energy_costs(), self.sched.counts(), &busy, end, self.cfg.device.page_size);
         metrics::gc_parts(&self.ftl.stats, self.ftl.wear_leveling(), self.n.host_written, self.ftl.erase_spread(), &mut s);
         s.pages = metrics::Pages {
             host_read: self.n.host_read,
