@@ -142,6 +142,10 @@ def device_lines(s: Mapping) -> list:
     if c:
         lines.append(f"read cache: {c['capacity_pages']:,} pages; hits {c['read_hits']:,} of {c['read_pages']:,} "
                      f"(hit ratio {fmt(c['hit_ratio'])}), evictions {c['evictions']:,}, invalidations {c['invalidations']:,}")
+    t = s.get("trim")
+    if t:
+        lines.append(f"discards (TRIM): {t['requests']:,} requests of {t['pages']:,} pages, {t['unmapped_pages']:,} unmapped, "
+                     f"{t['unwritten_reads']:,} pages read as unwritten, {t['ignored']:,} ignored (trim.discards)")
     e = s.get("energy")
     if e:
         lines.append(f"energy: {fmt(e['joules'])} J, average {fmt(e['average_w'])} W (read {fmt(e['read_j'])}, "

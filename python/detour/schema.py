@@ -11,7 +11,7 @@ A summary is a dict, as parsed from summary.json (so `json.dumps`,
 `s["latency_us"]["read"]["p99"]` and pickling work as before), whose
 sections are `Record` subclasses: every field is also an attribute with its
 meaning as its doc, `s.latency_us.read.p99`. Optional sections
-(`write_buffer`, `mapping`, `collisions`, `periods`, `probe`, `flows`, `read_cache`) read as None
+(`write_buffer`, `mapping`, `collisions`, `periods`, `probe`, `flows`, `read_cache`, `trim`) read as None
 when absent; `flows` is a list of `Flow` records.
 """
 
@@ -258,8 +258,17 @@ SECTIONS += (
         F('transfer_bytes', 'int', 'bytes over the flash channels: a page per read and per program'),
     )),
 )
-OPTIONAL += ("read_cache",)
-_CLASS_NAMES.update({"read_cache": "ReadCache", "energy": "Energy"})
+SECTIONS += (
+    Section('trim', kinds=(), fields=(
+        F('requests', 'int', 'discard (TRIM) requests in the workload: not in `requests` or any latency figure (docs/nand.md, TRIM)'),
+        F('pages', 'int', 'logical pages they named'),
+        F('unmapped_pages', 'int', 'of those, pages that held data and were unmapped: their flash pages are stale, so GC moves none'),
+        F('unwritten_reads', 'int', 'host pages read while discarded: answered "unwritten" from the map after `ftl.buffer_read_ns`, no flash read'),
+        F('ignored', 'int', 'discard requests dropped by `trim.discards = "ignore"`'),
+    )),
+)
+OPTIONAL += ("read_cache", "trim")
+_CLASS_NAMES.update({"read_cache": "ReadCache", "energy": "Energy", "trim": "Trim"})
 
 
 def section(key: str) -> Section:
