@@ -302,7 +302,7 @@ def idle(r: Result) -> Optional[str]:
 
 
 HEADERS = ("scheme", "baseline", "workload", "setting", "metric", "baseline us", "scheme us", "change %", "paper",
-           "counter", "value")
+           "counter", "value", "baseline J", "scheme J")
 
 
 def table(rows: List[Row]) -> str:
@@ -314,7 +314,8 @@ def table(rows: List[Row]) -> str:
         base, ours = (r.summary["latency_us"][kind][stat] for r in (row.base, row.result))
         out.append([c.scheme, c.baseline, c.workload, c.setting, f"{kind} {stat}", f"{base:.1f}",
                     f"{ours:.1f}", f"{row.gain_pct:+.1f}", {-1: "faster", 0: "same", 1: "slower"}[c.paper],
-                    c.counters[0] if c.counters else "-", f"{row.counts[0]:,.0f}" if c.counters else "-"])
+                    c.counters[0] if c.counters else "-", f"{row.counts[0]:,.0f}" if c.counters else "-",
+                    *(report.fmt((r.summary.get("energy") or {}).get("joules")) for r in (row.base, row.result))])
     text = report.table(list(HEADERS), out)
     used = dict.fromkeys(r.case.workload for r in rows)
     return text + "\n\nworkloads:\n" + "\n".join(f"  {k}: {wls[k].about}" for k in used)

@@ -48,6 +48,8 @@ COMPARISON_HEADERS = (
     "write p99 us",
     "IOPS",
     "MiB/s",
+    "energy J",
+    "avg W",
 )
 
 
@@ -61,6 +63,8 @@ def comparison_row(name: str, s: Mapping) -> list:
         lat["write"]["p99"],
         tp["iops"],
         tp["read_mib_s"] + tp["write_mib_s"],
+        (s.get("energy") or {}).get("joules"),
+        (s.get("energy") or {}).get("average_w"),
     ]
 
 
@@ -134,6 +138,19 @@ def device_lines(s: Mapping) -> list:
         lines.append(f"write buffer: {b['capacity_pages']:,} pages; read hits {b['read_hits']:,} of {b['read_pages']:,}, "
                      f"write hits {b['write_hits']:,} of {b['write_pages']:,}, flushes {b['flushes']:,}, "
                      f"writes that waited {b['writes_waited']:,}")
+    c = s.get("read_cache")
+    if c:
+        lines.append(f"read cache: {c['capacity_pages']:,} pages; hits {c['read_hits']:,} of {c['read_pages']:,} "
+                     f"(hit ratio {fmt(c['hit_ratio'])}), evictions {c['evictions']:,}, invalidations {c['invalidations']:,}")
+    t = s.get("trim")
+    if t:
+        lines.append(f"discards (TRIM): {t['requests']:,} requests of {t['pages']:,} pages, {t['unmapped_pages']:,} unmapped, "
+                     f"{t['unwritten_reads']:,} pages read as unwritten, {t['ignored']:,} ignored (trim.discards)")
+    e = s.get("energy")
+    if e:
+        lines.append(f"energy: {fmt(e['joules'])} J, average {fmt(e['average_w'])} W (read {fmt(e['read_j'])}, "
+                     f"program {fmt(e['program_j'])}, erase {fmt(e['erase_j'])}, transfer {fmt(e['transfer_j'])}, "
+                     f"idle {fmt(e['idle_j'])} J)")
     # A run that completed can still mean nothing (docs/results.md, Warnings).
     for warning in s.get("warnings", []):
         lines.append(f"warning [{warning['kind']}]: {warning['message']}")

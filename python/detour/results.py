@@ -40,6 +40,9 @@ SUMMARY_FIELDS = (
     "throughput.iops",
     "gc.write_amplification",
     "gc.runs",
+    "energy.joules",
+    "energy.average_w",
+    "read_cache.hit_ratio",
 )
 
 
@@ -158,8 +161,9 @@ def summary_text(t, limit: int = 40) -> str:
     params = [f for f in ("trace", "profile", "device", "scheme", "seed") if any(r.get(f) is not None for r in rs)]
     params = [f for f in params if len({json.dumps(r.get(f)) for r in rs}) > 1] or params[:1]
     cols = params + grid
-    shown = ["latency_us.read.mean", "latency_us.read.p99", "latency_us.write.p99", "throughput.iops", "gc.write_amplification"]
-    heads = cols + ["read mean", "read p99", "write p99", "IOPS", "WA", "status"]
+    shown = ["latency_us.read.mean", "latency_us.read.p99", "latency_us.write.p99", "throughput.iops", "gc.write_amplification",
+             "energy.joules"]
+    heads = cols + ["read mean", "read p99", "write p99", "IOPS", "WA", "energy J", "status"]
     body = []
     for r in rs[:limit]:
         label = r["status"] if r["status"] == "ok" else f"failed: {r['error']}"[:60]

@@ -11,7 +11,7 @@ A summary is a dict, as parsed from summary.json (so `json.dumps`,
 `s["latency_us"]["read"]["p99"]` and pickling work as before), whose
 sections are `Record` subclasses: every field is also an attribute with its
 meaning as its doc, `s.latency_us.read.p99`. Optional sections
-(`write_buffer`, `mapping`, `collisions`, `periods`, `probe`, `flows`) read as None
+(`write_buffer`, `mapping`, `collisions`, `periods`, `probe`, `flows`, `read_cache`, `trim`) read as None
 when absent; `flows` is a list of `Flow` records.
 """
 
@@ -230,6 +230,45 @@ _TYPE_WORDS = {"str": "string", "list[int]": "list of int", "dict": "object", "s
 _CLASS_NAMES = {"": "Summary", "latency_us": "Latency", "breakdown_us": "Breakdown", "throughput": "Throughput",
                 "pages": "Pages", "dies": "Dies", "write_buffer": "WriteBuffer", "mapping": "Mapping", "gc": "Gc",
                 "collisions": "Collisions", "probe": "Probe", "workload": "Workload", "flows": "Flow"}
+
+# Issue 51: the DRAM read cache (optional) and the run's energy.
+SECTIONS += (
+    Section('read_cache', kinds=(), fields=(
+        F('capacity_pages', 'int',
+            'its size in pages (`read_cache.pages` or `size_mib`); with `read_cache.mode = "shared"`, the write buffer\'s, of '
+            'which read pages take what buffered writes leave'),
+        F('read_pages', 'int', 'host pages read that the write buffer did not hold (every one looked up here)'),
+        F('read_hits', 'int',
+            'of those, pages the cache held: served from DRAM after `ftl.buffer_read_ns` (then the host link, if modelled), no '
+            'flash read'),
+        F('hit_ratio', 'float', '`read_hits / read_pages` (0 with no reads)'),
+        F('inserts', 'int', 'pages put in when their flash read ended (MQSim\'s rule)'),
+        F('evictions', 'int', 'pages evicted, least recently used first, for room (or, shared, for buffered writes)'),
+        F('invalidations', 'int', 'cached pages dropped because the host wrote (or discarded) them'),
+    )),
+    Section('energy', kinds=(), fields=(
+        F('joules', 'float', 'the sum of the parts below, J (docs/nand.md)'),
+        F('average_w', 'float',
+            '`joules` over `sim_time_s` (time 0 to the last completion; operations after it, such as GC, still count), W'),
+        F(('read_j', 'program_j', 'erase_j'), 'float',
+            'page reads, page programs and block erases of every die (host, GC, mapping and scheme alike) times '
+            '`energy.read_uj`, `program_uj`, `erase_uj` (by default `energy.active_mw` x the operation\'s time), J'),
+        F('transfer_j', 'float', '`transfer_bytes` x `energy.transfer_nj_per_byte`, J'),
+        F('idle_j', 'float', 'each die\'s time not busy within `sim_time_s` x `energy.idle_mw_per_die` (0 by default), J'),
+        F('transfer_bytes', 'int', 'bytes over the flash channels: a page per read and per program'),
+    )),
+)
+SECTIONS += (
+    Section('trim', kinds=(), fields=(
+        F('requests', 'int', 'discard (TRIM) requests in the workload: not in `requests` or any latency figure (docs/nand.md, TRIM)'),
+        F('pages', 'int', 'logical pages they named'),
+        F('unmapped_pages', 'int', 'of those, pages that held data and were unmapped: their flash pages are stale, so GC moves none'),
+        F('unwritten_reads', 'int', 'host pages read while discarded: answered "unwritten" from the map after `ftl.buffer_read_ns`, no flash read'),
+        F('ignored', 'int', 'discard requests dropped by `trim.discards = "ignore"`'),
+    )),
+)
+OPTIONAL += ("read_cache", "trim")
+_CLASS_NAMES.update({"read_cache": "ReadCache", "energy": "Energy", "trim": "Trim"})
 
 
 def section(key: str) -> Section:

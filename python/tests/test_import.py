@@ -208,3 +208,28 @@ def test_mqsim_not_mapped_reasons_name_only_real_keys():
             assert re.search(rf"^\s*{leaf}\s*=", resolved, re.M), f"{e.key}: {key} is not a config key"
         if e.detour is None:
             assert "no wear leveling in Detour" not in e.reason, e
+
+
+@pytest.mark.parametrize("mode, read_cache, buffered", [("READ_CACHE", "separate", False), ("WRITE_READ_CACHE", "shared", True),
+                                                        ("TURNED_OFF", None, False)])
+def test_mqsim_caching_modes_become_the_read_cache(tmp_path, mode, read_cache, buffered):
+    p = tmp_path / "workload.xml"
+    p.write_text(MQ_WORKLOAD.read_text().replace("<Device_Level_Data_Caching_Mode>WRITE_CACHE<",
+                                                 f"<Device_Level_Data_Caching_Mode>{mode}<"))
+    imp = import_mqsim(MQ_CONFIG, p)
+    cfg = _resolved(imp, tmp_path)
+    assert cfg.get("read_cache", {}).get("mode", "off") == (read_cache or "off")
+    assert ("write_buffer" in cfg and cfg["write_buffer"]["size_mib"] > 0) == buffered
+    if mode == "READ_CACHE":
+        assert cfg["read_cache"]["size_mib"] == 256.0
+    unmapped = {e.key.rsplit("/", 1)[-1]: e.reason for e in imp.unmapped}
+    assert ("Data_Cache_Capacity" in unmapped) == (read_cache is None)
+
+
+def test_ssdsim_energy_parameters_become_active_power(tmp_path):
+    imp = import_ssdsim(SSDSIM)
+    cfg = _resolved(imp, tmp_path)
+    assert cfg["energy"]["active_mw"] == pytest.approx(25.0 * 3.3)  # 25000 µA x 3.3 V
+    unmapped = {e.key: e.reason for e in imp.unmapped}
+    assert "flash operating current" not in unmapped and "dram active current" in unmapped
+    assert not any("no energy model" in r for r in unmapped.values())

@@ -18,10 +18,12 @@ ROOT = Path(__file__).resolve().parents[2]
 @pytest.fixture(scope="module")
 def full():
     """A run with every optional section and field: write buffer, cached mapping table, collision
-    accounting, the probe and wear levelling on."""
+    accounting, the probe, wear levelling, the read cache and (ignored) discards on."""
     return detour.run("small", profile="bench-like",
-                      profile_overrides={"requests": 800, "footprint_bytes": 2**28, "arrival.rate_per_s": 4000},
+                      profile_overrides={"requests": 800, "footprint_bytes": 2**28, "arrival.rate_per_s": 4000,
+                                         "discard_ratio": 0.1},
                       overrides={"write_buffer.pages": 64, "host.write_ack": "buffer", "metrics.collisions": True,
+                                 "read_cache.mode": "shared", "trim.discards": "ignore",
                                  "probes.interval_us": 50, "ftl.wear_leveling": "static",
                                  "ftl.mapping": "cmt", "ftl.cmt_size_kib": 64})
 

@@ -20,6 +20,9 @@ pub const NS_PER_US: u64 = 1_000;
 pub enum IoKind {
     Read,
     Write,
+    /// A discard (TRIM, UNMAP): the host no longer needs the data of the
+    /// range (docs/nand.md, TRIM).
+    Discard,
 }
 
 /// A 64-bit mix (splitmix64 finaliser): cheap, well distributed, stable across

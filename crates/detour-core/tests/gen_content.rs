@@ -84,6 +84,7 @@ fn next_day_overlap(spec: &SyntheticSpec) -> f64 {
         match r.kind {
             IoKind::Write => drop(held.insert(page, r.content)),
             IoKind::Read => days[day].push(held.get(&page).copied().unwrap_or_else(|| initial_token(0, page))),
+            IoKind::Discard => unreachable!("content profiles draw no discards"),
         }
     }
     let top = |reads: &[u64]| -> HashSet<u64> {
@@ -128,6 +129,7 @@ fn read_popularity_is_skewed() {
                 let v = held.get(&page).copied().unwrap_or_else(|| initial_token(0, page));
                 *counts.entry(v).or_default() += 1;
             }
+            IoKind::Discard => unreachable!("content profiles draw no discards"),
         }
     }
     // Sorted just below: the map's order never reaches a result.

@@ -30,6 +30,7 @@ const FIXTURES: &[(&str, TraceFormat, TraceFormat, usize, u64)] = &[
     ("tencent_cbs.csv", TraceFormat::Tencent, TraceFormat::Tencent, 10, 0),
     ("cloudphysics_io.csv", TraceFormat::CloudPhysics, TraceFormat::CloudPhysics, 9, 1),
     ("blkparse.txt", TraceFormat::Blkparse, TraceFormat::Blkparse, 4, 1),
+    ("blkparse_discard.txt", TraceFormat::Blkparse, TraceFormat::Blkparse, 4, 0),
 ];
 
 #[test]

@@ -285,7 +285,11 @@ def _cache(r: _Reader, flows: Optional[list]) -> None:
         return
     r.imp.same(r.label("Caching_Mechanism"), mechanism, "the write-back cache below")
     if not modes & {"WRITE_CACHE", "WRITE_READ_CACHE"}:
-        r.skip("Data_Cache_Capacity", f"the flows' Device_Level_Data_Caching_Mode ({', '.join(sorted(modes))}) caches no writes")
+        if "READ_CACHE" in modes and r.convert("Data_Cache_Capacity", int) > 0:
+            _read_cache(r, "separate", "READ_CACHE: the cache holds pages read from flash, no writes")
+            r.set("Data_Cache_Capacity", "read_cache.size_mib", lambda v: int(v) / 2**20, "MQSim's data cache serving reads, bytes to MiB")
+            return
+        r.skip("Data_Cache_Capacity", f"the flows' Device_Level_Data_Caching_Mode ({', '.join(sorted(modes))}) caches nothing")
         return
     why = "MQSim's data cache (write-back; the flows cache writes" + ("" if flows else " by MQSim's default") + ")"
     mib = r.convert("Data_Cache_Capacity", int) / 2**20
@@ -295,9 +299,18 @@ def _cache(r: _Reader, flows: Optional[list]) -> None:
         r.imp.set(label, "buffer", "host.write_ack", raw, "a cached write completes when its data is in DRAM")
         r.imp.set(label, "lru", "write_buffer.policy", raw, "Evict_one_slot_lru")
         r.imp.set(label, 1.0, "write_buffer.flush_at", raw, "MQSim evicts only when a write finds the cache full")
+        if "WRITE_READ_CACHE" in modes:
+            _read_cache(r, "shared", "WRITE_READ_CACHE: one cache holds written pages and pages read from flash")
     if len(modes) > 1:
         r.imp.skip("workload/Device_Level_Data_Caching_Mode", ", ".join(sorted(modes)),
                    "flows differ; Detour's buffer holds every write (one setting per device)")
+
+
+def _read_cache(r: _Reader, mode: str, why: str) -> None:
+    """MQSim's data cache serves reads (Data_Cache_Manager_Flash_Advanced,
+    process_new_user_request) and keeps what the flash returned: Detour's
+    `[read_cache]` (docs/nand.md)."""
+    r.imp.set(r.label("Data_Cache_Capacity"), mode, "read_cache.mode", r.text("Data_Cache_Capacity"), why)
 
 
 def _preconditioning(r: _Reader, flows: Optional[list]) -> None:

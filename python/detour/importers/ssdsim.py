@@ -41,8 +41,7 @@ _NOT_MODELLED = {
     "greed MPW command": "Detour always batches ready programs of one die's planes (scheduler.multiplane)",
 }
 _NOT_MODELLED = spelled_out(_NOT_MODELLED)
-_ENERGY = ("flash operating current", "flash supply voltage", "dram active current", "dram standby current",
-           "dram refresh current", "dram voltage")
+_DRAM_ENERGY = ("dram active current", "dram standby current", "dram refresh current", "dram voltage")
 # Parsed by SSDSim but read by none of its timing or policy code (checked with grep).
 _UNUSED = ("t_CLS", "t_CLH", "t_CS", "t_CH", "t_WP", "t_ALS", "t_ALH", "t_DS", "t_DH", "t_WH", "t_ADL", "t_AR", "t_CLR",
            "t_RR", "t_RP", "t_REA", "t_CEA", "t_RHZ", "t_CHZ", "t_RHOH", "t_RLOH", "t_COH", "t_REH", "t_IR", "t_RHW",
@@ -119,8 +118,7 @@ def read(parameters: "os.PathLike[str] | str") -> Imported:
         r.same("greed CB command", "no copyback, as in Detour")
     for key, reason in {**_NOT_MODELLED, "greed CB command": "no copyback in Detour"}.items():
         r.skip(key, reason)
-    for key in _ENERGY:
-        r.skip(key, "Detour has no energy model")
+    _energy(r)
     for key in _UNUSED:
         r.same(key, "SSDSim parses it but none of its timing or policy code reads it")
     for key in sorted(set(r.keys) - r.seen):
@@ -219,3 +217,21 @@ def _commands(r: _Reader) -> None:
     else:
         r.same("aged", "a fresh device, as Detour's default")
         r.same("aged ratio", "not used on a fresh device")
+
+
+def _energy(r: _Reader) -> None:
+    """The flash operating current times the supply voltage is the power a
+    busy die draws, Detour's `energy.active_mw` (SSDSim reads both keys,
+    initialize.c load_parameters, but prices nothing with them: its
+    `energy_consumption` fields stay 0)."""
+    if r.has("flash operating current") and r.has("flash supply voltage"):
+        ua, volts = r.num("flash operating current"), r.num("flash supply voltage")
+        why = "a busy die draws I x V: µA x V / 1000 = mW (SSDSim parses both but prices nothing with them)"
+        mw = round(ua * volts / 1000, 9)
+        r.imp.set("flash operating current", mw, "energy.active_mw", r.raw("flash operating current"), why)
+        r.imp.set("flash supply voltage", mw, "energy.active_mw", r.raw("flash supply voltage"), why)
+    else:
+        for key in ("flash operating current", "flash supply voltage"):
+            r.skip(key, "Detour needs both the current and the voltage for energy.active_mw")
+    for key in _DRAM_ENERGY:
+        r.skip(key, "Detour prices flash operations and transfers only, not the controller's DRAM")

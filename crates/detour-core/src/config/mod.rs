@@ -8,22 +8,28 @@
 
 mod builder;
 pub mod compat;
+mod energy;
 pub mod flows;
 mod ftl;
 mod model;
 pub mod presets;
+mod read_cache;
 #[cfg(test)]
 mod tests;
+mod trim;
 mod validate;
 pub(crate) use validate::{in_range_f, in_range_u};
 
 pub use crate::device::AllocOrder;
 pub use builder::ConfigBuilder;
 pub use compat::Compat;
+pub use energy::{EnergyConfig, EnergyCosts};
 pub use flows::{FlowConfig, RwMode};
 pub use ftl::{Allocation, FtlConfig, GcPolicy, MappingKind, PreconditionConfig, PreconditionSpan, WearLeveling};
 pub use model::{AddressMode, BufferAdmission, FlushClass, FlushPolicy, QueueOrder, ServiceUnit, WriteAck, WriteBufferConfig};
 pub use presets::CellType;
+pub use read_cache::{ReadCacheConfig, ReadCacheMode};
+pub use trim::{DiscardMode, TrimConfig};
 
 use serde::{Deserialize, Serialize};
 
@@ -49,6 +55,13 @@ pub struct Config {
     /// (`flows.rs`; none by default, and then absent when written out).
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub flows: Vec<FlowConfig>,
+    /// A DRAM cache serving reads (off by default).
+    #[serde(skip_serializing_if = "ReadCacheConfig::is_off")]
+    pub read_cache: ReadCacheConfig,
+    /// What operations cost in energy (summary's `energy`).
+    pub energy: EnergyConfig,
+    /// What a discard (TRIM) in the workload does.
+    pub trim: TrimConfig,
 }
 
 #[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]

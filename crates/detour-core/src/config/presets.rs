@@ -128,6 +128,9 @@ fn base(device: DeviceConfig) -> Config {
         metrics: MetricsConfig::default(),
         probes: Default::default(),
         flows: Vec::new(),
+        read_cache: Default::default(),
+        energy: Default::default(),
+        trim: Default::default(),
     }
 }
 

@@ -84,6 +84,8 @@ impl Config {
         ensure_config!(tick == 0.0 || tick >= 1.0, "scheme.tick_us", "{tick} is out of range; valid: 0 (the scheme's own) or at least 1");
         self.validate_probes()?;
         self.validate_model()?;
+        self.validate_read_cache()?;
+        self.validate_energy()?;
         // Relations: the geometry must be buildable and leave room for GC.
         let geo = crate::device::Geometry::from_config(d)?;
         ensure_config!(self.flows.len() < u16::MAX as usize, "flows", "{} flows; at most {}", self.flows.len(), u16::MAX - 1);

@@ -5,21 +5,27 @@
 pub mod buffer;
 pub mod collisions;
 mod columns;
+pub mod energy;
 pub mod flows;
 pub mod histogram;
 pub mod parquet;
 pub mod percentile;
 pub mod probe;
+pub mod read_cache;
 pub mod stream;
+pub mod trim;
 pub mod warnings;
 
 pub use buffer::WriteBufferSummary;
 pub use collisions::{CollisionSummary, CollisionTracker, PairCount};
 pub use columns::RequestColumns;
+pub use energy::EnergySummary;
 pub use flows::{FlowKind, FlowSummary, FlowTally};
 pub use percentile::{nearest_rank, rsd, LatencyStats};
 pub use probe::{Probe, ProbeInput, ProbeSeries, ProbeSummary};
+pub use read_cache::ReadCacheSummary;
 pub use stream::{RequestLog, RequestSink, Tally};
+pub use trim::TrimSummary;
 
 use crate::ftl::FtlStats;
 use crate::scheduler::DieCounts;
@@ -156,6 +162,15 @@ pub struct Summary {
     pub park_visits: u64,
     /// What makes the numbers mean less than they seem (docs/results.md).
     pub warnings: Vec<warnings::Warning>,
+    /// The DRAM read cache (`read_cache.mode` not off; absent otherwise).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub read_cache: Option<ReadCacheSummary>,
+    /// Joules and average power (`[energy]`; docs/nand.md): every
+    /// operation's, idle time and power over 0..`sim_time_s`.
+    pub energy: EnergySummary,
+    /// The workload's discards (only when it had any).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub trim: Option<TrimSummary>,
 }
 
 /// Add each period's mean read and mean overall latency (µs, measured

@@ -77,6 +77,18 @@ impl Ctx<'_> {
         Ok(())
     }
 
+    /// Drop `lpn`'s mapping (a discard): its page goes stale, so GC leaves
+    /// it. True if it was mapped.
+    pub fn unmap(&mut self, lpn: Lpn) -> bool {
+        let old = self.ftl.map.get(lpn);
+        if old == NO_PAGE {
+            return false;
+        }
+        self.ftl.invalidate(old);
+        self.ftl.map.set(lpn, NO_PAGE);
+        true
+    }
+
     /// Point the shared map from `from` to `to` if it still maps `lpn` there.
     pub fn remap_moved(&mut self, lpn: Lpn, from: u32, to: u32) {
         if lpn < self.geo.logical_pages && self.ftl.map.get(lpn) == from {

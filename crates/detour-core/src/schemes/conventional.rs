@@ -63,4 +63,8 @@ impl Scheme for Conventional {
     fn on_gc_move(&mut self, from: Ppn, to: Ppn, owner: Owner, ctx: &mut Ctx) {
         ctx.remap_moved(owner.index(), from, to);
     }
+
+    fn discard(&mut self, lpns: Range<Lpn>, ctx: &mut Ctx) -> Result<u64, &'static str> {
+        Ok(lpns.map(|l| ctx.unmap(l) as u64).sum())
+    }
 }

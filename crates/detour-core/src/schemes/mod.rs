@@ -128,6 +128,16 @@ pub trait Scheme {
     /// GC moved a live page; update any table that pointed at `from`.
     fn on_gc_move(&mut self, from: Ppn, to: Ppn, owner: Owner, ctx: &mut Ctx);
 
+    /// The host discarded (TRIM) `lpns`: drop every reference to their data
+    /// (the mapping, and any copy, reference count or parity the scheme
+    /// keeps) so GC moves none of it; return the pages that were mapped.
+    /// The default refuses, with why, and the run stops saying so
+    /// (sim/trim.rs): only a scheme that drops all its per-page state may
+    /// accept.
+    fn discard(&mut self, _lpns: Range<Lpn>, _ctx: &mut Ctx) -> Result<u64, &'static str> {
+        Err("it keeps per-page state (copies, reference counts, staging or parity) and does not drop it on a discard")
+    }
+
     /// Periodic background work (the interval is `tick_interval`).
     fn tick(&mut self, _ctx: &mut Ctx) {}
 

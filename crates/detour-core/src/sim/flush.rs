@@ -167,6 +167,9 @@ impl Simulation {
             b.s.write_pages += 1;
             b.s.write_hits += hit as u64;
             mark_buffered(&mut self.placed, &mut self.oracle, io.lpn + i, token);
+            if let Some(c) = self.rcache.as_mut() {
+                c.forget(io.lpn + i);
+            }
             self.lot.placed(io.lpn + i);
             i += 1;
         }
@@ -376,7 +379,7 @@ impl Simulation {
     }
 
     /// Verify mode: the buffer must hold the page's latest data.
-    fn check_buffered(&mut self, lpn: Lpn, token: Token) {
+    pub(super) fn check_buffered(&mut self, lpn: Lpn, token: Token) {
         let Some(expected) = self.oracle.as_ref().map(|o| o.host(lpn)) else { return };
         if expected != token {
             self.n.verify_errors += 1;

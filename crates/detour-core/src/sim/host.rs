@@ -101,6 +101,7 @@ impl Simulation {
             lpn: lpn as u32,
             pages: pages as u32,
             write: r.kind == IoKind::Write,
+            discard: r.kind == IoKind::Discard,
             content: r.content,
             seq: 0,
             stream: 0,
@@ -118,6 +119,9 @@ impl Simulation {
     /// host); `ramp`: it is left out of the statistics (a closed-loop
     /// flow's ramp).
     pub(super) fn enter(&mut self, mut io: HostIo, ramp: bool) -> Result<()> {
+        if io.discard {
+            return self.enter_discard(io);
+        }
         let counted_warm = self.log.arrived() < self.cfg.host.warmup_requests;
         // A ramp request beyond the warm-up count is warm-up all the same.
         self.n.ramped += (ramp && !counted_warm) as u64;
@@ -141,6 +145,9 @@ impl Simulation {
     }
 
     pub(super) fn admit(&mut self, io: HostIo) -> Result<()> {
+        if io.discard {
+            return self.apply_discard(io);
+        }
         self.outstanding += 1;
         let t = self.txns.alloc(TxnKind::Host { req: io.req });
         self.txns.get_mut(t).io = io;
@@ -183,6 +190,7 @@ impl Simulation {
                 mark_written(&mut self.placed, &mut self.oracle, lpn, tokens[i]);
                 self.lot.placed(lpn);
             }
+            self.cache_forget(range.start..range.start + done);
             self.plan = plan;
             self.tokens = tokens;
             r.err().map(|s| from + s.done)
@@ -198,7 +206,9 @@ impl Simulation {
                     if first {
                         self.count_buffer_reads(io.pages);
                     }
-                    let r = if self.buffered_any(range.clone()) {
+                    let r = if self.rcache.is_some() || self.trim.is_some() {
+                        self.plan_read_cached(range.clone(), &mut plan)
+                    } else if self.buffered_any(range.clone()) {
                         self.plan_read_around_buffer(range.clone(), &mut plan)
                     } else {
                         self.with_ctx(|s, ctx| s.plan_read(range.clone(), ctx, &mut plan))
@@ -274,11 +284,11 @@ impl Simulation {
         let latency = end - io.arrival;
         let (bus, array) = (txn.bus_ns + txn.map_bus_ns, txn.array_ns + txn.map_array_ns);
         self.log.complete(io.req, latency, bus, array, txn.delay_ns, txn.lost > 0)?;
+        if !io.write && self.rcache.is_some() {
+            self.cache_read(io.lpn..io.lpn + io.pages);
+        }
         self.outstanding -= 1;
         self.closed_done(&io, latency)?;
-        if let Some(next) = self.host_queue.pop_front() {
-            self.admit(next)?;
-        }
-        Ok(())
+        self.admit_queued()
     }
 }

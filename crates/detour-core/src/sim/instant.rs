@@ -371,11 +371,15 @@ impl Simulation {
     pub(super) fn place_unwritten(&mut self, mut lpns: Range<Lpn>) -> Option<Lpn> {
         let (host, aux) = (self.ftl.stats.programs_host, self.ftl.stats.programs_aux);
         let mut named = 0;
+        // A discarded page is read as "unwritten" (trim.rs), not placed.
+        let trim = self.trim.take();
+        let trimmed = trim.as_deref();
         let refused = self.write_while(|_, placed| {
-            let lpn = lpns.find(|&l| !is_placed(placed, l))?;
+            let lpn = lpns.find(|&l| !is_placed(placed, l) && !trimmed.is_some_and(|t| t.has(l)))?;
             named += 1;
             Some((lpn, initial_token(lpn)))
         });
+        self.trim = trim;
         self.n.placed_on_read += named - refused.is_some() as u64;
         (self.ftl.stats.programs_host, self.ftl.stats.programs_aux) = (host, aux);
         refused.map(|(lpn, _)| lpn)

@@ -27,7 +27,9 @@ pub(super) fn table_bytes(cfg: &Config, geo: &Geometry) -> u64 {
     let ftl = logical * 4 + total * (4 + 1 + 8 * verify) + geo.blocks() as u64 * std::mem::size_of::<BlockInfo>() as u64;
     // placed bitmap, oracle (two tables with a buffer), the buffer's slots.
     let sim = logical / 8 + logical * 8 * verify * (1 + buffered as u64) + if buffered { logical * 4 + logical / 8 } else { 0 };
-    ftl + sim + logical * crate::schemes::registry::table_bytes_per_lpn(cfg)
+    // The read cache's LPN -> slot table.
+    let read_cache = if cfg.read_cache.mode != crate::config::ReadCacheMode::Off { logical * 4 } else { 0 };
+    ftl + sim + read_cache + logical * crate::schemes::registry::table_bytes_per_lpn(cfg)
 }
 
 /// What the process may still reserve under its address-space limit, if

@@ -18,7 +18,9 @@ mod link;
 mod memory;
 mod oracle;
 mod park;
+mod read_cache;
 mod translate;
+mod trim;
 mod txn;
 
 use crate::config::Config;
@@ -142,6 +144,10 @@ pub struct Simulation {
     probe: Probe,
     /// The DRAM write buffer (`[write_buffer]`), if any.
     wbuf: Option<Box<flush::BufferRun>>,
+    /// The DRAM read cache (`[read_cache]`), if any.
+    rcache: Option<Box<read_cache::ReadCache>>,
+    /// Discarded pages and the discards' counts, from the first discard on.
+    trim: Option<Box<trim::Trimmed>>,
     link: Option<link::HostLink>,
     /// The `[[flows]]` streams and per-flow figures (None without flows).
     closed: Option<Box<closed::ClosedLoop>>,
@@ -230,6 +236,8 @@ impl Simulation {
             failures: Vec::new(),
             coll: cfg.metrics.collisions.then(|| Box::new(CollisionTracker::new(geo.dies(), cfg.run.seed))),
             probe: Probe::new(cfg.probes.interval_us, geo.dies(), geo.dies_per_chip, sched_unit_dies),
+            rcache: read_cache_of(&cfg, geo.logical_pages),
+            trim: None,
             wbuf,
             link: link::HostLink::new(cfg.host.link_gbps),
             closed: closed::ClosedLoop::new(&cfg, geo.logical_bytes(), needs_content)?,
@@ -393,6 +401,10 @@ impl Simulation {
         metrics::latency_parts(self.log.tally(), &mut s);
         let busy = self.sched.busy_per_die();
         metrics::die_parts(self.sched.counts(), &busy, s.throughput.duration_s, &mut s);
+        // Over the measured time (`sim_time_s`): a scheme's ticks can run on
+        // long after the last completion (a dedup period), idling the dies.
+        let end = self.log.tally().shape.last_completion_ns;
+        s.energy = metrics::energy::energy(&self.cfg.energy_costs(), self.sched.counts(), &busy, end, self.cfg.device.page_size);
         metrics::gc_parts(&self.ftl.stats, self.ftl.wear_leveling(), self.n.host_written, self.ftl.erase_spread(), &mut s);
         s.pages = metrics::Pages {
             host_read: self.n.host_read,
@@ -411,6 +423,8 @@ impl Simulation {
             None => Vec::new(),
         };
         s.write_buffer = self.wbuf.as_ref().map(|b| b.summary(self.q.now()));
+        s.read_cache = self.rcache.as_ref().map(|c| c.summary());
+        s.trim = self.trim.as_ref().map(|t| t.s.clone());
         s.mapping = self.ftl.mapping.stats();
         s.flows = self.closed.as_ref().map_or_else(Vec::new, |c| c.summaries());
         s.periods = self.scheme.periods();
@@ -470,6 +484,17 @@ fn mark_buffered(placed: &mut Chunked<u64>, oracle: &mut Option<oracle::Oracle>,
     if let Some(o) = oracle.as_mut() {
         o.buffered(lpn, token);
     }
+}
+
+/// The read cache `[read_cache]` asks for, if any.
+fn read_cache_of(cfg: &Config, logical_pages: u32) -> Option<Box<read_cache::ReadCache>> {
+    let page = cfg.device.page_size;
+    let (cap, shared) = match cfg.read_cache.mode {
+        crate::config::ReadCacheMode::Off => return None,
+        crate::config::ReadCacheMode::Separate => (cfg.read_cache.capacity(page), false),
+        crate::config::ReadCacheMode::Shared => (cfg.write_buffer.capacity(page), true),
+    };
+    Some(Box::new(read_cache::ReadCache::new(cap.min(u32::MAX as u64) as u32, shared, logical_pages)))
 }
 
 /// Run a config over a workload with no progress reporting.

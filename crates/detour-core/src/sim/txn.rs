@@ -16,6 +16,8 @@ pub struct HostIo {
     pub lpn: Lpn,
     pub pages: u32,
     pub write: bool,
+    /// A discard (TRIM): applied when admitted, never planned (`trim.rs`).
+    pub discard: bool,
     pub content: u64,
     /// First unique-token sequence number (writes without content).
     pub seq: u64,

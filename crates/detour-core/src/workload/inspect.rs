@@ -61,6 +61,8 @@ pub struct TraceStats {
     /// The timestamps' resolution when coarse (whole seconds...), else 0:
     /// a run spreads the requests of each instant over it (`reader/spread.rs`).
     pub time_resolution_ns: u64,
+    /// Discards (TRIM), not counted in `requests` or any figure above.
+    pub discards: u64,
 }
 
 /// Read `stream` to the end and summarise it; the first error ends it.
@@ -84,6 +86,7 @@ struct Accumulator {
     volumes: BTreeSet<u32>,
     /// The earliest and latest times: with disorder let through
     /// (`keep_disorder`) the file's first line need not be the earliest.
+    discards: u64,
     first_ns: Option<u64>,
     last_ns: u64,
 }
@@ -94,6 +97,7 @@ impl Accumulator {
         match r.kind {
             IoKind::Read => (self.reads += 1, self.bytes_read += size),
             IoKind::Write => (self.writes += 1, self.bytes_written += size),
+            IoKind::Discard => return self.discards += 1,
         };
         *self.sizes.entry(size.next_power_of_two()).or_default() += 1;
         let first = r.offset / PAGE;
@@ -145,6 +149,7 @@ impl Accumulator {
             max_step_back_ns: stream.max_step_back_ns(),
             reordered: stream.reordered(),
             time_resolution_ns: stream.time_resolution_ns(),
+            discards: self.discards,
         }
     }
 }

@@ -104,6 +104,11 @@ pub fn popularity<I: IntoIterator<Item = Request>>(requests: I, day_s: f64, poin
                     (v, false)
                 }
                 IoKind::Read => (*held.get(&key).unwrap_or(&initial_token(key.0, key.1)), true),
+                // The page reads as never written again; a discard is no access.
+                IoKind::Discard => {
+                    held.remove(&key);
+                    continue;
+                }
             };
             let t = total.entry(value).or_insert((0, 0));
             day.new_values += (*t == (0, 0)) as u64;

@@ -29,6 +29,10 @@ const OUTPUT: &str = "trace output";
 ///   `detour`, response times 0, FIU pid 0 and process `detour`, blkparse
 ///   major 8, cpu 0, pid 0).
 ///
+/// A discard (TRIM) is written by `blkparse` (RWBS `D`); every other format
+/// has no such operation and fails with [`Error::Trace`] rather than
+/// writing it as a write.
+///
 /// Sector-based formats (all but `msr` and `systor`) fail with
 /// [`Error::Trace`] on an offset (and, where the size is in sectors, a size)
 /// that is not a multiple of 512 B rather than silently moving the request.

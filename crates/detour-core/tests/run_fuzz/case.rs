@@ -66,7 +66,11 @@ fn requests(rng: &mut ChaCha8Rng) -> Vec<Request> {
         .map(|i| {
             let gap = rng.random_range(0..30_000u64);
             t = if rng.random_ratio(1, 100) { t.saturating_sub(gap) } else { t + gap };
-            let kind = if rng.random_bool(0.5) { IoKind::Read } else { IoKind::Write };
+            let kind = match rng.random_range(0..20) {
+                0..10 => IoKind::Read,
+                10..19 => IoKind::Write,
+                _ => IoKind::Discard, // kept by blkparse only
+            };
             let content = if rng.random_bool(0.5) { rng.random_range(1..20) } else { 0 };
             let (offset, size) = (rng.random_range(0..span) * 512, rng.random_range(1..=16u32) * 512);
             Request { time_ns: t, offset, size, kind, content, volume: 0, line: i + 1 }
@@ -167,6 +171,16 @@ fn keys(rng: &mut ChaCha8Rng, span_us: u64) -> Vec<String> {
         k.extend([format!("write_buffer.pages={}", [4, 16, 64].choose(rng).expect("pages")), "host.write_ack=buffer".to_string()]);
         k.push(format!("write_buffer.policy={}", ["fifo", "lru"].choose(rng).expect("policy")));
     }
+    // A DRAM read cache (shared needs the buffer), discards applied or
+    // dropped, and energy prices (issue 51).
+    let buffered = k.iter().any(|s| s.starts_with("write_buffer.pages="));
+    match rng.random_range(0..4) {
+        0 => k.extend(["read_cache.mode=separate".to_string(), format!("read_cache.pages={}", [1, 8, 64].choose(rng).expect("pages"))]),
+        1 if buffered => k.push("read_cache.mode=shared".to_string()),
+        _ => {}
+    }
+    k.push(format!("trim.discards={}", ["apply", "apply", "ignore"].choose(rng).expect("discards")));
+    k.push(format!("energy.idle_mw_per_die={}", [0.0, 10.0].choose(rng).expect("idle")));
     if scheme == "hotr" || k.iter().any(|s| s == "scheme.collisions.base=hotr") {
         k.push(format!("scheme.hotr.staging={}", ["op", "chip"].choose(rng).expect("staging")));
     }

@@ -124,9 +124,10 @@ fn run_case(c: &Case) -> Outcome {
     // read, and never a read counted as served.
     let lost = counter(s, "lost_reads") as u64;
     let failed_rows = r.requests.lost.iter().filter(|&&l| l).count() as u64;
-    if s.requests + s.warmup_requests + s.lost_requests != produced {
+    let discards = s.trim.as_ref().map_or(0, |t| t.requests);
+    if s.requests + s.warmup_requests + s.lost_requests + discards != produced {
         return Outcome::Bad(format!(
-            "{} measured + {} warm-up + {} lost of {produced} requests",
+            "{} measured + {} warm-up + {} lost + {discards} discards of {produced} requests",
             s.requests, s.warmup_requests, s.lost_requests
         ));
     }

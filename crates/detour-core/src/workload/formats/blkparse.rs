@@ -6,9 +6,11 @@
 //! Only `Q` (queued) events are requests: every I/O appears once per stage
 //! (Q, G, I, D, C...), and Q is when the host issued it. Other actions and
 //! the closing per-CPU summary (lines with a `:` such as
-//! `Reads Queued: ...`) are skipped. A Q whose RWBS has neither R nor W
-//! (discard, pure flush) is ignored and counted. Sectors are 512 B; the time
-//! is seconds since the trace started; volume = minor number.
+//! `Reads Queued: ...`) are skipped. A Q whose RWBS has `D` is a discard
+//! (TRIM; blktrace's `fill_rwbs` writes D for REQ_OP_DISCARD, and a secure
+//! erase's `DE` is one too); one with neither R, W nor D (a pure flush) is
+//! ignored and counted. Sectors are 512 B; the time is seconds since the
+//! trace started; volume = minor number.
 
 use std::fmt::Write;
 
@@ -33,10 +35,11 @@ pub fn parse_line(line: &str) -> ParseResult {
     let volume = parse_u32(minor, "minor")?;
     let time = parse_decimal(f[3], 9, "time")?;
     let rwbs = *f.get(6).ok_or("Q event without RWBS field")?;
-    let kind = match (rwbs.contains('R'), rwbs.contains('W')) {
-        (true, _) => IoKind::Read,
-        (false, true) => IoKind::Write,
-        (false, false) => return Ok(Line::Ignored),
+    let kind = match (rwbs.contains('D'), rwbs.contains('R'), rwbs.contains('W')) {
+        (true, _, _) => IoKind::Discard,
+        (false, true, _) => IoKind::Read,
+        (false, false, true) => IoKind::Write,
+        (false, false, false) => return Ok(Line::Ignored),
     };
     let flush = rwbs.contains('F');
     let (sector, plus, count) = match (f.get(7), f.get(8), f.get(9)) {
@@ -76,7 +79,11 @@ pub fn write_line(req: &Request, seq: u64, out: &mut String) -> Result<(), Strin
     let (sector, count) = to_sectors(req)?;
     let _ = write!(out, "8,{} 0 {seq} ", req.volume);
     format_seconds(req.time_ns, out);
-    let rw = if req.kind == IoKind::Read { 'R' } else { 'W' };
+    let rw = match req.kind {
+        IoKind::Read => 'R',
+        IoKind::Write => 'W',
+        IoKind::Discard => 'D',
+    };
     let _ = write!(out, " 0 Q {rw} {sector} + {count} [detour]");
     Ok(())
 }
@@ -103,10 +110,16 @@ mod tests {
     }
 
     #[test]
-    fn flushes_and_discards_are_ignored() {
+    fn flushes_are_ignored_and_discards_read() {
         assert_eq!(parse_line("8,0 0 5 0.1 7 Q FWS [kworker]"), Ok(Line::Ignored));
         assert_eq!(parse_line("8,0 0 5 0.1 7 Q FWS 0 + 0 [kworker]"), Ok(Line::Ignored));
-        assert_eq!(parse_line("8,0 0 5 0.1 7 Q D 64 + 8 [fstrim]"), Ok(Line::Ignored));
+        for rwbs in ["D", "DS", "DE"] {
+            let Ok(Line::Request(r)) = parse_line(&format!("8,0 0 5 0.1 7 Q {rwbs} 64 + 8 [fstrim]")) else { panic!("{rwbs}") };
+            assert_eq!((r.kind, r.offset, r.size), (IoKind::Discard, 64 * 512, 4096));
+        }
+        let mut out = String::new();
+        write_line(&request(0, 4096, 8192, IoKind::Discard, 0), 1, &mut out).unwrap();
+        assert!(out.ends_with(" Q D 8 + 16 [detour]"), "{out}");
     }
 
     #[test]

@@ -143,8 +143,14 @@ impl TraceFormat {
 
     /// Append `req` as one line (no terminator) to `out`; `seq` is its
     /// 1-based position, which blkparse needs for its sequence column.
-    /// Fails when the request cannot be expressed (unaligned sectors).
+    /// Fails when the request cannot be expressed (unaligned sectors, or a
+    /// discard in a format that has none).
     pub fn write_line(self, req: &Request, seq: u64, out: &mut String) -> Result<(), String> {
+        // Only blkparse has a discard operation; the others' writers would write
+        // one as a write.
+        if req.kind == crate::types::IoKind::Discard && self != TraceFormat::Blkparse {
+            return Err(format!("{self} has no discard (TRIM) operation; blkparse has"));
+        }
         match self {
             TraceFormat::Msr => msr::write_line(req, out),
             TraceFormat::Spc => spc::write_line(req, out),

@@ -130,7 +130,8 @@ impl AddressModel {
     fn random_slot(&self, kind: IoKind, pages: u64, rng: &mut ChaCha8Rng) -> u64 {
         let (own, mix_p) = match kind {
             IoKind::Read => (&self.ro, self.read_mix_p),
-            IoKind::Write => (&self.wo, self.write_mix_p),
+            // A discard names pages a write could have written.
+            IoKind::Write | IoKind::Discard => (&self.wo, self.write_mix_p),
         };
         let region = if own.len == 0 || (self.mix.len > 0 && uniform(rng) < mix_p) { &self.mix } else { own };
         let k = region.rank(rng, self.chunk);

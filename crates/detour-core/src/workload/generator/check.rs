@@ -31,6 +31,12 @@ impl SyntheticSpec {
         self.check_limits()?;
         self.check_arrival()?;
         unit("read_ratio", self.read_ratio)?;
+        unit("discard_ratio", self.discard_ratio)?;
+        ensure_config!(
+            self.discard_ratio == 0.0 || self.content.is_none(),
+            "discard_ratio",
+            "discards are not drawn with a content model (`content`): its value tables would keep discarded pages"
+        );
         self.check_space()?;
         self.check_size()?;
         theta("zipf_theta", self.zipf_theta)?;

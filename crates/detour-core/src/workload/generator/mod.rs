@@ -148,7 +148,11 @@ impl Generator {
         if self.limit_ns.is_some_and(|l| t >= l) {
             return None;
         }
-        let kind = if uniform(&mut self.rng) < self.read_p { IoKind::Read } else { IoKind::Write };
+        let mut kind = if uniform(&mut self.rng) < self.read_p { IoKind::Read } else { IoKind::Write };
+        // Drawn only when asked for, so profiles without discards keep their streams.
+        if kind == IoKind::Write && self.spec.discard_ratio > 0.0 && uniform(&mut self.rng) < self.spec.discard_ratio {
+            kind = IoKind::Discard;
+        }
         let mut req = Request { time_ns: t as u64, offset: 0, size: 0, kind, content: 0, volume: 0, line: 0 };
         if let Some(cm) = self.content.as_mut() {
             cm.advance(t);

@@ -57,6 +57,10 @@ pub struct SyntheticSpec {
     /// Planted patterned read pairs (read collisions) [none].
     #[serde(skip_serializing_if = "Option::is_none")]
     pub pairs: Option<PairSpec>,
+    /// Share of the non-read requests issued as discards (TRIM) of the
+    /// range a write would have written [0], 0..=1; not with `content`.
+    #[serde(skip_serializing_if = "is_zero")]
+    pub discard_ratio: f64,
 }
 
 impl Default for SyntheticSpec {
@@ -76,6 +80,7 @@ impl Default for SyntheticSpec {
             classes: None,
             content: None,
             pairs: None,
+            discard_ratio: 0.0,
         }
     }
 }

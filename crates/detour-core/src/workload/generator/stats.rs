@@ -101,6 +101,9 @@ pub fn content_stats<I: IntoIterator<Item = Request>>(requests: I) -> ContentSta
                     s.read_pages += 1;
                     s.distinct_read_values += read.insert(token) as u64;
                 }
+                IoKind::Discard => {
+                    held.remove(&key);
+                }
             }
         }
     }
@@ -137,6 +140,7 @@ pub fn page_class_stats<I: IntoIterator<Item = Request>>(requests: I, page_bytes
             match r.kind {
                 IoKind::Read => c.0 += 1,
                 IoKind::Write => c.1 += 1,
+                IoKind::Discard => {}
             }
         }
     }
