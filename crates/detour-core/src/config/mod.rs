@@ -11,6 +11,7 @@ pub mod compat;
 pub mod flows;
 mod ftl;
 mod model;
+pub mod nand;
 pub mod presets;
 #[cfg(test)]
 mod tests;
@@ -23,6 +24,7 @@ pub use compat::Compat;
 pub use flows::{FlowConfig, RwMode};
 pub use ftl::{Allocation, FtlConfig, GcPolicy, MappingKind, PreconditionConfig, PreconditionSpan, WearLeveling};
 pub use model::{AddressMode, FlushClass, FlushPolicy, QueueOrder, ServiceUnit, WriteAck, WriteBufferConfig};
+pub use nand::{ErrorModel, NandConfig, RberFit};
 pub use presets::CellType;
 
 use serde::{Deserialize, Serialize};
@@ -45,6 +47,10 @@ pub struct Config {
     pub run: RunConfig,
     pub metrics: MetricsConfig,
     pub probes: ProbesConfig,
+    /// The flash's imperfections (read retry, wear-out, aging): all off by
+    /// default, and then left out of a written config.
+    #[serde(skip_serializing_if = "NandConfig::is_off")]
+    pub nand: NandConfig,
     /// Closed-loop tenants beside (or instead of) the run's workload
     /// (`flows.rs`; none by default, and then absent when written out).
     #[serde(skip_serializing_if = "Vec::is_empty")]

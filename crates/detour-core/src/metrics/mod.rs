@@ -156,6 +156,9 @@ pub struct Summary {
     pub park_visits: u64,
     /// What makes the numbers mean less than they seem (docs/results.md).
     pub warnings: Vec<warnings::Warning>,
+    /// Read retry, wear-out and aging (`[nand]`; absent for the ideal flash).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub nand: Option<crate::device::nand::NandSummary>,
 }
 
 /// Add each period's mean read and mean overall latency (µs, measured

@@ -77,10 +77,9 @@ impl Simulation {
         plan.clear();
         for &from in &pages {
             let owner = self.ftl.owner(from);
-            let to = self
-                .ftl
-                .alloc(plane, stream, owner)
-                .ok_or_else(|| Error::Sim(format!("GC on plane {plane} found no free page for its copies (reserve exhausted)")))?;
+            let Some(to) = self.ftl.alloc(plane, stream, owner) else {
+                return Err(self.out_of_space(plane));
+            };
             // The owner's bits only label the group: a GC group is neither
             // checked nor reported to the scheme.
             let g = plan.group(owner.index(), false);
@@ -108,6 +107,20 @@ impl Simulation {
             }
             self.with_ctx(|s, ctx| s.on_gc_move(from, to, owner, ctx));
         }
+    }
+
+    /// GC on `plane` has no page left for its copies: say why, naming the
+    /// retired blocks when wear-out took the spare space.
+    fn out_of_space(&self, plane: u32) -> Error {
+        if self.ftl.retired == 0 {
+            return Error::Sim(format!("GC on plane {plane} found no free page for its copies (reserve exhausted)"));
+        }
+        Error::Sim(format!(
+            "the device ran out of spare space after {} of its {} blocks were retired ([nand]: worn out at \
+             pe_limit, failed erases, factory bad blocks): GC on plane {plane} found no free page for its copies",
+            self.ftl.retired,
+            self.geo.blocks()
+        ))
     }
 
     pub(super) fn issue_erase(&mut self, block: u32) -> Result<()> {
