@@ -85,3 +85,21 @@ fn factory_bad_blocks_are_never_written() {
     assert_eq!(n.retired_reopened, 0);
     assert_eq!(r.summary.verify_errors, 0);
 }
+
+#[test]
+fn refresh_rewrites_blocks_whose_reads_retry_and_later_reads_retry_less() {
+    let mut kv = TINY.to_vec();
+    kv.extend(["ftl.precondition.valid=0.5", "nand.error_model=power_law", "nand.fit=tlc3d72", "nand.initial_pe=3000", "nand.initial_age_days=365"]);
+    let cfg = small(&kv);
+    // Reads only, over the preconditioned half, each page read many times.
+    let reqs = poisson(20_000, 4_000.0, 1.0, 2_000, 11);
+    let plain = run(cfg.clone(), &reqs).summary;
+    kv.push("nand.refresh_steps=4");
+    let refreshed = run(small(&kv), &reqs).summary;
+    let (a, b) = (plain.nand.unwrap(), refreshed.nand.unwrap());
+    assert_eq!(a.refreshes, 0);
+    assert!(b.refreshes > 0, "{b:?}");
+    assert!(b.retry_steps_mean < a.retry_steps_mean, "{a:?}\n{b:?}\n{:?}", refreshed.gc);
+    assert!(refreshed.latency_us.read.mean < plain.latency_us.read.mean);
+    assert_eq!(refreshed.verify_errors, 0);
+}

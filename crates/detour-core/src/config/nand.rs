@@ -59,6 +59,10 @@ pub struct NandConfig {
     pub initial_pe_spread: f64,
     /// ...and the age of the data already on it (preconditioned pages), days.
     pub initial_age_days: f64,
+    /// Refresh: a block one of whose reads needed at least this many retry
+    /// steps has its data rewritten elsewhere and is erased (a background
+    /// job like GC, `summary.nand.refreshes`). 0 = never (the default).
+    pub refresh_steps: u32,
 }
 
 impl Default for NandConfig {
@@ -76,6 +80,7 @@ impl Default for NandConfig {
             initial_pe: 0,
             initial_pe_spread: 0.0,
             initial_age_days: 0.0,
+            refresh_steps: 0,
         }
     }
 }
@@ -102,6 +107,12 @@ impl NandConfig {
         in_range_u("nand.initial_pe", self.initial_pe as u64, 0, 10_000_000)?;
         in_range_f("nand.initial_pe_spread", self.initial_pe_spread, 0.0, 1.0)?;
         in_range_f("nand.initial_age_days", self.initial_age_days, 0.0, 36_500.0)?;
+        in_range_u("nand.refresh_steps", self.refresh_steps as u64, 0, 255)?;
+        ensure_config!(
+            self.refresh_steps == 0 || self.error_model == ErrorModel::PowerLaw,
+            "nand.refresh_steps",
+            "refreshes blocks by their reads' retry steps: it needs nand.error_model = \"power_law\""
+        );
         ensure_config!(
             self.pe_limit == 0 || self.initial_pe < self.pe_limit,
             "nand.initial_pe",

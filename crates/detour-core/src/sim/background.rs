@@ -66,6 +66,15 @@ impl Simulation {
         }
     }
 
+    /// Refresh the blocks whose reads passed `nand.refresh_steps`, as GC
+    /// collects a victim (their data is rewritten, so it is young again).
+    pub(super) fn refresh(&mut self) -> Result<()> {
+        while let Some((plane, block)) = self.ftl.start_refresh() {
+            self.collect(plane, block)?;
+        }
+        Ok(())
+    }
+
     /// Move a victim's live pages within its plane, then (when the moves
     /// are done, `TxnKind::GcMoves`) erase it.
     fn collect(&mut self, plane: u32, victim: u32) -> Result<()> {
@@ -142,6 +151,9 @@ impl Simulation {
         self.wake_parked(plane)?;
         self.start_gc(plane)?;
         self.level_wear(plane)?;
+        if self.ftl.refresh_pending() {
+            self.refresh()?;
+        }
         self.start_wanted_gc()
     }
 

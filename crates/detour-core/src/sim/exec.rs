@@ -286,6 +286,9 @@ impl Simulation {
                 if self.ftl.unpin(op.ppn) {
                     self.issue_erase(self.geo.block_of(op.ppn))?;
                 }
+                if op.retries > 0 && self.ftl.refresh_pending() {
+                    self.refresh()?;
+                }
             }
             OpKind::Program => {
                 let token = if op.failed { 0 } else { op.token };

@@ -27,6 +27,8 @@ pub struct NandStats {
     pub bad_factory: u64,
     pub retired_wear: u64,
     pub retired_failure: u64,
+    /// Blocks refreshed (their data rewritten, `refresh_steps`).
+    pub refreshes: u64,
 }
 
 pub struct Nand {
@@ -42,6 +44,10 @@ pub struct Nand {
     /// Reads of each block since its erase (read disturb).
     reads: Vec<u32>,
     initial_age: Time,
+    /// Blocks whose reads passed `refresh_steps`, in the order they did,
+    /// and a flag per block so each is listed once until its erase.
+    pub refresh_wanted: Vec<u32>,
+    flagged: Vec<bool>,
     rng: ChaCha8Rng,
     pub stats: NandStats,
 }
@@ -74,6 +80,8 @@ impl Nand {
             written_at: vec![0; blocks as usize],
             reads: vec![0; blocks as usize],
             initial_age: (n.initial_age_days * 86400.0 * 1e9).round() as Time,
+            refresh_wanted: Vec::new(),
+            flagged: if n.refresh_steps > 0 { vec![false; blocks as usize] } else { Vec::new() },
             rng,
             stats: NandStats::default(),
         }))
@@ -106,6 +114,9 @@ impl Nand {
     pub fn erased(&mut self, block: u32, erases: u32) -> bool {
         self.reads[block as usize] = 0;
         self.written_at[block as usize] = 0;
+        if let Some(f) = self.flagged.get_mut(block as usize) {
+            *f = false;
+        }
         let limit = self.cfg.pe_limit;
         if limit > 0 && self.pe(block, erases) >= limit {
             self.stats.retired_wear += 1;
@@ -148,6 +159,11 @@ impl Nand {
         s.retry_steps += k as u64;
         s.retry_steps_max = s.retry_steps_max.max(k);
         s.uncorrectable += failed as u64;
+        let refresh = self.cfg.refresh_steps;
+        if refresh > 0 && k >= refresh && !self.flagged[b] {
+            self.flagged[b] = true;
+            self.refresh_wanted.push(block);
+        }
         k as u8
     }
 }

@@ -40,6 +40,9 @@ pub struct NandSummary {
     pub life_remaining: Option<f64>,
     /// The data's age at the start, days.
     pub initial_age_days: f64,
+    /// Blocks refreshed: their data rewritten elsewhere and the block
+    /// erased because a read of it needed `refresh_steps` retry steps.
+    pub refreshes: u64,
     /// Retired blocks opened for writing again: always 0 (a check).
     pub retired_reopened: u64,
 }
@@ -76,6 +79,7 @@ impl Nand {
             pe_max: max,
             life_remaining: (limit > 0).then(|| (1.0 - pe_mean / limit as f64).max(0.0)),
             initial_age_days: self.cfg.initial_age_days,
+            refreshes: s.refreshes,
             retired_reopened: 0,
         }
     }
