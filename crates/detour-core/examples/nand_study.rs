@@ -25,8 +25,11 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let requests: u64 = std::env::args().nth(1).map(|s| s.parse()).transpose()?.unwrap_or(100_000);
     println!("| preset | profile | scheme | drive | read mean µs | read p99 µs | retry steps / flash read |");
     println!("|---|---|---|---|---|---|---|");
+    let mut verdicts = Vec::new();
     for (preset, prof, schemes) in [("hotr", "fin2", ["conventional", "hotr"]), ("rr-ssd", "webvm", ["conventional", "rr-ssd"])] {
-        for scheme in schemes {
+        // Read mean per (scheme, aged): baseline first.
+        let mut mean = [[0.0f64; 2]; 2];
+        for (i, scheme) in schemes.into_iter().enumerate() {
             for aged in [false, true] {
                 let name = format!("scheme.name={scheme}");
                 let mut b = ConfigBuilder::from_preset(preset)?.set_all([name.as_str(), "device.flash.cell=qlc"])?;
@@ -43,8 +46,26 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
                 let drive = if aged { "aged" } else { "fresh" };
                 let read = &s.latency_us.read;
                 println!("| {preset} | {prof} | {scheme} | {drive} | {:.1} | {:.1} | {steps:.2} |", read.mean, read.p99);
+                mean[i][aged as usize] = read.mean;
             }
         }
+        // The rule: routing around busy dies still matters on the aged
+        // drive if the scheme's cut in read mean there is at least half
+        // its cut on the fresh drive (both relative to the baseline).
+        let cut = |d: usize| 1.0 - mean[1][d] / mean[0][d];
+        let (fresh, aged) = (cut(0), cut(1));
+        let holds = fresh > 0.0 && aged >= 0.5 * fresh;
+        verdicts.push(format!(
+            "{}: read mean cut {:.1}% fresh, {:.1}% aged: {}",
+            schemes[1],
+            100.0 * fresh,
+            100.0 * aged,
+            if holds { "still matters" } else { "matters much less" }
+        ));
+    }
+    println!();
+    for v in verdicts {
+        println!("- {v}");
     }
     Ok(())
 }

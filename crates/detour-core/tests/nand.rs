@@ -69,7 +69,7 @@ fn running_out_of_spare_blocks_ends_with_a_report() {
     kv.extend(["nand.pe_limit=2", "nand.initial_pe=1"]);
     let cfg = small(&kv);
     let logical = cfg.device.blocks_per_plane as u64 * 8 * 32 / 2;
-    let err = sim::run_requests(cfg, &stress(5, logical)).err().expect("the device wears out under the stress workload");
+    let err = sim::run_requests(cfg, &stress(5, logical)).expect_err("the device wears out under the stress workload");
     assert!(err.to_string().contains("ran out of spare space"), "{err}");
 }
 
@@ -89,7 +89,13 @@ fn factory_bad_blocks_are_never_written() {
 #[test]
 fn refresh_rewrites_blocks_whose_reads_retry_and_later_reads_retry_less() {
     let mut kv = TINY.to_vec();
-    kv.extend(["ftl.precondition.valid=0.5", "nand.error_model=power_law", "nand.fit=tlc3d72", "nand.initial_pe=3000", "nand.initial_age_days=365"]);
+    kv.extend([
+        "ftl.precondition.valid=0.5",
+        "nand.error_model=power_law",
+        "nand.fit=tlc3d72",
+        "nand.initial_pe=3000",
+        "nand.initial_age_days=365",
+    ]);
     let cfg = small(&kv);
     // Reads only, over the preconditioned half, each page read many times.
     let reqs = poisson(20_000, 4_000.0, 1.0, 2_000, 11);

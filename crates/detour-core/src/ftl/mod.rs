@@ -362,8 +362,7 @@ impl Ftl {
     /// counts the read against its block's read disturb.
     pub fn read_retries(&mut self, ppn: Ppn, now: crate::types::Time) -> u8 {
         let block = self.geo.block_of(ppn);
-        let erases = self.blocks[block as usize].erases;
-        self.nand.as_mut().map_or(0, |n| n.read(block, erases, now))
+        self.nand.as_mut().map_or(0, |n| n.read(block, now))
     }
 
     /// A program of `ppn` finished at `now`: a block's first page starts

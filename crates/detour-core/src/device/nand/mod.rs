@@ -8,7 +8,7 @@
 mod rber;
 mod summary;
 
-pub use rber::{Ecc, Fit};
+pub use rber::{BlockFactors, Ecc, Fit};
 pub use summary::NandSummary;
 
 use crate::config::{Config, ErrorModel, NandConfig};
@@ -43,6 +43,8 @@ pub struct Nand {
     written_at: Vec<Time>,
     /// Reads of each block since its erase (read disturb).
     reads: Vec<u32>,
+    /// Each block's P/E-dependent RBER factors (empty without the model).
+    factors: Vec<BlockFactors>,
     initial_age: Time,
     /// Blocks whose reads passed `refresh_steps`, in the order they did,
     /// and a flag per block so each is listed once until its erase.
@@ -72,7 +74,12 @@ impl Nand {
         } else {
             Vec::new()
         };
+        let factors = match &model {
+            Some((fit, _)) => (0..blocks).map(|b| fit.of_block(base_pe.get(b as usize).copied().unwrap_or(0) as f64)).collect(),
+            None => Vec::new(),
+        };
         Some(Box::new(Nand {
+            factors,
             cfg: n.clone(),
             model,
             pages_per_block: pages_per_block as f64,
@@ -117,6 +124,9 @@ impl Nand {
         if let Some(f) = self.flagged.get_mut(block as usize) {
             *f = false;
         }
+        if let Some((fit, _)) = &self.model {
+            self.factors[block as usize] = fit.of_block(self.pe(block, erases) as f64);
+        }
         let limit = self.cfg.pe_limit;
         if limit > 0 && self.pe(block, erases) >= limit {
             self.stats.retired_wear += 1;
@@ -144,15 +154,21 @@ impl Nand {
         (now + self.initial_age).saturating_sub(self.written_at[block as usize])
     }
 
-    /// A read of `block` (`erases` in this run) issued at `now`: the retry
-    /// steps it needs; counts the read against the block's read disturb.
+    /// A read of `block` issued at `now`: the retry steps it needs; counts
+    /// the read against the block's read disturb.
     #[inline]
-    pub fn read(&mut self, block: u32, erases: u32, now: Time) -> u8 {
+    pub fn read(&mut self, block: u32, now: Time) -> u8 {
         let b = block as usize;
         self.reads[b] = self.reads[b].saturating_add(1);
-        let Some((fit, ecc)) = self.model else { return 0 };
-        let r = fit.rber(self.pe(block, erases) as f64, self.age(block, now) as f64, self.reads[b] as f64, self.pages_per_block);
+        let Some((fit, ecc)) = &self.model else { return 0 };
+        let r = self.factors[b].rber(fit, self.age(block, now) as f64, self.reads[b] as f64, self.pages_per_block);
         let (k, failed) = ecc.steps(r);
+        self.count(block, k, failed);
+        k as u8
+    }
+
+    fn count(&mut self, block: u32, k: u32, failed: bool) {
+        let b = block as usize;
         let s = &mut self.stats;
         s.reads += 1;
         s.reads_retried += (k > 0) as u64;
@@ -164,7 +180,6 @@ impl Nand {
             self.flagged[b] = true;
             self.refresh_wanted.push(block);
         }
-        k as u8
     }
 }
 
@@ -193,7 +208,7 @@ mod tests {
     fn fresh_reads_need_no_retry() {
         let c = cfg(|n| n.error_model = ErrorModel::PowerLaw);
         let mut nand = Nand::new(&c, 100, 64).unwrap();
-        assert_eq!(nand.read(3, 0, 0), 0);
+        assert_eq!(nand.read(3, 0), 0);
     }
 
     #[test]
@@ -205,7 +220,7 @@ mod tests {
             n.initial_age_days = 365.0;
         });
         let mut nand = Nand::new(&c, 100, 64).unwrap();
-        assert!(nand.read(3, 0, 0) > 0);
+        assert!(nand.read(3, 0) > 0);
         nand.programmed(4, 1_000);
         assert_eq!(nand.age(4, 5_000), 4_000);
     }

@@ -72,9 +72,39 @@ impl Fit {
     /// The RBER after `pe` cycles, `age_ns` of retention and `reads` reads
     /// of the block since its erase (`pages` per block).
     pub fn rber(&self, pe: f64, age_ns: f64, reads: f64, pages: f64) -> f64 {
-        let t = age_ns / self.time_unit_ns;
-        let r = if self.reads_per_page { reads / pages } else { reads };
-        self.e + self.a * pe.powf(self.k) + self.b * pe.powf(self.m) * t.powf(self.n) + self.g * pe.powf(self.p) * r.powf(self.q)
+        self.of_block(pe).rber(self, age_ns, reads, pages)
+    }
+
+    /// The factors of a block's RBER that depend on its P/E count alone,
+    /// worked out once per erase instead of once per read.
+    pub fn of_block(&self, pe: f64) -> BlockFactors {
+        BlockFactors { wear: self.e + self.a * pe.powf(self.k), retention: self.b * pe.powf(self.m), disturb: self.g * pe.powf(self.p) }
+    }
+}
+
+/// e + a·c^k, b·c^m and g·c^p of one block (see [`Fit`]).
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct BlockFactors {
+    pub wear: f64,
+    pub retention: f64,
+    pub disturb: f64,
+}
+
+impl BlockFactors {
+    /// The RBER with `age_ns` of retention and `reads` reads since erase.
+    /// A fresh block's retention and disturb factors are 0 (c^m at c = 0):
+    /// its reads cost no power at all.
+    #[inline]
+    pub fn rber(&self, fit: &Fit, age_ns: f64, reads: f64, pages: f64) -> f64 {
+        let mut r = self.wear;
+        if self.retention > 0.0 {
+            r += self.retention * (age_ns / fit.time_unit_ns).powf(fit.n);
+        }
+        if self.disturb > 0.0 {
+            let reads = if fit.reads_per_page { reads / pages } else { reads };
+            r += self.disturb * reads.powf(fit.q);
+        }
+        r
     }
 }
 
