@@ -211,6 +211,7 @@ SECTIONS = (
         F(('pe_mean', 'pe_max'), 'float', 'P/E cycles of the blocks in service (their starting `nand.initial_pe` included): mean, and the most'),
         F('life_remaining', 'float | None', '1 - `pe_mean` / `pe_limit`: the share of the rated endurance left; absent without a limit'),
         F('initial_age_days', 'float', 'the age of the data on the drive at the start (`nand.initial_age_days`)'),
+        F('refreshes', 'int', 'blocks refreshed: their live pages rewritten elsewhere and the block erased because one of its reads needed `nand.refresh_steps` retry steps (the moves and erases are also in `gc.moves`, `gc.erases`)'),
         F('retired_reopened', 'int', 'retired blocks opened for writing again: always 0 (a check)'),
     )),
     # `workload`
