@@ -359,14 +359,18 @@ impl Ftl {
     }
 
     /// Read-retry steps a read of `ppn` issued at `now` needs (`[nand]`);
-    /// counts the read against its block's read disturb.
+    /// counts the read against its block's read disturb. Kept out of line:
+    /// its callers are the hot planning path, which must not grow for a
+    /// model that is off by default.
+    #[inline(never)]
     pub fn read_retries(&mut self, ppn: Ppn, now: crate::types::Time) -> u8 {
         let block = self.geo.block_of(ppn);
         self.nand.as_mut().map_or(0, |n| n.read(block, now))
     }
 
     /// A program of `ppn` finished at `now`: a block's first page starts
-    /// its data's retention age (`[nand]`).
+    /// its data's retention age (`[nand]`). Out of line, as `read_retries`.
+    #[inline(never)]
     pub fn programmed_at(&mut self, ppn: Ppn, now: crate::types::Time) {
         if self.geo.page_in_block(ppn) == 0 {
             if let Some(n) = self.nand.as_mut() {
