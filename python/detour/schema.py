@@ -11,7 +11,7 @@ A summary is a dict, as parsed from summary.json (so `json.dumps`,
 `s["latency_us"]["read"]["p99"]` and pickling work as before), whose
 sections are `Record` subclasses: every field is also an attribute with its
 meaning as its doc, `s.latency_us.read.p99`. Optional sections
-(`write_buffer`, `mapping`, `collisions`, `periods`, `probe`, `flows`, `read_cache`, `trim`) read as None
+(`write_buffer`, `mapping`, `collisions`, `periods`, `probe`, `flows`, `read_cache`, `trim`, `nand`) read as None
 when absent; `flows` is a list of `Flow` records.
 """
 
@@ -194,6 +194,26 @@ SECTIONS = (
         F('bandwidth_mb_s', 'float', 'reads and writes together, MB/s (10^6 bytes; fio\'s figure in parentheses)'),
         F('latency_us', 'Latency by kind', "the flow's latency statistics, `{read, write, all}`, each with the fields of `latency_us` above, µs"),
     )),
+    # `nand`
+    Section('nand', kinds=(), fields=(
+        F('fit', 'str', 'the RBER fit of `nand.fit` (`mlc2y`, `tlc3d72`); absent with `nand.error_model = "off"` (docs/nand.md)'),
+        F('reads', 'int', "flash reads the error model judged: every read, the host's, GC's and the scheme's (0 with the model off)"),
+        F('reads_retried', 'int', 'of those, reads that needed at least one read-retry step'),
+        F('retry_steps', 'int', 'read-retry steps over all those reads; each held its die for a tR and `nand.decode_us` more'),
+        F('retry_steps_mean', 'float', '`retry_steps / reads` (0 with no reads)'),
+        F('retry_steps_max', 'int', 'the most steps one read took'),
+        F('uncorrectable', 'int', 'reads still over the ECC after `nand.max_retries` steps (they return after the last step; the data is not marked lost)'),
+        F('pe_limit', 'int', 'P/E cycles a block endures (`nand.pe_limit`; 0: no limit)'),
+        F('blocks', 'int', "the device's blocks"),
+        F(('blocks_bad_factory', 'blocks_retired_wear', 'blocks_retired_failure'), 'int', 'blocks bad from the factory (`nand.bad_block_fraction`), retired at an erase that reached `pe_limit`, and retired by a failed erase (`nand.erase_fail_prob`)'),
+        F('blocks_usable', 'int', 'blocks still in service at the end'),
+        F('spare_blocks', 'int', "usable blocks beyond those the logical space needs: the over-provisioning left; when wear takes it all the run stops with an error saying so"),
+        F(('pe_mean', 'pe_max'), 'float', 'P/E cycles of the blocks in service (their starting `nand.initial_pe` included): mean, and the most'),
+        F('life_remaining', 'float | None', '1 - `pe_mean` / `pe_limit`: the share of the rated endurance left; absent without a limit'),
+        F('initial_age_days', 'float', 'the age of the data on the drive at the start (`nand.initial_age_days`)'),
+        F('refreshes', 'int', 'blocks refreshed: their live pages rewritten elsewhere and the block erased because one of its reads needed `nand.refresh_steps` retry steps (the moves and erases are also in `gc.moves`, `gc.erases`)'),
+        F('retired_reopened', 'int', 'retired blocks opened for writing again: always 0 (a check)'),
+    )),
     # `workload`
     Section('workload', kinds=(), fields=(
         F('source', 'str', "the trace file's path as given; `profile:NAME` for a synthetic profile (`profile:custom` for a spec file without `profile`); `<requests>` for arrays given from Python"),
@@ -221,15 +241,17 @@ EXTRA = (
     F("periods", "list | None", "per-period records of the schemes that work in periods; None for the others"),
     F("config", "dict", "the resolved configuration, the tree of config.toml"),
 )
-OPTIONAL = ("write_buffer", "mapping", "collisions", "periods", "probe", "flows")
+OPTIONAL = ("write_buffer", "mapping", "collisions", "periods", "probe", "flows", "nand")
 # Sections that are a list of records (one per flow), not one record.
 LISTS = ("flows",)
 # Fields of a section written only when a setting asks for them (read as None when absent).
-OPTIONAL_FIELDS = {"gc": ("wl_migrations",)}
-_TYPE_WORDS = {"str": "string", "list[int]": "list of int", "dict": "object", "str | None": "string or null", "int | None": "int or null"}
+OPTIONAL_FIELDS = {"gc": ("wl_migrations",), "nand": ("fit", "life_remaining")}
+_TYPE_WORDS = {"str": "string", "list[int]": "list of int", "dict": "object", "str | None": "string or null", "int | None": "int or null",
+               "float | None": "float or null"}
 _CLASS_NAMES = {"": "Summary", "latency_us": "Latency", "breakdown_us": "Breakdown", "throughput": "Throughput",
                 "pages": "Pages", "dies": "Dies", "write_buffer": "WriteBuffer", "mapping": "Mapping", "gc": "Gc",
-                "collisions": "Collisions", "probe": "Probe", "workload": "Workload", "flows": "Flow"}
+                "collisions": "Collisions", "probe": "Probe", "workload": "Workload", "flows": "Flow",
+                "nand": "Nand"}
 
 # Issue 51: the DRAM read cache (optional) and the run's energy.
 SECTIONS += (

@@ -25,7 +25,8 @@ def full():
                       overrides={"write_buffer.pages": 64, "host.write_ack": "buffer", "metrics.collisions": True,
                                  "read_cache.mode": "shared", "trim.discards": "ignore",
                                  "probes.interval_us": 50, "ftl.wear_leveling": "static",
-                                 "ftl.mapping": "cmt", "ftl.cmt_size_kib": 64})
+                                 "ftl.mapping": "cmt", "ftl.cmt_size_kib": 64,
+                                 "nand.error_model": "power_law", "nand.pe_limit": 10000})
 
 
 @pytest.fixture(scope="module")
@@ -52,7 +53,8 @@ def test_the_core_writes_exactly_the_schema_fields(full, plain):
         for part in [s[sec.key][k] for k in sec.kinds] or [s[sec.key]]:
             assert set(part) == want, f"{sec.key}: core {sorted(set(part) ^ want)} differ from the schema"
     assert "write_buffer" not in plain.summary and "collisions" not in plain.summary and "probe" not in plain.summary
-    assert all(f not in plain.summary[k] for k, fields in schema.OPTIONAL_FIELDS.items() for f in fields)
+    assert all(f not in plain.summary[k] for k, fields in schema.OPTIONAL_FIELDS.items() for f in fields if k in plain.summary)
+    assert "nand" not in plain.summary and full.summary.nand.pe_limit == 10000
     assert plain.summary.gc.wl_migrations is None and full.summary.gc.wl_migrations is not None
     assert "mapping" not in plain.summary and full.summary.mapping.lookups > 0
 

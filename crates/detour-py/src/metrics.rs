@@ -8,7 +8,7 @@ use pyo3::types::PyDict;
 
 /// Names of the per-request columns, in the order `columns()` returns them.
 pub const COLUMNS: &[&str] =
-    &["arrival_ns", "latency_ns", "offset", "size", "is_write", "bus_ns", "array_ns", "delay_ns", "warmup", "lost"];
+    &["arrival_ns", "latency_ns", "offset", "size", "is_write", "bus_ns", "array_ns", "delay_ns", "warmup", "lost", "retry_steps"];
 
 /// Hand each column's buffer to NumPy (no copy). No rows kept (streamed
 /// to a file, or not recorded): an empty dict, so that NumPy is not even
@@ -28,6 +28,7 @@ pub fn columns<'py>(py: Python<'py>, c: RequestColumns, kept: bool) -> PyResult<
     d.set_item("delay_ns", PyArray1::from_vec(py, c.delay_ns))?;
     d.set_item("warmup", PyArray1::from_vec(py, c.warmup))?;
     d.set_item("lost", PyArray1::from_vec(py, c.lost))?;
+    d.set_item("retry_steps", PyArray1::from_vec(py, c.retry_steps))?;
     Ok(d)
 }
 

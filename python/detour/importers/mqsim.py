@@ -72,7 +72,7 @@ _NOT_MODELLED = {
     "CMT_Sharing_Mode": "as above",
     "GC_Hard_Threshold": "Detour has one GC threshold (ftl.gc_threshold) and GC is not preemptible",
     "Dynamic_Wearleveling_Enabled": "Detour takes free blocks in order, not by erase count (static wear levelling is mapped)",
-    "Block_PE_Cycles_Limit": "no wear-out in Detour",
+    "Block_PE_Cycles_Limit": "MQSim only sizes its erase-count histogram with it (FTL.cpp, Stats.cpp) and retires no block; Detour's wear-out limit is nand.pe_limit (docs/nand.md), off unless set",
     "Preferred_suspend_erase_time_for_read": "suspension stays off: MQSim's TSU never suspends in practice (docs/validation.md, compat mqsim)",
     "Preferred_suspend_erase_time_for_write": "as above", "Preferred_suspend_write_time_for_read": "as above",
     "Suspend_Erase_Time": "as above", "Suspend_Program_Time": "as above",

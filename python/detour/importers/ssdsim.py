@@ -33,7 +33,7 @@ _NOT_MODELLED = {
     "subpage capacity": "as above",
     "t_DBSY": "the dummy busy between the planes of a two-plane program; Detour charges one command per batch",
     "t_WB": "SSDSim adds it to erases (GC); Detour's erase is tBERS alone",
-    "erase limit": "no wear-out in Detour",
+    "erase limit": "SSDSim stores it per chip (initialize.c) and retires no block; Detour's wear-out limit is nand.pe_limit (docs/nand.md), off unless set",
     "wear leveling": "no wear leveling in Detour (erase counts are reported in gc.erase_count_*)",
     "gc": "Detour's GC is greedy per plane below ftl.gc_threshold",
     "advanced command priority": "Detour batches the planes of one die; interleaving across dies is the dies working in parallel",

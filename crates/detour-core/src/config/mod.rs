@@ -12,6 +12,7 @@ mod energy;
 pub mod flows;
 mod ftl;
 mod model;
+pub mod nand;
 pub mod presets;
 mod read_cache;
 #[cfg(test)]
@@ -27,6 +28,7 @@ pub use energy::{EnergyConfig, EnergyCosts};
 pub use flows::{FlowConfig, RwMode};
 pub use ftl::{Allocation, FtlConfig, GcPolicy, MappingKind, PreconditionConfig, PreconditionSpan, WearLeveling};
 pub use model::{AddressMode, BufferAdmission, FlushClass, FlushPolicy, QueueOrder, ServiceUnit, WriteAck, WriteBufferConfig};
+pub use nand::{ErrorModel, NandConfig, RberFit};
 pub use presets::CellType;
 pub use read_cache::{ReadCacheConfig, ReadCacheMode};
 pub use trim::{DiscardMode, TrimConfig};
@@ -51,6 +53,10 @@ pub struct Config {
     pub run: RunConfig,
     pub metrics: MetricsConfig,
     pub probes: ProbesConfig,
+    /// The flash's imperfections (read retry, wear-out, aging): all off by
+    /// default, and then left out of a written config.
+    #[serde(skip_serializing_if = "NandConfig::is_off")]
+    pub nand: NandConfig,
     /// Closed-loop tenants beside (or instead of) the run's workload
     /// (`flows.rs`; none by default, and then absent when written out).
     #[serde(skip_serializing_if = "Vec::is_empty")]

@@ -127,6 +127,7 @@ fn base(device: DeviceConfig) -> Config {
         run: RunConfig::default(),
         metrics: MetricsConfig::default(),
         probes: Default::default(),
+        nand: Default::default(),
         flows: Vec::new(),
         read_cache: Default::default(),
         energy: Default::default(),

@@ -83,6 +83,7 @@ impl Config {
         let tick = self.scheme.tick_us;
         ensure_config!(tick == 0.0 || tick >= 1.0, "scheme.tick_us", "{tick} is out of range; valid: 0 (the scheme's own) or at least 1");
         self.validate_probes()?;
+        self.nand.validate()?;
         self.validate_model()?;
         self.validate_read_cache()?;
         self.validate_energy()?;

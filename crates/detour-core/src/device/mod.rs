@@ -4,6 +4,7 @@
 
 mod flash;
 mod geometry;
+pub mod nand;
 mod timing;
 
 pub use flash::{ChannelState, DieState, Phase, Suspended};

@@ -16,6 +16,9 @@ pub struct Timing {
     pub resume: Time,
     /// Array time a program or erase must have left to be suspended.
     pub suspend_min_remaining: Time,
+    /// One read-retry step: a tR and a decode (`[nand]`); 0 with the
+    /// error model off, when no read retries.
+    pub retry: Time,
 }
 
 fn us(x: f64) -> Time {
@@ -36,6 +39,10 @@ impl Timing {
             suspend: us(c.scheduler.suspend_us),
             resume: us(c.scheduler.resume_us),
             suspend_min_remaining: us(c.scheduler.suspend_min_remaining_us),
+            retry: match c.nand.error_model {
+                crate::config::ErrorModel::Off => 0,
+                crate::config::ErrorModel::PowerLaw => us(d.flash.read_us) + us(c.nand.decode_us),
+            },
         }
     }
 }

@@ -128,6 +128,9 @@ impl Ftl {
                 self.gc_wanted.push(plane);
             }
             let b = &mut self.blocks[block as usize];
+            // Never: a retired block stays off the free lists (checked
+            // by the wear tests through the summary).
+            self.retired_reopened += (b.state == BlockState::Retired) as u64;
             b.state = BlockState::Open;
             // Translation pages keep to blocks of their own, so GC knows
             // a page it moves is one by its block.

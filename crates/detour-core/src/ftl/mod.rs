@@ -42,6 +42,9 @@ pub enum BlockState {
     Full,
     /// Chosen as a GC victim; its valid pages are being moved.
     Victim,
+    /// Worn out, failed, or bad from the factory (`[nand]`): never
+    /// allocated, chosen by GC or erased again.
+    Retired,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -131,6 +134,12 @@ pub struct Ftl {
     refused_any: Cell<bool>,
     /// Where the map lives and what a lookup costs (`ftl.mapping`).
     pub mapping: mapping::Mapping,
+    /// Wear, aging and read retry (`[nand]`); None for the ideal flash.
+    pub nand: Option<Box<crate::device::nand::Nand>>,
+    /// Blocks retired so far (factory bad ones included).
+    pub retired: u64,
+    /// Retired blocks opened for writing again: a bug if ever above 0.
+    retired_reopened: u64,
 }
 
 /// Free blocks a plane keeps back for GC's own writes.
@@ -158,7 +167,7 @@ impl Ftl {
             .map(|p| PlaneInfo { free: free_order(p, bpp).collect(), write_points: [NO_PAGE; alloc::STREAMS], gc_active: false })
             .collect();
         let gc_free_blocks = ((cfg.ftl.gc_threshold * bpp as f64).ceil() as u32).max(GC_RESERVE + 1);
-        Ok(Ftl {
+        let mut ftl = Ftl {
             geo: geo.clone(),
             plane_of_lpn: (0..geo.planes()).map(|l| cfg.ftl.order.plane_for(geo, l)).collect(),
             planes_div: Divisor::new(geo.planes()),
@@ -186,7 +195,25 @@ impl Ftl {
             refused_words: geo.planes().div_ceil(64) as usize,
             refused_any: Cell::new(false),
             mapping: mapping::Mapping::new(cfg, geo)?,
-        })
+            nand: crate::device::nand::Nand::new(cfg, geo.blocks(), geo.pages_per_block),
+            retired: 0,
+            retired_reopened: 0,
+        };
+        ftl.retire_factory_bad();
+        Ok(ftl)
+    }
+
+    /// Take the factory's bad blocks out of the free lists for good.
+    fn retire_factory_bad(&mut self) {
+        let Some(nand) = self.nand.as_mut() else { return };
+        for block in nand.factory_bad(self.geo.blocks()) {
+            let plane = self.geo.plane_of_block(block) as usize;
+            self.planes[plane].free.retain(|&b| b != block);
+            self.blocks[block as usize].state = BlockState::Retired;
+            self.free_total -= 1;
+            self.die_free[self.geo.die_of_plane(plane as u32) as usize] -= 1;
+            self.retired += 1;
+        }
     }
 
     /// Between `set_setup(true)` and `set_setup(false)` writes take no
@@ -317,10 +344,52 @@ impl Ftl {
         };
         self.stats.erases += 1;
         let plane = self.geo.plane_of_block(block) as usize;
+        let erases = self.blocks[block as usize].erases;
+        if self.nand.as_mut().is_some_and(|n| n.erased(block, erases)) {
+            // Worn out or failed: it never comes back to the free list.
+            self.blocks[block as usize].state = BlockState::Retired;
+            self.retired += 1;
+            self.planes[plane].gc_active = false;
+            return;
+        }
         self.planes[plane].free.push_back(block);
         self.free_total += 1;
         self.die_free[self.geo.die_of_plane(plane as u32) as usize] += 1;
         self.planes[plane].gc_active = false;
+    }
+
+    /// Read-retry steps a read of `ppn` issued at `now` needs (`[nand]`);
+    /// counts the read against its block's read disturb. Kept out of line:
+    /// its callers are the hot planning path, which must not grow for a
+    /// model that is off by default.
+    #[inline(never)]
+    pub fn read_retries(&mut self, ppn: Ppn, now: crate::types::Time) -> u8 {
+        let block = self.geo.block_of(ppn);
+        self.nand.as_mut().map_or(0, |n| n.read(block, now))
+    }
+
+    /// A program of `ppn` finished at `now`: a block's first page starts
+    /// its data's retention age (`[nand]`). Out of line, as `read_retries`.
+    #[inline(never)]
+    pub fn programmed_at(&mut self, ppn: Ppn, now: crate::types::Time) {
+        if self.geo.page_in_block(ppn) == 0 {
+            if let Some(n) = self.nand.as_mut() {
+                n.programmed(self.geo.block_of(ppn), now);
+            }
+        }
+    }
+
+    /// The summary's `nand` section (None for the ideal flash).
+    pub fn nand_summary(&self) -> Option<crate::device::nand::NandSummary> {
+        let n = self.nand.as_ref()?;
+        let ppb = self.geo.pages_per_block as u64;
+        let logical_blocks = (self.geo.logical_pages as u64).div_ceil(ppb);
+        let pe = (0..self.geo.blocks())
+            .filter(|&b| self.blocks[b as usize].state != BlockState::Retired)
+            .map(|b| n.pe(b, self.blocks[b as usize].erases));
+        let mut s = n.summary(self.geo.blocks() as u64, self.retired, logical_blocks, pe);
+        s.retired_reopened = self.retired_reopened;
+        Some(s)
     }
 
     /// Free blocks over all planes.

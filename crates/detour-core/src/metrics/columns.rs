@@ -21,6 +21,8 @@ pub struct RequestColumns {
     pub warmup: Vec<bool>,
     /// Failed: a page it reads was lost (left out of the latency figures).
     pub lost: Vec<bool>,
+    /// Read-retry steps of its flash reads, summed (`[nand]`; else 0).
+    pub retry_steps: Vec<u32>,
 }
 
 impl RequestColumns {
@@ -35,6 +37,7 @@ impl RequestColumns {
         self.delay_ns.push(r.delay_ns);
         self.warmup.push(r.warmup);
         self.lost.push(r.lost);
+        self.retry_steps.push(r.retry_steps);
     }
 
     pub fn len(&self) -> usize {

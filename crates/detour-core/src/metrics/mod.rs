@@ -171,6 +171,9 @@ pub struct Summary {
     /// The workload's discards (only when it had any).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub trim: Option<TrimSummary>,
+    /// Read retry, wear-out and aging (`[nand]`; absent for the ideal flash).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub nand: Option<crate::device::nand::NandSummary>,
 }
 
 /// Add each period's mean read and mean overall latency (µs, measured

@@ -43,6 +43,7 @@ const SCHEMA: &str = "message requests {
     REQUIRED BOOLEAN warmup;
     REQUIRED INT64 queue_ns (INTEGER(64,false));
     REQUIRED BOOLEAN lost;
+    REQUIRED INT32 retry_steps (INTEGER(32,false));
 }";
 
 /// One row group's columns (unsigned values in their signed twins' bits,
@@ -60,6 +61,7 @@ struct Batch {
     warmup: Vec<bool>,
     queue: Vec<i64>,
     lost: Vec<bool>,
+    retry_steps: Vec<i32>,
 }
 
 impl Batch {
@@ -76,6 +78,7 @@ impl Batch {
             warmup: Vec::with_capacity(n),
             queue: Vec::with_capacity(n),
             lost: Vec::with_capacity(n),
+            retry_steps: Vec::with_capacity(n),
         }
     }
 
@@ -91,6 +94,7 @@ impl Batch {
         self.warmup.push(r.warmup);
         self.queue.push(r.queue_ns() as i64);
         self.lost.push(r.lost);
+        self.retry_steps.push(r.retry_steps as i32);
     }
 
     fn len(&self) -> usize {
@@ -254,7 +258,8 @@ fn write_group(w: &mut SerializedFileWriter<BufWriter<File>>, b: &Batch) -> parq
             7 => c.typed::<Int32Type>().write_batch(&b.delay, None, None)?,
             8 => c.typed::<BoolType>().write_batch(&b.warmup, None, None)?,
             9 => c.typed::<Int64Type>().write_batch(&b.queue, None, None)?,
-            _ => c.typed::<BoolType>().write_batch(&b.lost, None, None)?,
+            10 => c.typed::<BoolType>().write_batch(&b.lost, None, None)?,
+            _ => c.typed::<Int32Type>().write_batch(&b.retry_steps, None, None)?,
         };
         c.close()?;
         k += 1;

@@ -28,6 +28,8 @@ pub struct Row {
     pub warmup: bool,
     /// The request failed: a page it reads is lost (see `Plan::lost`).
     pub lost: bool,
+    /// Read-retry steps of its flash reads, summed (`[nand]`; else 0).
+    pub retry_steps: u32,
     done: bool,
 }
 
@@ -101,6 +103,13 @@ impl RequestLog {
             }
         }
         Ok(())
+    }
+
+    /// Request `i` (not yet completed) took `steps` read-retry steps.
+    pub fn retried(&mut self, i: u64, steps: u32) {
+        if let Some(row) = i.checked_sub(self.base).and_then(|k| self.window.get_mut(k as usize)) {
+            row.retry_steps = steps;
+        }
     }
 
     /// Every row has left the window (all requests completed).

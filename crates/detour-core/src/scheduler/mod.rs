@@ -473,6 +473,12 @@ impl Scheduler {
             return q.post(end, Event::TransferDone(die as u32));
         }
         let t = match d.kind {
+            // A batch's planes sense together, so it retries as long as its
+            // worst page does.
+            OpKind::Read if self.timing.retry > 0 => {
+                let k = d.batch[..d.n as usize].iter().map(|&id| self.ops.get(id).retries).max().unwrap_or(0);
+                self.timing.read + k as Time * self.timing.retry
+            }
             OpKind::Read => self.timing.read,
             OpKind::Program => self.timing.program,
             OpKind::Erase => self.timing.erase,

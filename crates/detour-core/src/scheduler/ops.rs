@@ -40,6 +40,8 @@ pub struct FlashOp {
     pub class: Class,
     pub flags: u8,
     pub stage: u8,
+    /// Read-retry steps this read needs (`[nand]` error model; else 0).
+    pub retries: u8,
     pub group: u32,
     pub die: u32,
     /// Page read or programmed; first page of the block for an erase.

@@ -23,6 +23,7 @@ pub(super) fn op(kind: OpKind, class: Class, ppn: u32) -> FlashOp {
         class,
         flags: 0,
         stage: 0,
+        retries: 0,
         group: 0,
         die: 0,
         ppn,

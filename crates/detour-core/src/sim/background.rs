@@ -66,6 +66,15 @@ impl Simulation {
         }
     }
 
+    /// Refresh the blocks whose reads passed `nand.refresh_steps`, as GC
+    /// collects a victim (their data is rewritten, so it is young again).
+    pub(super) fn refresh(&mut self) -> Result<()> {
+        while let Some((plane, block)) = self.ftl.start_refresh() {
+            self.collect(plane, block)?;
+        }
+        Ok(())
+    }
+
     /// Move a victim's live pages within its plane, then (when the moves
     /// are done, `TxnKind::GcMoves`) erase it.
     fn collect(&mut self, plane: u32, victim: u32) -> Result<()> {
@@ -77,10 +86,9 @@ impl Simulation {
         plan.clear();
         for &from in &pages {
             let owner = self.ftl.owner(from);
-            let to = self
-                .ftl
-                .alloc(plane, stream, owner)
-                .ok_or_else(|| Error::Sim(format!("GC on plane {plane} found no free page for its copies (reserve exhausted)")))?;
+            let Some(to) = self.ftl.alloc(plane, stream, owner) else {
+                return Err(self.out_of_space(plane));
+            };
             // The owner's bits only label the group: a GC group is neither
             // checked nor reported to the scheme.
             let g = plan.group(owner.index(), false);
@@ -110,6 +118,20 @@ impl Simulation {
         }
     }
 
+    /// GC on `plane` has no page left for its copies: say why, naming the
+    /// retired blocks when wear-out took the spare space.
+    fn out_of_space(&self, plane: u32) -> Error {
+        if self.ftl.retired == 0 {
+            return Error::Sim(format!("GC on plane {plane} found no free page for its copies (reserve exhausted)"));
+        }
+        Error::Sim(format!(
+            "the device ran out of spare space after {} of its {} blocks were retired ([nand]: worn out at \
+             pe_limit, failed erases, factory bad blocks): GC on plane {plane} found no free page for its copies",
+            self.ftl.retired,
+            self.geo.blocks()
+        ))
+    }
+
     pub(super) fn issue_erase(&mut self, block: u32) -> Result<()> {
         self.ftl.erase_issued(block);
         let t = self.txns.alloc(TxnKind::Erase { block });
@@ -129,6 +151,9 @@ impl Simulation {
         self.wake_parked(plane)?;
         self.start_gc(plane)?;
         self.level_wear(plane)?;
+        if self.ftl.refresh_pending() {
+            self.refresh()?;
+        }
         self.start_wanted_gc()
     }
 

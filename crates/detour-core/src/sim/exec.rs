@@ -118,14 +118,19 @@ impl Simulation {
     /// of group `group` of `t`, pinning the block it reads.
     #[inline(always)]
     fn insert_op(&mut self, t: u32, group: u32, p: &PlannedOp) -> u32 {
+        let mut retries = 0;
         if p.kind == OpKind::Read {
             self.ftl.pin(p.ppn);
+            if self.ftl.nand.is_some() {
+                retries = self.ftl.read_retries(p.ppn, self.q.now());
+            }
         }
         let op = FlashOp {
             kind: p.kind,
             class: p.class,
             flags: p.flags,
             stage: p.stage,
+            retries,
             group,
             die: self.geo.die_of(p.ppn),
             ppn: p.ppn,
@@ -275,12 +280,21 @@ impl Simulation {
         match op.kind {
             OpKind::Read => {
                 op.token = if op.failed { 0 } else { self.ftl.token(op.ppn) };
+                if op.retries > 0 {
+                    self.txns.get_mut(t).retry_steps += op.retries as u32;
+                }
                 if self.ftl.unpin(op.ppn) {
                     self.issue_erase(self.geo.block_of(op.ppn))?;
+                }
+                if op.retries > 0 && self.ftl.refresh_pending() {
+                    self.refresh()?;
                 }
             }
             OpKind::Program => {
                 let token = if op.failed { 0 } else { op.token };
+                if self.ftl.nand.is_some() {
+                    self.ftl.programmed_at(op.ppn, self.q.now());
+                }
                 if self.ftl.program_done(op.ppn, token) {
                     self.issue_erase(self.geo.block_of(op.ppn))?;
                 }

@@ -283,6 +283,9 @@ impl Simulation {
         let end = if txn.early { txn.ack_at } else { self.q.now() };
         let latency = end - io.arrival;
         let (bus, array) = (txn.bus_ns + txn.map_bus_ns, txn.array_ns + txn.map_array_ns);
+        if txn.retry_steps > 0 {
+            self.log.retried(io.req, txn.retry_steps);
+        }
         self.log.complete(io.req, latency, bus, array, txn.delay_ns, txn.lost > 0)?;
         if !io.write && self.rcache.is_some() {
             self.cache_read(io.lpn..io.lpn + io.pages);

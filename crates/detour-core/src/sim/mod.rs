@@ -375,6 +375,15 @@ impl Simulation {
         if waiting == 0 {
             return Ok(());
         }
+        if self.ftl.retired > 0 {
+            return Err(Error::Sim(format!(
+                "{waiting} requests could not complete: the device ran out of spare space after {} of its {} blocks \
+                 were retired ([nand]: worn out at pe_limit, failed erases, factory bad blocks); {} wait for a free page",
+                self.ftl.retired,
+                self.geo.blocks(),
+                self.lot.len()
+            )));
+        }
         Err(Error::Sim(format!(
             "{waiting} requests could not complete: {} wait for a free page and GC finds no block it may \
              reclaim (every candidate is full of live data or held by a pending operation): the live data \
@@ -444,6 +453,7 @@ impl Simulation {
             inert: &inert,
         };
         s.warnings = metrics::warnings::collect(&s, &facts);
+        s.nand = self.ftl.nand_summary();
         let (requests, parquet) = self.log.into_parts();
         if let Some(p) = parquet {
             let json = serde_json::to_string(&s).map_err(|e| Error::Sim(format!("cannot serialise the summary: {e}")))?;

@@ -100,6 +100,8 @@ pub struct Txn {
     /// before the data's.
     pub map_bus_ns: u64,
     pub map_array_ns: u64,
+    /// Read-retry steps of its flash reads (`[nand]`).
+    pub retry_steps: u32,
     /// Its place among the transactions waiting for a free page.
     pub park: ParkState,
     pub io: HostIo,
@@ -124,6 +126,7 @@ impl Txn {
             map_phase: false,
             map_bus_ns: 0,
             map_array_ns: 0,
+            retry_steps: 0,
             park: ParkState::default(),
             io: HostIo::default(),
         }
@@ -164,6 +167,7 @@ impl Txns {
         t.map_phase = false;
         t.map_bus_ns = 0;
         t.map_array_ns = 0;
+        t.retry_steps = 0;
         t.park.order = 0;
         t.park.id = 0;
         t.park.blockers.clear();

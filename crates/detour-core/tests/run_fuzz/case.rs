@@ -161,6 +161,27 @@ fn keys(rng: &mut ChaCha8Rng, span_us: u64) -> Vec<String> {
         k.push(format!("ftl.precondition.invalid={}", [0.0, 0.0, 0.1].choose(rng).expect("invalid")));
         k.push(format!("ftl.precondition.wear={}", [0.0, 0.0, 0.5].choose(rng).expect("wear")));
     }
+    // The flash's imperfections ([nand]): retries on an aged drive, bad
+    // blocks, and blocks wearing out within the run.
+    if rng.random_bool(0.3) {
+        k.extend([
+            format!("nand.error_model={}", ["off", "power_law"].choose(rng).expect("model")),
+            format!("nand.fit={}", ["mlc2y", "tlc3d72"].choose(rng).expect("fit")),
+            format!("nand.initial_pe={}", [0, 1, 1000, 3000].choose(rng).expect("pe")),
+            format!("nand.initial_pe_spread={}", [0.0, 0.5].choose(rng).expect("spread")),
+            format!("nand.initial_age_days={}", [0.0, 30.0, 1095.0].choose(rng).expect("age")),
+            format!("nand.bad_block_fraction={}", [0.0, 0.02].choose(rng).expect("bad")),
+            format!("nand.erase_fail_prob={}", [0.0, 0.01].choose(rng).expect("fail")),
+            format!("nand.max_retries={}", [0, 3, 15].choose(rng).expect("retries")),
+        ]);
+        // A limit just above the starting wear, or none.
+        if rng.random_bool(0.5) {
+            k.push("nand.pe_limit=3002".to_string());
+        }
+        if k.iter().any(|s| s == "nand.error_model=power_law") && rng.random_bool(0.5) {
+            k.push("nand.refresh_steps=3".to_string());
+        }
+    }
     // The cached mapping table, small enough to miss.
     if rng.random_bool(0.25) {
         k.extend(["ftl.mapping=cmt".to_string(), format!("ftl.cmt_size_kib={}", [4, 16, 64].choose(rng).expect("cmt"))]);

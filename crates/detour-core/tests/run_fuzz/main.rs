@@ -68,7 +68,7 @@ fn env(name: &str, default: u64) -> u64 {
 fn reported(e: &Error) -> bool {
     match e {
         Error::Config { .. } | Error::Trace { .. } | Error::Geometry(_) | Error::Io { .. } => true,
-        Error::Sim(m) => m.contains("could not complete"),
+        Error::Sim(m) => m.contains("could not complete") || m.contains("ran out of spare space"),
         _ => false,
     }
 }

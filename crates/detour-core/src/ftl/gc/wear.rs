@@ -45,6 +45,45 @@ impl Ftl {
         Some(self.mark_victim(plane, coldest))
     }
 
+    /// A block to refresh now (`nand.refresh_steps`), marked as a victim,
+    /// with its plane: the first listed that is full with no program in
+    /// flight, on a plane not collecting and not short of free blocks.
+    /// Unlike GC it takes a block reads still pin: those reads find their
+    /// data, as the erase waits for the last of them (`erase_ready`), and a
+    /// block read often enough to need refreshing is rarely unpinned. Blocks GC took (or that
+    /// were retired) leave the list; the others wait for their turn.
+    pub fn start_refresh(&mut self) -> Option<(u32, u32)> {
+        let mut wanted = std::mem::take(&mut self.nand.as_mut()?.refresh_wanted);
+        let mut found = None;
+        wanted.retain(|&b| {
+            let info = &self.blocks[b as usize];
+            if found.is_some() || info.state == BlockState::Open {
+                return true;
+            }
+            if info.state != BlockState::Full {
+                return false;
+            }
+            let plane = self.geo.plane_of_block(b);
+            let p = &self.planes[plane as usize];
+            if info.pending > 0 || p.gc_active || (p.free.len() as u32) < self.gc_free_blocks.min(super::super::GC_RESERVE + 1) {
+                return true;
+            }
+            found = Some((plane, b));
+            false
+        });
+        let nand = self.nand.as_mut()?;
+        nand.refresh_wanted = wanted;
+        let (plane, block) = found?;
+        nand.stats.refreshes += 1;
+        Some((plane, self.mark_victim(plane, block)))
+    }
+
+    /// Blocks wait for a refresh.
+    #[inline]
+    pub fn refresh_pending(&self) -> bool {
+        self.nand.as_ref().is_some_and(|n| !n.refresh_wanted.is_empty())
+    }
+
     /// The plane's least-erased full, unpinned block (ties to the first in
     /// the free order) and the plane's largest erase count.
     fn coldest_full_block(&self, plane: u32) -> Option<(u32, u32)> {
