@@ -18,6 +18,7 @@ mod link;
 mod memory;
 mod oracle;
 mod park;
+mod requirements;
 mod translate;
 mod txn;
 
@@ -281,10 +282,10 @@ impl Simulation {
         self.log = RequestLog::new(sink, period_s(self.scheme.as_ref()));
         self.source = source.to_string();
         // Requests the scheme cannot use are refused: a dedup write without
-        // content, an arrival too many ticks away (schemes/requirements.rs).
+        // content, an arrival too many ticks away (sim/requirements.rs).
         let tick = (self.tick_interval(), self.cfg.scheme.tick_us > 0.0);
         let scale = self.cfg.host.time_scale;
-        let mut guard = crate::schemes::requirements::InputGuard::new(workload, self.scheme.as_ref(), tick, scale, source);
+        let mut guard = requirements::InputGuard::new(workload, self.scheme.as_ref(), tick, scale, source);
         let workload: &mut dyn Iterator<Item = Result<Request>> = &mut guard;
         self.precondition(progress)?;
         self.pull_next(workload)?;
@@ -420,6 +421,7 @@ impl Simulation {
         s.probe = probe.as_ref().map(|(_, p)| p.clone());
         let timeseries = probe.map(|(t, _)| t);
         let inert = registry::inert_keys(&self.cfg);
+        let entry = registry::find(&s.scheme).ok();
         let facts = metrics::warnings::RunFacts {
             cfg: &self.cfg,
             geo: &self.geo,
@@ -428,6 +430,8 @@ impl Simulation {
             channel_busy_ns: &channels,
             end_ns: self.q.now(),
             inert: &inert,
+            activity: entry.map_or(&[], |e| e.activity),
+            why_idle: entry.and_then(|e| e.why_idle),
         };
         s.warnings = metrics::warnings::collect(&s, &facts);
         let (requests, parquet) = self.log.into_parts();
