@@ -45,6 +45,7 @@ pub mod metrics;
 pub mod policy;
 pub mod scheduler;
 pub mod schemes;
+pub mod setup;
 pub mod sim;
 pub mod types;
 pub mod workload;

@@ -6,8 +6,9 @@ mod flash;
 mod geometry;
 mod timing;
 
+pub use crate::config::AllocOrder;
 pub use flash::{ChannelState, DieState, Phase, Suspended};
-pub use geometry::{AllocOrder, Divisor, Geometry};
+pub use geometry::{Divisor, Geometry};
 pub use timing::Timing;
 
 /// Planes per die the multi-plane batches are sized for.

@@ -180,7 +180,7 @@ impl Ftl {
             gc_wanted: Vec::new(),
             free_total: geo.blocks() as u64,
             die_free: vec![bpp * geo.planes_per_die; geo.dies() as usize],
-            victims: gc::victim::VictimPolicy::new(cfg, geo.blocks()),
+            victims: gc::victim::VictimPolicy::new(cfg, geo.blocks())?,
             stats: FtlStats::default(),
             refused: (0..alloc::STREAMS * geo.planes().div_ceil(64) as usize).map(|_| Cell::new(0)).collect(),
             refused_words: geo.planes().div_ceil(64) as usize,

@@ -97,7 +97,8 @@ pub struct Scheduler {
 }
 
 impl Scheduler {
-    pub fn new(geo: &Geometry, timing: &Timing, cfg: &SchedulerConfig, ack: WriteAck) -> Self {
+    /// Errors: `scheduler.order` names no registered policy.
+    pub fn new(geo: &Geometry, timing: &Timing, cfg: &SchedulerConfig, ack: WriteAck) -> crate::error::Result<Self> {
         let unit_dies = if cfg.unit == ServiceUnit::Chip { geo.dies_per_chip.max(1) } else { 1 };
         let units = (geo.dies() / unit_dies) as usize;
         // The channel table is indexed unchecked by the channel of a die (see
@@ -109,11 +110,11 @@ impl Scheduler {
             (units as u32 * unit_dies).saturating_sub(1),
             geo.channels
         );
-        Scheduler {
+        Ok(Scheduler {
             geo: geo.clone(),
             timing: timing.clone(),
             cfg: cfg.clone(),
-            policy: Policy::new(cfg, geo.planes_per_die as usize),
+            policy: Policy::new(cfg, geo.planes_per_die as usize)?,
             unit_dies,
             ack_transfer: ack == WriteAck::Transfer,
             dies: Table::new(units, DieState::default()),
@@ -124,7 +125,7 @@ impl Scheduler {
             counts: Table::new(geo.dies() as usize, DieCounts::default()),
             pending: Vec::new(),
             flagged: Table::new(units, false),
-        }
+        })
     }
 
     /// A read-only view of the live per-die load, for schemes.

@@ -179,7 +179,7 @@ impl Simulation {
     /// Build with a scheme object that is not registered (`schemes::SCHEMES`):
     /// for trying a scheme out of tree, and for tests that break one on purpose.
     pub fn with_scheme(cfg: Config, scheme: Box<dyn Scheme>) -> Result<Simulation> {
-        cfg.validate()?;
+        crate::setup::check(&cfg)?;
         let mut geo = Geometry::from_config(&cfg.device)?;
         memory::check(&cfg, &geo)?;
         if let Some(n) = scheme.logical_pages(&geo) {
@@ -196,7 +196,7 @@ impl Simulation {
         let verify = cfg.run.verify;
         let completions = scheme.wants_completions();
         let (needs_content, log_period) = (scheme.needs_content(), period_s(scheme.as_ref()));
-        let sched = Scheduler::new(&geo, &timing, &cfg.scheduler, cfg.host.write_ack);
+        let sched = Scheduler::new(&geo, &timing, &cfg.scheduler, cfg.host.write_ack)?;
         let sched_unit_dies = sched.unit_dies();
         let wbuf = flush::BufferRun::new(&cfg.write_buffer, cfg.device.page_size, geo.logical_pages);
         Ok(Simulation {
