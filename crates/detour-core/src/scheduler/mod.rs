@@ -11,6 +11,30 @@
 //! It owns the operations in flight and drives the die and channel state
 //! machines of `device`. Finished operations are collected in `done` for the
 //! simulator to hand to their transactions.
+//!
+//! ## What is where
+//!
+//! - Per-unit queues for host reads, host writes and background work (read
+//!   priority is a switch; each queue a list threaded through its
+//!   operations).
+//! - The scheduling policy family in `policy/` (`scheduler.order`, one file
+//!   each, a registry entry of plain functions: the queue of each class and
+//!   the batch scan of each queue tabulated when the scheduler is built, one
+//!   indirect call to pick at each dispatch, no trait object per operation):
+//!   `priority.rs`, classes in order, the default; `fcfs.rs`, every class in
+//!   one queue; `ooo.rs`, out of order as MQSim's TSU (a read may pass a
+//!   queued write while a program is suspended, and a multi-plane batch is
+//!   filled from every queue, 64 deep, rather than from the head's queue 2 x
+//!   planes deep).
+//! - Multi-plane batches (reads optional), program/erase suspension for host
+//!   reads, first-come-first-served channel arbitration, the arena of
+//!   operations in flight, and `LoadView` (what schemes may see: outstanding
+//!   commands per die, whether a die is writing).
+//! - The per-die and per-channel tables are private and never resized; a die
+//!   index is range-checked once where it enters (`submit` for an operation,
+//!   the `on_*` handler for an event) and read unchecked after that. A die
+//!   whose batch ends with nothing queued or suspended skips the dispatch
+//!   search.
 
 pub mod ops;
 mod policy;

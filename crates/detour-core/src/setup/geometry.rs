@@ -1,7 +1,7 @@
 //! The checks of a config that need the device's geometry: the geometry
 //! must be buildable, leave GC room, and hold what preconditioning and the
-//! closed-loop flows ask of it. Moved here from config/validate.rs, whose
-//! range checks run first.
+//! closed-loop flows ask of it. config/validate.rs's range checks run
+//! first, so the counts here are in range.
 
 use crate::config::{in_range_u, Config, PreconditionSpan};
 use crate::device::{Geometry, MAX_PLANES};

@@ -18,6 +18,7 @@ mod link;
 mod memory;
 mod oracle;
 mod park;
+pub mod request_path;
 mod requirements;
 mod translate;
 mod txn;
