@@ -13,7 +13,7 @@ mod geometry;
 
 use crate::config::{Config, ConfigBuilder};
 use crate::error::Result;
-use crate::ftl::{mapping, mapping::Mappings, victim::Victims};
+use crate::ftl::{mapping::Mappings, victim::Victims};
 use crate::policy::Choice;
 use crate::scheduler::Orders;
 use crate::schemes::{registry, SchemeEntry};
@@ -43,7 +43,7 @@ pub fn check(cfg: &Config) -> Result<Chosen> {
     let chosen = choose(cfg)?;
     cfg.validate()?;
     geometry::relations(cfg)?;
-    mapping::check(cfg)?;
+    (chosen.mapping.variant().check)(cfg)?;
     Ok(chosen)
 }
 

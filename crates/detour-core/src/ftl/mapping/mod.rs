@@ -104,12 +104,6 @@ pub trait Cache: Send {
     }
 }
 
-/// Check the settings of the mapping `ftl.mapping` names (an unknown name
-/// is refused naming the key).
-pub fn check(cfg: &Config) -> Result<()> {
-    (Choice::<Mappings>::named(&cfg.ftl.mapping)?.variant().check)(cfg)
-}
-
 /// What a lookup of one translation page found.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
 pub struct Access {
