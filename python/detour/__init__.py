@@ -7,7 +7,8 @@ The simulator is a Rust library (`detour-core`); this package drives it::
     print(r.summary["latency_us"]["read"]["p99"])
     r.write("out")                      # summary.json, requests.parquet, config.toml
 
-- `run`, `Result`, `config`, `presets`, `schemes`, `compats`: simulate (`detour.api`)
+- `run`, `RunOptions`, `Result`, `config`, `presets`, `schemes`, `compats`:
+  simulate (`detour.api`)
 - `fio_job`: one closed-loop flow in fio's vocabulary, for `run(flows=[...])`
   (`detour.fio`, docs/workloads.md "Closed-loop flows")
 - `exact_latency`: exact latency percentiles from a requests.parquet (`detour.requests_file`)
@@ -42,7 +43,7 @@ from ._detour import (
 # memory.
 _LAZY = {
     "Summary": "schema",
-    **dict.fromkeys(["COLUMNS", "Result", "compat_settings", "compats", "config", "presets", "run", "schemes"], "api"),
+    **dict.fromkeys(["COLUMNS", "Result", "RunOptions", "compat_settings", "compats", "config", "presets", "run", "schemes"], "api"),
     **dict.fromkeys(["import_mqsim", "import_ssdsim"], "importers"),
     "exact_latency": "requests_file",
     "fio_job": "fio:job",
@@ -52,7 +53,7 @@ _LAZY = {
 }
 
 if TYPE_CHECKING:
-    from .api import COLUMNS, Result, compat_settings, compats, config, presets, run, schemes
+    from .api import COLUMNS, Result, RunOptions, compat_settings, compats, config, presets, run, schemes
     from .fio import job as fio_job
     from .importers import import_mqsim, import_ssdsim
     from .requests_file import exact_latency
@@ -83,6 +84,7 @@ __all__ = [
     "DetourIOError",
     "GeometryError",
     "Result",
+    "RunOptions",
     "SimulationError",
     "Summary",
     "TraceError",

@@ -17,9 +17,9 @@ import os
 import shutil
 import sys
 import tempfile
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Callable, Iterable, Mapping, Optional, Union
+from typing import TYPE_CHECKING, Any, Callable, Dict, Iterable, Mapping, Optional, Union
 
 from . import _detour, _toml
 from .schema import Summary
@@ -33,6 +33,12 @@ COLUMNS = tuple(_detour.COLUMNS)
 
 if TYPE_CHECKING:
     import numpy as np
+
+    # The schema's Summary is a dict subclass made when the module loads
+    # (detour/schema.py), which a type checker cannot see into.
+    SummaryType = Dict[str, Any]
+else:
+    SummaryType = Summary
 
 #: NumPy dtypes of the `requests=` input columns (see `run`). NumPy itself
 #: is imported where it is used: `detour run` writing Parquet from the core
@@ -160,7 +166,7 @@ class Result:
       per-chip queue lengths and busy states (`timeseries_table()`).
     """
 
-    summary: Summary
+    summary: SummaryType
     columns: dict
     verify_failures: list = field(default_factory=list)
     config_toml: str = ""
@@ -300,7 +306,8 @@ class Result:
 
             _atomic_write(dest, lambda p: pq.write_table(self.to_arrow(), p, compression="zstd"))
         elif not dest.exists() or not dest.samefile(self.requests_path):
-            _atomic_write(dest, lambda p: shutil.copyfile(self.requests_path, p))
+            src = self.requests_path
+            _atomic_write(dest, lambda p: shutil.copyfile(src, p))
         _atomic_write(out / "config.toml", lambda p: Path(p).write_text(self.config_toml))
         ts = self.timeseries_table()
         if ts is not None:
@@ -379,33 +386,12 @@ def _requests_arrays(requests: Any) -> dict:
     return out
 
 
-def run(
-    device: PathLike = "small",
-    *,
-    trace: Optional[PathLike] = None,
-    format: Optional[str] = None,
-    skip_malformed: bool = False,
-    volume: Optional[int] = None,
-    clamp_backwards_time: bool = False,
-    reorder_window_s: Optional[float] = None,
-    coarse_time: str = "spread",
-    profile: Optional[PathLike] = None,
-    profile_overrides: Overrides = None,
-    requests: Any = None,
-    toml: Optional[str] = None,
-    overrides: Overrides = None,
-    scheme: Optional[str] = None,
-    verify: Optional[bool] = None,
-    progress: ProgressArg = None,
-    compat: Optional[str] = None,
-    fit: bool = True,
-    requests_parquet: Optional[PathLike] = None,
-    flows: Optional[list] = None,
-) -> Result:
-    """Simulate one workload on one device and return its `Result`.
+@dataclass(frozen=True)
+class RunOptions:
+    """What `run` simulates besides the device: every keyword of `run`.
 
-    Device: `device`, `toml`, `overrides`, `scheme`, `verify`, `compat` as
-    in `config()`.
+    Device (as in `config()`): `toml`, `overrides`, `scheme`, `verify`,
+    `compat`.
 
     Workload, exactly one of:
     - `trace`: a trace file (plain, gzip or zstd), its `format` detected
@@ -440,73 +426,121 @@ def run(
 
     `progress`: None (quiet), True (a tqdm bar with an ETA, shown when the
     run lasts over a second) or a callable `f(requests_arrived, sim_time_ns)`.
-    Ctrl-C stops the run cleanly and raises KeyboardInterrupt.
     """
-    given = [x is not None for x in (trace, profile, requests)]
-    if flows:
+
+    trace: Optional[PathLike] = None
+    format: Optional[str] = None
+    skip_malformed: bool = False
+    volume: Optional[int] = None
+    clamp_backwards_time: bool = False
+    reorder_window_s: Optional[float] = None
+    coarse_time: str = "spread"
+    profile: Optional[PathLike] = None
+    profile_overrides: Overrides = None
+    requests: Any = None
+    toml: Optional[str] = None
+    overrides: Overrides = None
+    scheme: Optional[str] = None
+    verify: Optional[bool] = None
+    progress: ProgressArg = None
+    compat: Optional[str] = None
+    fit: bool = True
+    requests_parquet: Optional[PathLike] = None
+    flows: Optional[list] = None
+
+    def with_flows(self) -> RunOptions:
+        """The flows folded into the config's TOML; with no other workload,
+        an empty request table beside them."""
+        if not self.flows:
+            return self
         from .fio import flows_toml
 
-        toml = (toml + "\n" if toml else "") + flows_toml(list(flows))
-        if not any(given):  # the flows alone: an open workload with no requests beside them
-            requests = {name: [] for name in ("time_ns", "offset", "size", "is_write")}
-            given = [False, False, True]
-    if sum(given) != 1:
-        raise ValueError("give exactly one workload: trace=, profile= or requests= (or flows=)")
-    cfg = config(device, toml=toml, overrides=overrides, scheme=scheme, verify=verify, compat=compat)
+        toml = (self.toml + "\n" if self.toml else "") + flows_toml(list(self.flows))
+        alone = self.trace is None and self.profile is None and self.requests is None
+        empty: Dict[str, list] = {name: [] for name in ("time_ns", "offset", "size", "is_write")}
+        return replace(self, toml=toml, requests=empty if alone else self.requests, flows=None)
 
-    sink = os.fspath(requests_parquet) if requests_parquet is not None else None
-    bar = None
-    callback = progress if callable(progress) else None
-    # The bar is drawn only on a terminal (Ctrl-C is honoured either way).
-    if progress is True and sys.stderr.isatty():
-        from .progress import ProgressBar
+    def check_workload(self) -> None:
+        if sum(x is not None for x in (self.trace, self.profile, self.requests)) != 1:
+            raise ValueError("give exactly one workload: trace=, profile= or requests= (or flows=)")
 
-        total = None
-        if trace is not None:
-            from .progress import count_lines
 
-            total = count_lines(trace)
-        elif requests is not None:
-            total = len(next(iter(dict(requests).values()), ()))
-        else:
-            total = _profile_requests(profile, profile_overrides)
-        bar = ProgressBar(total)
-        callback = bar
+def run(device: PathLike = "small", options: Optional[RunOptions] = None, **fields: Any) -> Result:
+    """Simulate one workload on one device and return its `Result`.
 
+    `options` is a `RunOptions`; its fields may be given as keywords
+    instead (`run("small", trace="t.csv", scheme="hotr")`), or beside it to
+    replace some of them. Ctrl-C stops the run cleanly and raises
+    KeyboardInterrupt.
+    """
+    opts = replace(options, **fields) if options is not None else RunOptions(**fields)
+    opts = opts.with_flows()
+    opts.check_workload()
+    cfg = config(device, toml=opts.toml, overrides=opts.overrides, scheme=opts.scheme, verify=opts.verify,
+                 compat=opts.compat)
+    sink = os.fspath(opts.requests_parquet) if opts.requests_parquet is not None else None
+    callback, bar = _progress(opts)
     try:
-        if trace is not None:
-            out = _detour.run(
-                cfg,
-                trace=os.fspath(trace),
-                format=format,
-                skip_malformed=skip_malformed,
-                volume=volume,
-                clamp_backwards_time=clamp_backwards_time,
-                reorder_window_ns=None if reorder_window_s is None else _window_ns(reorder_window_s),
-                coarse_time=coarse_time,
-                progress=callback,
-                requests_parquet=sink,
-            )
-        elif profile is not None:
-            name, spec_toml = _profile_source(profile)
-            sets, scaled_from = _override_list(profile_overrides), None
-            if fit:
-                from .fit import fit_profile
-
-                spec = _toml.loads(_detour.profile_spec(name, spec_toml=spec_toml, overrides=sets))
-                sets, scaled_from = fit_profile(cfg, spec, sets)
-            out = _detour.run(cfg, profile=name, profile_toml=spec_toml, profile_overrides=sets, progress=callback,
-                              requests_parquet=sink)
-        else:
-            out = _detour.run(cfg, requests=_requests_arrays(requests), progress=callback, requests_parquet=sink)
+        out, scaled_from = _simulate(cfg, opts, callback, sink)
     finally:
         if bar is not None:
             bar.close()
-
     result = result_from(cfg, out, requests_path=sink)
-    if profile is not None:
+    if opts.profile is not None:
         result.summary["workload"]["scaled_from_bytes"] = scaled_from
     return result
+
+
+def _progress(opts: RunOptions) -> tuple[Optional[Callable[[int, int], Any]], Any]:
+    """The progress callback for the core, and the bar to close after."""
+    progress = opts.progress
+    # The bar is drawn only on a terminal (Ctrl-C is honoured either way).
+    if not (progress is True and sys.stderr.isatty()):
+        return (progress if callable(progress) else None), None
+    from .progress import ProgressBar, count_lines
+
+    total: Optional[int]
+    if opts.trace is not None:
+        total = count_lines(opts.trace)
+    elif opts.requests is not None:
+        total = len(next(iter(dict(opts.requests).values()), ()))
+    else:
+        total = _profile_requests(opts.profile, opts.profile_overrides) if opts.profile is not None else None
+    bar = ProgressBar(total)
+    return bar, bar
+
+
+def _simulate(cfg: str, opts: RunOptions, callback: Any, sink: Optional[str]) -> tuple[Any, Optional[int]]:
+    """What `_detour.run` returns for the options' workload, and the
+    footprint a profile was scaled from (None when it was not)."""
+    if opts.trace is not None:
+        window = opts.reorder_window_s
+        out = _detour.run(
+            cfg,
+            trace=os.fspath(opts.trace),
+            format=opts.format,
+            skip_malformed=opts.skip_malformed,
+            volume=opts.volume,
+            clamp_backwards_time=opts.clamp_backwards_time,
+            reorder_window_ns=None if window is None else _window_ns(window),
+            coarse_time=opts.coarse_time,
+            progress=callback,
+            requests_parquet=sink,
+        )
+        return out, None
+    if opts.profile is not None:
+        name, spec_toml = _profile_source(opts.profile)
+        sets, scaled_from = _override_list(opts.profile_overrides), None
+        if opts.fit:
+            from .fit import fit_profile
+
+            spec = _toml.loads(_detour.profile_spec(name, spec_toml=spec_toml, overrides=sets))
+            sets, scaled_from = fit_profile(cfg, spec, sets)
+        out = _detour.run(cfg, profile=name, profile_toml=spec_toml, profile_overrides=sets, progress=callback,
+                          requests_parquet=sink)
+        return out, scaled_from
+    out = _detour.run(cfg, requests=_requests_arrays(opts.requests), progress=callback, requests_parquet=sink)
+    return out, None
 
 
 def _window_ns(seconds: float) -> int:

@@ -18,6 +18,7 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+from typing import Any, Dict
 
 
 def sweep_file(path: Path, runs: int, requests: int) -> Path:
@@ -58,7 +59,7 @@ def bench_sweep(runs: int = 16, requests: int = 200000, workers: int = 2) -> dic
     times, the speedup and the mean wall time of one run."""
     from .sweep import run_sweep
 
-    out = {"runs": runs, "requests": requests, "workers": workers, "cpus": os.cpu_count()}
+    out: Dict[str, Any] = {"runs": runs, "requests": requests, "workers": workers, "cpus": os.cpu_count()}
     with tempfile.TemporaryDirectory(prefix="detour-bench-sweep-") as d:
         f = sweep_file(Path(d) / "bench.toml", runs, requests)
         for n in (1, workers):

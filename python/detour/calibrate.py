@@ -250,7 +250,7 @@ def calibrate(profile: str, obs: Observable, knob: str = "rate", *, compat: Opti
     v, sat = s.cache[best]
     return Calibration(profile=profile, knob=knob, factor=best, observable=obs.name, target=obs.target,
                        achieved=v, source=obs.source, within=s.goal(v), tol=tol, requests=requests, compat=compat,
-                       base=base, history=s.history, band=tuple(obs.band) if obs.band else None, fixed=fixed,
+                       base=base, history=s.history, band=(obs.band[0], obs.band[1]) if obs.band else None, fixed=fixed,
                        saturated=sat)
 
 

@@ -114,7 +114,22 @@ def build_parser() -> argparse.ArgumentParser:
     ap.add_argument("--version", action="version", version=f"detour {__version__}")
     sub = ap.add_subparsers(dest="command", metavar="COMMAND")
     sub.required = True
+    _parser_run(sub)
+    add_fio_parser(sub)
+    _parser_analyze(sub)
+    _parser_listings(sub)
+    _parser_traces(sub)
+    _parser_import(sub)
+    _parser_demo(sub)
+    _parser_bench(sub)
+    _parser_sweep(sub)
+    _parser_results(sub)
+    _parser_calibrate(sub)
+    _parser_reproduce(sub)
+    return ap
 
+
+def _parser_run(sub) -> None:
     p = sub.add_parser("run", help="simulate one trace or synthetic profile on one device")
     _add_device(p, "small")
     src = p.add_mutually_exclusive_group(required=True)
@@ -136,8 +151,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
     p.add_argument("--quiet", "-q", action="store_true", help="print nothing but errors")
 
-    add_fio_parser(sub)
 
+def _parser_analyze(sub) -> None:
     p = sub.add_parser("analyze", help="analyse one run: `collisions` prints the read-collision paper's Table 2 row and Table 3 value")
     p.add_argument("what", choices=["collisions"], help="the analysis")
     p.add_argument("trace_file", nargs="?", metavar="TRACE", help="a trace file (the same as --trace)")
@@ -151,6 +166,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--out", "-o", metavar="DIR", help="also write the run's files (summary.json, collision_pairs.parquet, ...) here")
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
 
+
+def _parser_listings(sub) -> None:
     p = sub.add_parser("config", help="print the resolved configuration as TOML")
     _add_device(p, "small")
 
@@ -162,6 +179,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--profile-set", dest="profile_overrides", action="append", default=[], metavar="KEY=VALUE",
                    help="override one key of the shown spec (repeatable)")
 
+
+def _parser_traces(sub) -> None:
     t = sub.add_parser("traces", help="inspect and convert traces")
     tsub = t.add_subparsers(dest="traces_command", metavar="SUBCOMMAND")
     tsub.required = True
@@ -193,15 +212,21 @@ def build_parser() -> argparse.ArgumentParser:
                    help="override one key of the profile, e.g. requests=10000 (repeatable)")
     p.add_argument("--to", default="mqsim", metavar="FORMAT", help="output format (default: mqsim)")
 
+
+def _parser_import(sub) -> None:
     p = sub.add_parser("import", help="a peer simulator's setup as a Detour device (and workload): mqsim, ssdsim")
     p.add_argument("peer", choices=("mqsim", "ssdsim"), help="whose files: mqsim (ssdconfig.xml [workload.xml]) or ssdsim (page.parameters)")
     p.add_argument("files", nargs="+", metavar="FILE", help="mqsim: ssdconfig.xml [workload.xml]; ssdsim: the parameter file")
     p.add_argument("--out", "-o", required=True, metavar="DIR", help="write device.toml, the flows' profiles and import.json here")
 
+
+def _parser_demo(sub) -> None:
     p = sub.add_parser("demo", help="every scheme on the setting its paper targets, against its baseline: table, figure, lines")
     p.add_argument("--out", "-o", default="detour-demo", metavar="DIR", help="output directory (default: detour-demo)")
     p.add_argument("--device", "-d", default="small", metavar="PRESET|TOML", help="device (default: small)")
 
+
+def _parser_bench(sub) -> None:
     p = sub.add_parser("bench", help="requests/s and peak memory of one run, in a fresh process")
     p.add_argument("--trace", "-t", required=True, metavar="FILE")
     p.add_argument("--format", "-f", help="trace format (default: detected)")
@@ -210,6 +235,8 @@ def build_parser() -> argparse.ArgumentParser:
                    help="run it N times in turn and report the median run and the spread (default 1)")
     p.add_argument("--json", action="store_true", help="print the measurements as JSON")
 
+
+def _parser_sweep(sub) -> None:
     p = sub.add_parser("sweep", help="run a sweep file's cross product of runs, resumably (docs/sweeps.md)")
     p.add_argument("file", nargs="?", metavar="SWEEP.toml", help="the sweep file")
     p.add_argument("--out", "-o", metavar="DIR", help="the output directory: one record per run under DIR/runs")
@@ -224,11 +251,15 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--bench-requests", type=int, default=200000, metavar="N", help="requests per --bench run (default 200000)")
     p.add_argument("--quiet", "-q", action="store_true", help="print nothing but errors")
 
+
+def _parser_results(sub) -> None:
     p = sub.add_parser("results", help="gather a sweep's records into results.parquet and results.csv")
     p.add_argument("dir", metavar="DIR", help="the sweep's output directory")
     p.add_argument("--rows", type=int, default=40, metavar="N", help="rows of the printed table (default 40)")
     p.add_argument("--quiet", "-q", action="store_true", help="print nothing but errors")
 
+
+def _parser_calibrate(sub) -> None:
     p = sub.add_parser("calibrate", help="scale one knob of a profile until the baseline shows a figure its paper "
                        "reports about the baseline (docs/reproduce.md, Calibration)")
     p.add_argument("profile", metavar="PROFILE", help="a synthetic workload profile or a spec file")
@@ -247,6 +278,8 @@ def build_parser() -> argparse.ArgumentParser:
                    help="override one configuration key of the baseline runs (repeatable), e.g. device.blocks_per_plane=32")
     p.add_argument("--out", "-o", metavar="FILE", help="write the calibration as JSON (knob, target, achieved, points tried)")
 
+
+def _parser_reproduce(sub) -> None:
     p = sub.add_parser("reproduce", help="run a paper's experiments and write a report beside its numbers (docs/reproduce.md)")
     p.add_argument("paper", metavar="PAPER", help="hotr, cr5m, ... or all (`detour reproduce --list`)", nargs="?")
     p.add_argument("--out", "-o", metavar="DIR", help="output directory (default: reproduce/<paper>)")
@@ -261,7 +294,6 @@ def build_parser() -> argparse.ArgumentParser:
                         "default rules beside it), none (Detour's own only), or a bundle of `detour config --compat`")
     p.add_argument("--list", action="store_true", help="list the papers")
     p.add_argument("--quiet", "-q", action="store_true", help="print only the report's path")
-    return ap
 
 
 def cmd_run(a: argparse.Namespace) -> None:

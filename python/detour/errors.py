@@ -28,7 +28,7 @@ def describe(e: OSError) -> str:
     message otherwise, e.g. the sweep lock's)."""
     if e.filename is None:
         return str(e)
-    what = _WHAT.get(e.errno) or (e.strerror or str(e)).lower()
+    what = (_WHAT.get(e.errno) if e.errno is not None else None) or (e.strerror or str(e)).lower()
     where = f"{e.filename} -> {e.filename2}" if e.filename2 else str(e.filename)
     return f"{where}: {what}"
 

@@ -55,7 +55,7 @@ def convert_trace(
 ) -> dict:
     """Convert trace `src` to format `to` in `dst` (written atomically).
     Returns what the reader counted, with `written` requests."""
-    info = {}
+    info: dict = {}
 
     def write(tmp: str) -> None:
         n, workload = _detour.convert_trace(
@@ -107,6 +107,7 @@ def value_popularity(
             points=points,
         )
     else:
+        assert profile is not None  # one of the two, checked above
         name, text = _profile_source(profile)
         out = _detour.value_popularity(
             None, name, spec_toml=text, overrides=_override_list(overrides), day_s=day_s, points=points

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import subprocess
 import sys
@@ -79,6 +80,24 @@ def test_run_requests_arrays_and_determinism():
         "spread": 0,
         "scaled_from_bytes": None,
     }
+
+
+def test_run_options_object_and_keywords_agree():
+    """`run` takes a typed RunOptions, its fields as keywords, or both (the
+    keywords replace the object's fields); a wrong keyword is a TypeError."""
+    reqs = _requests(300)
+    opts = detour.RunOptions(requests=reqs, overrides=["host.queue_depth=4"])
+    a = detour.run("small", opts)
+    b = detour.run("small", requests=reqs, overrides=["host.queue_depth=4"])
+    c = detour.run("small", detour.RunOptions(requests=reqs), overrides=["host.queue_depth=4"])
+    assert a.summary == b.summary == c.summary
+    assert a.summary["config"]["host"]["queue_depth"] == 4
+    with pytest.raises(TypeError, match="requestz"):
+        detour.run("small", requestz=reqs)
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        opts.verify = True  # type: ignore[misc]
+    with pytest.raises(ValueError, match="exactly one workload"):
+        detour.run("small", opts, profile="fiu-web")
 
 
 def test_run_trace_is_deterministic(tiny_trace):

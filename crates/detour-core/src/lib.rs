@@ -26,7 +26,9 @@
 //! - [`sim`]: the event loop joining them; [`sim::run`] is the entry point.
 //! - [`metrics`]: exact latency statistics and per-request columns.
 //! - [`workload`]: trace readers (one per format) and the synthetic generator.
-//! - [`config`]: presets, TOML layers, validation; [`error`]: the error type.
+//! - [`config`]: presets, TOML layers, range checks: plain data, importing
+//!   nothing above it; [`setup`]: resolves its names against the registries
+//!   and checks what needs the geometry; [`error`]: the error type.
 //!
 //! ```no_run
 //! use detour_core::{config::Config, sim, workload::Request, IoKind};
@@ -45,6 +47,7 @@ pub mod metrics;
 pub mod policy;
 pub mod scheduler;
 pub mod schemes;
+pub mod setup;
 pub mod sim;
 pub mod types;
 pub mod workload;

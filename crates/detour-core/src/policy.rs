@@ -4,10 +4,11 @@
 //! variant, and each variant is a file of its own exporting `VARIANT`: its
 //! name, a one-line description and what it runs (docs/extending.md).
 //!
-//! A config value naming a variant is a [`Choice`], which can only hold a
-//! registered name: the name is checked when the config is read (the error
-//! names the key and lists the known names), so a component built from a
-//! config finds its variant with no second check and no failure path.
+//! The config holds a variant's name as plain text (config/ knows no
+//! registry). A [`Choice`] can only hold a registered name: setup/ makes
+//! one of each family's key when the config is built (the error names the
+//! key and lists the known names), and a component makes its own when it
+//! is built, so a config built by hand is refused the same way.
 
 use crate::error::{Error, Result};
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
@@ -22,12 +23,12 @@ pub trait Entry: Sync + 'static {
     fn about(&self) -> &'static str;
 }
 
-/// A policy family: the key that names its variant, its registry, its default.
+/// A policy family: the key that names its variant, and its registry. The
+/// key's default is the config's (config/), like every other default.
 pub trait Family: 'static {
     type Variant: Entry;
     const KEY: &'static str;
     const ALL: &'static [Self::Variant];
-    const DEFAULT: &'static str;
 }
 
 /// Declare a family's registry: each listed variant's module (a file beside
@@ -79,12 +80,6 @@ impl<F: Family> Choice<F> {
 
     pub fn variant(self) -> &'static F::Variant {
         self.variant
-    }
-}
-
-impl<F: Family> Default for Choice<F> {
-    fn default() -> Self {
-        Self::named(F::DEFAULT).expect("a family's default is registered (its tests check)")
     }
 }
 
@@ -151,8 +146,9 @@ pub(crate) mod tests {
     /// docs/extending.md, whose recipes the families' tests hold to the code.
     pub const DOC: &str = include_str!("../../../docs/extending.md");
 
-    /// Names are unique and non-empty, each has a description, the default
-    /// is registered, and a name reads back as itself through serde.
+    /// Names are unique and non-empty, each has a description, and a name
+    /// reads back as itself through serde. (That the config's default is
+    /// registered, setup/'s tests check.)
     pub fn check_registry<F: Family>() {
         let names: Vec<&str> = F::ALL.iter().map(Entry::name).collect();
         for (i, v) in F::ALL.iter().enumerate() {
@@ -161,7 +157,6 @@ pub(crate) mod tests {
             let c: Choice<F> = serde_json::from_str(&format!("\"{}\"", v.name())).unwrap();
             assert_eq!((c.name(), serde_json::to_string(&c).unwrap()), (v.name(), format!("\"{}\"", v.name())));
         }
-        assert_eq!(Choice::<F>::default().name(), F::DEFAULT);
         let e = Choice::<F>::named("no-such-policy").unwrap_err().to_string();
         assert!(e.contains(F::KEY) && names.iter().all(|n| e.contains(n)), "{e}");
     }

@@ -136,16 +136,6 @@ impl Owner {
     }
 }
 
-// SAFETY: a `repr(transparent)` u32: zero bits are a valid value.
-unsafe impl crate::ftl::ZeroFresh for Owner {}
-
-impl crate::ftl::TableEntry for Owner {
-    #[inline]
-    fn xor(self, other: Owner) -> Owner {
-        Owner(self.0 ^ other.0)
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;

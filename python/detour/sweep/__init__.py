@@ -17,7 +17,7 @@ import json
 import os
 import time
 from pathlib import Path
-from typing import Callable, Dict, List, Optional
+from typing import Any, Callable, Dict, List, Optional
 
 from .. import _detour
 from .backends import execute, record_files, run_local, run_ray
@@ -50,7 +50,7 @@ def _workload_identity(run: Run, digest: Optional[str]) -> dict:
 
 
 def _task(run: Run) -> dict:
-    t = {"key": run.key, "label": run.label, "config_toml": run.config_toml}
+    t: Dict[str, Any] = {"key": run.key, "label": run.label, "config_toml": run.config_toml}
     if run.workload.kind == "trace":
         t["trace"] = run.workload.path
         t["reader"] = run.workload.reader
@@ -86,7 +86,8 @@ def run_sweep(
         specs: Dict[str, dict] = {}
         duplicates = 0
         for r in runs:
-            digest = hashes.get(r.workload.path) if r.workload.kind == "trace" else None
+            trace = r.workload.path if r.workload.kind == "trace" else None
+            digest = hashes.get(trace) if trace is not None else None
             cfg = json.loads(_detour.config_json(r.config_toml))
             scheme, seed = cfg.get("scheme", {}).get("name"), cfg.get("run", {}).get("seed")
             r.key = run_key(r.config_toml, _workload_identity(r, digest), scheme, seed)

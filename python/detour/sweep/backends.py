@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import io
 import json
+import logging
 import os
 import signal
 import socket
@@ -192,7 +193,7 @@ def run_ray(tasks: List[dict], address: Optional[str], workers: Optional[int], d
         raise ImportError("--backend ray needs Ray: pip install 'detour[ray]' (or pip install 'ray[default]')") from None
     if not tasks:
         return
-    ray.init(address=address, ignore_reinit_error=True, log_to_driver=False, logging_level="WARNING")
+    ray.init(address=address, ignore_reinit_error=True, log_to_driver=False, logging_level=logging.WARNING)
     try:
         remote = ray.remote(num_cpus=1, max_retries=0)(execute)
         limit = workers or len(tasks)

@@ -26,7 +26,7 @@ import os
 import shutil
 import time
 from pathlib import Path
-from typing import Dict, Optional
+from typing import IO, Dict, Optional
 
 RUNS = "runs"
 TMP_PREFIX = ".tmp-"
@@ -121,18 +121,19 @@ class Store:
     def __init__(self, out: os.PathLike):
         self.out = Path(out)
         self.runs = self.out / RUNS
-        self._lock = None
+        self._lock: Optional[IO[str]] = None
 
     def open(self) -> "Store":
         """Create the directory, take its lock (one sweep at a time), and
         remove what a killed sweep left half-written."""
         self.runs.mkdir(parents=True, exist_ok=True)
-        self._lock = open(self.out / ".lock", "w")  # noqa: SIM115 (held open for the sweep: it is the lock)
+        lock = open(self.out / ".lock", "w")  # noqa: SIM115 (held open for the sweep: it is the lock)
+        self._lock = lock
         try:
             # a POSIX lock: held by this process only, not by forked pool workers
-            fcntl.lockf(self._lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            fcntl.lockf(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except OSError:
-            self._lock.close()
+            lock.close()
             self._lock = None
             raise OSError(f"another sweep is writing to {self.out} (it holds {self.out / '.lock'})") from None
         self.remove_leftovers()

@@ -223,7 +223,7 @@ def expand(sweep: Sweep) -> List[Run]:
     that order (the grid's first key varies slowest)."""
     base = sweep.path.resolve().parent
     keys = list(sweep.grid)
-    runs = []
+    runs: List[Run] = []
     points = list(itertools.product(*(sweep.grid[k] for k in keys)))
     for w, d, s, seed, point in itertools.product(sweep.workloads, sweep.devices, sweep.schemes, sweep.seeds, points):
         runs.append(Run(len(runs), w, d, _device_path(base, d), s, seed, dict(zip(keys, point))))
@@ -244,7 +244,7 @@ def resolve(sweep: Sweep, run: Run, profile_cache: Dict[Any, str]) -> None:
     except (_detour.DetourError, OSError) as e:
         raise SweepError(f"{sweep.path}: run {run.index} ({run.label}): {_said(e)}") from None
     w = run.workload
-    if w.kind == "profile":
+    if w.kind == "profile" and w.profile is not None:  # a profile workload always names one
         sets = dict(w.profile_set)
         if run.seed is not None and "seed" not in sets:
             sets["seed"] = run.seed

@@ -98,25 +98,15 @@ impl ConfigBuilder {
         Ok(self)
     }
 
-    /// Deserialise (rejecting unknown keys, naming their path) and validate.
-    pub fn build(self) -> Result<Config> {
-        self.build_with(&[])
-    }
-
-    /// [`build`](Self::build) knowing the schemes `extra` (out of tree)
-    /// besides the registered ones, with their config sections.
-    pub fn build_with(self, extra: &[crate::schemes::SchemeEntry]) -> Result<Config> {
+    /// Deserialise the merged layers, rejecting unknown keys and naming
+    /// their path. Ranges are [`Config::validate`]'s; `build` (setup/)
+    /// does both, then resolves names and checks what needs the geometry.
+    pub fn deserialize(self) -> Result<Config> {
         let de = Value::Table(self.table);
-        let mut cfg: Config = serde_path_to_error::deserialize(de).map_err(|e| {
+        serde_path_to_error::deserialize(de).map_err(|e| {
             let key = e.path().to_string();
             Error::config(if key == "." { "<root>".into() } else { key }, e.into_inner().to_string())
-        })?;
-        cfg.validate()?;
-        // The chosen variants' own settings (the names were checked when read).
-        crate::ftl::mapping::check(&cfg)?;
-        // The scheme sections belong to the schemes layer (its registry).
-        crate::schemes::registry::resolve_with(&mut cfg, extra)?;
-        Ok(cfg)
+        })
     }
 }
 

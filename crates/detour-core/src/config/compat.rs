@@ -149,7 +149,7 @@ mod tests {
     #[test]
     fn bundle_keys_and_later_overrides() {
         let cfg = ConfigBuilder::from_preset("small").unwrap().set("compat", "disksim").unwrap().build().unwrap();
-        assert_eq!((cfg.scheduler.order.name(), cfg.scheduler.unit, cfg.scheduler.multiplane), ("fcfs", ServiceUnit::Chip, false));
+        assert_eq!((cfg.scheduler.order.as_str(), cfg.scheduler.unit, cfg.scheduler.multiplane), ("fcfs", ServiceUnit::Chip, false));
         let cfg = ConfigBuilder::from_preset("small").unwrap().set_all(["compat=ssdsim", "scheduler.unit=die"]).unwrap().build().unwrap();
         assert_eq!((cfg.host.write_ack, cfg.scheduler.unit), (WriteAck::Transfer, ServiceUnit::Die));
     }

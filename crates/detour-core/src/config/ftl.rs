@@ -1,7 +1,7 @@
 //! `[ftl]`: allocation, garbage collection and its victim policy, wear
 //! levelling, the mapping table, and preconditioning.
 
-use crate::device::AllocOrder;
+use super::AllocOrder;
 use serde::{Deserialize, Serialize};
 
 #[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
@@ -15,8 +15,9 @@ pub struct FtlConfig {
     /// GC starts on a plane when its free blocks fall below this share.
     pub gc_threshold: f64,
     /// Which block GC reclaims: a name of ftl/gc/victim/'s registry
-    /// (greedy, the default; cost-benefit; random, of d choices; fifo).
-    pub gc_policy: GcPolicy,
+    /// (greedy, the default; cost-benefit; random, of d choices; fifo),
+    /// checked against it by setup/.
+    pub gc_policy: String,
     /// Candidates drawn by `gc_policy = "random"`. Default 8.
     pub gc_choices: u32,
     /// Static wear levelling: `off` (default) or `static` (when a plane's
@@ -37,8 +38,8 @@ pub struct FtlConfig {
     /// Where the LPN -> PPN map lives: a name of ftl/mapping/'s registry
     /// ("dram": all of it, every lookup free, the default; "cmt": a cached
     /// mapping table of `cmt_size_kib`, the rest in translation pages on
-    /// flash).
-    pub mapping: MappingKind,
+    /// flash), checked against it by setup/.
+    pub mapping: String,
     /// With `mapping = "cmt"`: the cache's size in KiB, whole translation
     /// pages of `device.page_size` bytes (page_size / 4 entries each).
     /// Default 2048 (MQSim's default CMT capacity, 2 MiB).
@@ -105,9 +106,6 @@ pub enum Allocation {
     Dynamic,
 }
 
-/// GC victim policy (`ftl.gc_policy`): a name of ftl/gc/victim/'s registry.
-pub type GcPolicy = crate::policy::Choice<crate::ftl::victim::Victims>;
-
 /// Wear levelling (`ftl.wear_leveling`; ftl/gc/wear.rs).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
@@ -120,23 +118,19 @@ pub enum WearLeveling {
     Static,
 }
 
-/// Where the mapping table lives (`ftl.mapping`): a name of ftl/mapping/'s
-/// registry.
-pub type MappingKind = crate::policy::Choice<crate::ftl::mapping::Mappings>;
-
 impl Default for FtlConfig {
     fn default() -> Self {
         FtlConfig {
             allocation: Allocation::Static,
             order: AllocOrder::CWDP,
             gc_threshold: 0.05,
-            gc_policy: GcPolicy::default(),
+            gc_policy: "greedy".into(),
             gc_choices: 8,
             wear_leveling: WearLeveling::Off,
             wear_threshold: 100,
             buffer_read_ns: 1_000,
             pending_reads_from_flash: false,
-            mapping: MappingKind::default(),
+            mapping: "dram".into(),
             cmt_size_kib: 2048,
             precondition: PreconditionConfig::default(),
         }

@@ -5,6 +5,12 @@
 //! values, and only then deserialised into [`Config`] with unknown keys
 //! rejected and every value range-checked by [`Config::validate`]. Errors name
 //! the dotted key and the valid range.
+//!
+//! This layer is data: it imports nothing above it. Names of registered
+//! things (the scheme, the policies) are kept as text and the checks that
+//! need the device's geometry are not made here: `ConfigBuilder::build`,
+//! `Config::preset` and `Config::from_toml_str` are setup/'s, the step
+//! above, which resolves and checks them.
 
 mod builder;
 pub mod compat;
@@ -13,6 +19,7 @@ pub mod flows;
 mod ftl;
 mod model;
 pub mod nand;
+mod order;
 pub mod presets;
 mod read_cache;
 #[cfg(test)]
@@ -21,14 +28,14 @@ mod trim;
 mod validate;
 pub(crate) use validate::{in_range_f, in_range_u};
 
-pub use crate::device::AllocOrder;
 pub use builder::ConfigBuilder;
 pub use compat::Compat;
 pub use energy::{EnergyConfig, EnergyCosts};
 pub use flows::{FlowConfig, RwMode};
-pub use ftl::{Allocation, FtlConfig, GcPolicy, MappingKind, PreconditionConfig, PreconditionSpan, WearLeveling};
-pub use model::{AddressMode, BufferAdmission, FlushClass, FlushPolicy, QueueOrder, ServiceUnit, WriteAck, WriteBufferConfig};
+pub use ftl::{Allocation, FtlConfig, PreconditionConfig, PreconditionSpan, WearLeveling};
+pub use model::{AddressMode, BufferAdmission, FlushClass, FlushPolicy, ServiceUnit, WriteAck, WriteBufferConfig};
 pub use nand::{ErrorModel, NandConfig, RberFit};
+pub use order::AllocOrder;
 pub use presets::CellType;
 pub use read_cache::{ReadCacheConfig, ReadCacheMode};
 pub use trim::{DiscardMode, TrimConfig};
@@ -118,7 +125,7 @@ pub struct SchedulerConfig {
     /// for every class) or `out-of-order` (priority's queues, a read may
     /// pass a queued write during a suspension, batches filled from every
     /// queue).
-    pub order: QueueOrder,
+    pub order: String,
     /// What serves one operation at a time and owns a queue: `die` or `chip`.
     pub unit: ServiceUnit,
     /// With `order = "priority"` or `"out-of-order"`: host reads are dispatched before host
@@ -226,7 +233,7 @@ impl Default for ChannelConfig {
 impl Default for SchedulerConfig {
     fn default() -> Self {
         SchedulerConfig {
-            order: QueueOrder::default(),
+            order: "priority".into(),
             unit: ServiceUnit::Die,
             read_priority: true,
             suspension: false,
@@ -287,16 +294,6 @@ impl Default for RunConfig {
 }
 
 impl Config {
-    /// Parse a complete TOML document (on top of the defaults).
-    pub fn from_toml_str(text: &str) -> crate::Result<Config> {
-        ConfigBuilder::new().merge_toml_str(text)?.build()
-    }
-
-    /// A named preset, validated.
-    pub fn preset(name: &str) -> crate::Result<Config> {
-        ConfigBuilder::from_preset(name)?.build()
-    }
-
     pub fn to_toml_string(&self) -> String {
         toml::to_string(self).unwrap_or_default()
     }

@@ -39,10 +39,6 @@ pub enum AddressMode {
     Fold,
 }
 
-/// How a die's (or chip's) queue picks its next operation
-/// (`scheduler.order`): a name of scheduler/policy/'s registry.
-pub type QueueOrder = crate::policy::Choice<crate::scheduler::Orders>;
-
 /// What serves one operation (or multi-plane batch) at a time.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]

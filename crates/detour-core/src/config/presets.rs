@@ -85,11 +85,13 @@ pub fn get(name: &str) -> Result<Config> {
         "cr5m-ssd1" => cr5m(4, 6),
         "cr5m-ssd2" => cr5m(6, 4),
         "cr5m-ssd3" => cr5m(8, 3),
-        other if other.starts_with("cr5m-ssd") => cr5m_raid(other)?,
-        _ => {
-            let known: Vec<&str> = names().iter().map(|(n, _)| *n).collect();
-            return Err(Error::config("preset", format!("unknown preset `{name}`; known: {}", known.join(", "))));
-        }
+        other => match CR5M_RAID.iter().find(|r| r.0 == other) {
+            Some(&(_, channels, chips, scheme)) => cr5m_raid(channels, chips, scheme),
+            None => {
+                let known: Vec<&str> = names().iter().map(|(n, _)| *n).collect();
+                return Err(Error::config("preset", format!("unknown preset `{name}`; known: {}", known.join(", "))));
+            }
+        },
     };
     Ok(Config { name: name.to_string(), ..cfg })
 }
@@ -187,27 +189,30 @@ fn cr5m(channels: u32, chips: u32) -> Config {
     c
 }
 
-/// The channel-RAID columns of CR5M Table III (equal usable capacity):
-/// `cr5m-ssd<k>-<org>` with org cr1 (twice the channels), cr4 or cr5 (the
-/// pure SSD's geometry) or cr5m (one more chip per channel, hidden).
-fn cr5m_raid(name: &str) -> Result<Config> {
-    let unknown = || Error::config("preset", format!("unknown preset `{name}`"));
-    let (ssd, org) = name.trim_start_matches("cr5m-").split_once('-').ok_or_else(unknown)?;
-    let (ch, chips) = match ssd {
-        "ssd1" => (4, 6),
-        "ssd2" => (6, 4),
-        "ssd3" => (8, 3),
-        _ => return Err(unknown()),
-    };
-    let (ch, chips) = match org {
-        "cr1" => (2 * ch, chips),
-        "cr4" | "cr5" => (ch, chips),
-        "cr5m" => (ch, chips + 1),
-        _ => return Err(unknown()),
-    };
-    let mut c = cr5m(ch, chips);
-    c.scheme.name = org.to_string();
-    Ok(c)
+/// The channel-RAID columns of CR5M Table III (equal usable capacity), as
+/// data: preset, channels, chips per channel, scheme. CR1 has twice the
+/// pure SSD's channels, CR4 and CR5 its geometry, CR5M one more chip per
+/// channel (hidden).
+const CR5M_RAID: [(&str, u32, u32, &str); 12] = [
+    ("cr5m-ssd1-cr1", 8, 6, "cr1"),
+    ("cr5m-ssd1-cr4", 4, 6, "cr4"),
+    ("cr5m-ssd1-cr5", 4, 6, "cr5"),
+    ("cr5m-ssd1-cr5m", 4, 7, "cr5m"),
+    ("cr5m-ssd2-cr1", 12, 4, "cr1"),
+    ("cr5m-ssd2-cr4", 6, 4, "cr4"),
+    ("cr5m-ssd2-cr5", 6, 4, "cr5"),
+    ("cr5m-ssd2-cr5m", 6, 5, "cr5m"),
+    ("cr5m-ssd3-cr1", 16, 3, "cr1"),
+    ("cr5m-ssd3-cr4", 8, 3, "cr4"),
+    ("cr5m-ssd3-cr5", 8, 3, "cr5"),
+    ("cr5m-ssd3-cr5m", 8, 4, "cr5m"),
+];
+
+/// A row of [`CR5M_RAID`]: the pure SSD's device with its counts.
+fn cr5m_raid(channels: u32, chips: u32, scheme: &str) -> Config {
+    let mut c = cr5m(channels, chips);
+    c.scheme.name = scheme.to_string();
+    c
 }
 
 #[cfg(test)]
@@ -229,6 +234,9 @@ mod tests {
         let c = get("cr5m-ssd3-cr1").unwrap();
         assert_eq!((c.device.channels, c.device.chips_per_channel), (16, 3));
         assert!(get("cr5m-ssd4-cr5").is_err() && get("cr5m-ssd1-cr9").is_err());
+        // Every row is listed, and the listing names no RAID preset without a row.
+        let listed: Vec<&str> = names().iter().map(|n| n.0).filter(|n| n.matches('-').count() == 2).collect();
+        assert_eq!(listed, CR5M_RAID.map(|r| r.0));
     }
 
     #[test]

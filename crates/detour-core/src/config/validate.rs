@@ -33,13 +33,13 @@ impl Config {
         Ok(())
     }
 
-    /// Check every value's range and the relations between values.
+    /// Check every value's range. The checks that need the device's
+    /// geometry or a registry are setup/'s.
     pub fn validate(&self) -> Result<()> {
         let d = &self.device;
         in_range_u("device.channels", d.channels as u64, 1, 1024)?;
         in_range_u("device.chips_per_channel", d.chips_per_channel as u64, 1, 256)?;
         in_range_u("device.dies_per_chip", d.dies_per_chip as u64, 1, 64)?;
-        in_range_u("device.planes_per_die", d.planes_per_die as u64, 1, crate::device::MAX_PLANES as u64)?;
         in_range_u("device.blocks_per_plane", d.blocks_per_plane as u64, 4, 1 << 20)?;
         in_range_u("device.pages_per_block", d.pages_per_block as u64, 1, 65535)?;
         in_range_u("device.page_size", d.page_size as u64, 512, 1 << 20)?;
@@ -87,74 +87,12 @@ impl Config {
         self.validate_model()?;
         self.validate_read_cache()?;
         self.validate_energy()?;
-        // Relations: the geometry must be buildable and leave room for GC.
-        let geo = crate::device::Geometry::from_config(d)?;
         ensure_config!(self.flows.len() < u16::MAX as usize, "flows", "{} flows; at most {}", self.flows.len(), u16::MAX - 1);
         for (i, fl) in self.flows.iter().enumerate() {
             fl.validate(i)?;
-            fl.region(i, geo.logical_bytes())?;
         }
-        spare_for_gc(&geo)?;
-        let gc_blocks = (f.gc_threshold * d.blocks_per_plane as f64).ceil() as u64;
-        ensure_config!(
-            gc_blocks + 2 < d.blocks_per_plane as u64,
-            "ftl.gc_threshold",
-            "{} leaves no blocks for data with {} blocks per plane",
-            f.gc_threshold,
-            d.blocks_per_plane
-        );
-        let p = &f.precondition;
-        ensure_config!(
-            p.headroom_blocks as u64 + gc_blocks.max(crate::ftl::GC_RESERVE as u64 + 1) + 2 < d.blocks_per_plane as u64,
-            "ftl.precondition.headroom_blocks",
-            "{} blocks above the GC trigger leave no blocks for data with {} blocks per plane",
-            p.headroom_blocks,
-            d.blocks_per_plane
-        );
-        ensure_config!(
-            p.wear == 0.0 || p.valid > 0.0,
-            "ftl.precondition.wear",
-            "needs ftl.precondition.valid > 0 (wear overwrites valid pages)"
-        );
-        // A share of a footprint is known only with the workload; if it does
-        // not fit, preconditioning stops with an error naming the LPN.
-        let valid = if p.span == crate::config::PreconditionSpan::Footprint { 0.0 } else { p.valid };
-        let used = valid * geo.logical_pages as f64 + p.invalid * geo.total_pages() as f64;
-        let room = geo.total_pages() as f64 * (1.0 - f.gc_threshold) - 3.0 * (geo.planes() as f64) * d.pages_per_block as f64;
-        ensure_config!(
-            used <= room,
-            "ftl.precondition.invalid",
-            "valid {} of the logical space plus invalid {} of the physical space do not fit above the GC threshold; lower one of them",
-            p.valid,
-            p.invalid
-        );
         Ok(())
     }
-}
-
-/// GC needs more spare than it keeps: `GC_RESERVE` free blocks per plane
-/// for its own copies, one block open for writes, and beyond those some
-/// stale pages to reclaim. With exactly that much, sequential writes over
-/// the whole logical space leave every victim full of live data and the
-/// run stops partway ("GC finds no block it may reclaim"); a little more
-/// and GC always finds one (measured: 3.0 spare blocks per plane fail,
-/// 3.2 run, at 15 to 64 blocks per plane).
-fn spare_for_gc(geo: &crate::device::Geometry) -> Result<()> {
-    let need = (crate::ftl::GC_RESERVE + 1) as f64;
-    let ppb = geo.pages_per_block as f64;
-    let spare = (geo.total_pages() as f64 - geo.logical_pages as f64) / geo.planes() as f64 / ppb;
-    let bpp = geo.blocks_per_plane as f64;
-    // The over-provisioning that leaves `need` blocks and one page more.
-    let least = ((need + 1.0 / ppb) / bpp * 1000.0).ceil() / 1000.0;
-    ensure_config!(
-        spare > need,
-        "device.overprovisioning",
-        "leaves {spare:.2} spare blocks per plane ({} blocks per plane); GC needs more than {need} (2 kept for its own copies, \
-         one open for writes, and stale pages to reclaim): raise device.overprovisioning to at least {least} or \
-         device.blocks_per_plane",
-        geo.blocks_per_plane
-    );
-    Ok(())
 }
 
 #[cfg(test)]

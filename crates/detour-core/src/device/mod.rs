@@ -7,8 +7,9 @@ mod geometry;
 pub mod nand;
 mod timing;
 
+pub use crate::config::AllocOrder;
 pub use flash::{ChannelState, DieState, Phase, Suspended};
-pub use geometry::{AllocOrder, Divisor, Geometry};
+pub use geometry::{Divisor, Geometry};
 pub use timing::Timing;
 
 /// Planes per die the multi-plane batches are sized for.

@@ -16,6 +16,8 @@
 //! at most its own size; larger tables, and every other table, keep 4 KiB
 //! granularity, so sparse traces on large devices stay small.
 
+use crate::types::Owner;
+
 #[derive(Clone, Debug)]
 pub struct Chunked<T: ZeroFresh> {
     v: Zeroed<T>,
@@ -80,6 +82,8 @@ unsafe impl ZeroFresh for u8 {}
 unsafe impl ZeroFresh for u32 {}
 // SAFETY: as above.
 unsafe impl ZeroFresh for u64 {}
+// SAFETY: a `repr(transparent)` u32: zero bits are a valid value.
+unsafe impl ZeroFresh for Owner {}
 
 /// What a [`Chunked`] table holds: entries are stored XORed with the
 /// table's default, so that memory never written (zero) reads as it. A
@@ -242,6 +246,15 @@ pub fn prefetch<T>(p: *const T) {
     }
     #[cfg(not(target_arch = "x86_64"))]
     let _ = p;
+}
+
+impl TableEntry for Owner {
+    /// The owner whose bits are the two owners' bits XORed: `index` reads
+    /// and `id` makes a plain owner of all 32 bits, flags included.
+    #[inline]
+    fn xor(self, other: Owner) -> Owner {
+        Owner::id(self.index() ^ other.index())
+    }
 }
 
 #[cfg(test)]

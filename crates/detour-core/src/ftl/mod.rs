@@ -7,6 +7,30 @@
 //! (programmed) -> Invalid (overwritten or moved) -> Free (block erased).
 //! A block with pending reads or programs is pinned and never chosen as a GC
 //! victim or erased, so a queued read always finds the data it was planned for.
+//!
+//! ## What is where
+//!
+//! - Page state, blocks (live count, erase count, pins), write points per
+//!   plane and stream (host, GC, scheme copies, translation pages and their
+//!   GC copies), static and dynamic allocation.
+//! - GC with a victim policy (`gc/victim/`, a file each: greedy, cost-
+//!   benefit, random d choices, FIFO; `ftl.gc_policy`) and optional static
+//!   wear levelling (`gc/wear.rs`, `ftl.wear_leveling = "static"`: after an
+//!   erase, a plane whose erase-count spread exceeds `ftl.wear_threshold` has
+//!   its least-erased full block collected as a GC victim; off by default,
+//!   then nothing is computed).
+//! - The shared LPN -> PPN map and what a lookup in it costs (`mapping/`,
+//!   `ftl.mapping`: `dram.rs`, the whole map in DRAM, the default; `cmt.rs`,
+//!   a cached mapping table of `ftl.cmt_size_kib` holding whole translation
+//!   pages in LRU order; `mod.rs`, the global translation directory;
+//!   translation pages live in blocks of their own, which GC collects like
+//!   any other).
+//! - Each plane's free blocks start at a different block (plane p at its
+//!   block p), so the open blocks of all planes do not share cache sets in
+//!   the page-indexed tables.
+//! - Tables are zeroed regions mapped from the OS directly (`chunked.rs`,
+//!   `Zeroed`), so memory follows the pages touched; `prefetch.rs` holds the
+//!   cache hints the host gives for requests read ahead.
 
 mod alloc;
 mod chunked;
@@ -189,7 +213,7 @@ impl Ftl {
             gc_wanted: Vec::new(),
             free_total: geo.blocks() as u64,
             die_free: vec![bpp * geo.planes_per_die; geo.dies() as usize],
-            victims: gc::victim::VictimPolicy::new(cfg, geo.blocks()),
+            victims: gc::victim::VictimPolicy::new(cfg, geo.blocks())?,
             stats: FtlStats::default(),
             refused: (0..alloc::STREAMS * geo.planes().div_ceil(64) as usize).map(|_| Cell::new(0)).collect(),
             refused_words: geo.planes().div_ceil(64) as usize,

@@ -1,6 +1,24 @@
 //! Results: per-request rows and the run summary. Every field is defined
 //! in docs/results.md; latency percentiles come from a histogram within a
 //! stated bound (see `histogram`), the rest is exact.
+//!
+//! ## What is where
+//!
+//! - `stream.rs`: the `RequestLog`, a window of the rows of requests in
+//!   flight that leave in arrival order once every earlier request has
+//!   completed, each counted into the `Tally` (log-linear latency histograms
+//!   in `histogram.rs`; breakdown sums; per-period sums; the trace's shape
+//!   for the warnings) and handed to the sink: `RequestColumns` in memory,
+//!   `parquet.rs` (row groups encoded and compressed on a second thread) or
+//!   nothing. Memory stays flat in the trace's length.
+//! - `percentile.rs`: exact nearest-rank statistics (the histogram's
+//!   reference); `collisions.rs`, the optional read-collision accounting
+//!   (`metrics.collisions`); `buffer.rs`, the write buffer's part;
+//!   `probe.rs`, the optional sampler of queue lengths, busy state, free
+//!   blocks and write-buffer pages (`probes.interval_us`); `flows.rs`, the
+//!   per-flow figures of closed-loop runs; `warnings/`, the summary's
+//!   `warnings` (checks of a finished run that change no number; a scheme's
+//!   own idle reason comes from its registry entry).
 
 pub mod buffer;
 pub mod collisions;

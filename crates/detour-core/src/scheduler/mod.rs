@@ -11,6 +11,30 @@
 //! It owns the operations in flight and drives the die and channel state
 //! machines of `device`. Finished operations are collected in `done` for the
 //! simulator to hand to their transactions.
+//!
+//! ## What is where
+//!
+//! - Per-unit queues for host reads, host writes and background work (read
+//!   priority is a switch; each queue a list threaded through its
+//!   operations).
+//! - The scheduling policy family in `policy/` (`scheduler.order`, one file
+//!   each, a registry entry of plain functions: the queue of each class and
+//!   the batch scan of each queue tabulated when the scheduler is built, one
+//!   indirect call to pick at each dispatch, no trait object per operation):
+//!   `priority.rs`, classes in order, the default; `fcfs.rs`, every class in
+//!   one queue; `ooo.rs`, out of order as MQSim's TSU (a read may pass a
+//!   queued write while a program is suspended, and a multi-plane batch is
+//!   filled from every queue, 64 deep, rather than from the head's queue 2 x
+//!   planes deep).
+//! - Multi-plane batches (reads optional), program/erase suspension for host
+//!   reads, first-come-first-served channel arbitration, the arena of
+//!   operations in flight, and `LoadView` (what schemes may see: outstanding
+//!   commands per die, whether a die is writing).
+//! - The per-die and per-channel tables are private and never resized; a die
+//!   index is range-checked once where it enters (`submit` for an operation,
+//!   the `on_*` handler for an event) and read unchecked after that. A die
+//!   whose batch ends with nothing queued or suspended skips the dispatch
+//!   search.
 
 pub mod ops;
 mod policy;
@@ -97,7 +121,8 @@ pub struct Scheduler {
 }
 
 impl Scheduler {
-    pub fn new(geo: &Geometry, timing: &Timing, cfg: &SchedulerConfig, ack: WriteAck) -> Self {
+    /// Errors: `scheduler.order` names no registered policy.
+    pub fn new(geo: &Geometry, timing: &Timing, cfg: &SchedulerConfig, ack: WriteAck) -> crate::error::Result<Self> {
         let unit_dies = if cfg.unit == ServiceUnit::Chip { geo.dies_per_chip.max(1) } else { 1 };
         let units = (geo.dies() / unit_dies) as usize;
         // The channel table is indexed unchecked by the channel of a die (see
@@ -109,11 +134,11 @@ impl Scheduler {
             (units as u32 * unit_dies).saturating_sub(1),
             geo.channels
         );
-        Scheduler {
+        Ok(Scheduler {
             geo: geo.clone(),
             timing: timing.clone(),
             cfg: cfg.clone(),
-            policy: Policy::new(cfg, geo.planes_per_die as usize),
+            policy: Policy::new(cfg, geo.planes_per_die as usize)?,
             unit_dies,
             ack_transfer: ack == WriteAck::Transfer,
             dies: Table::new(units, DieState::default()),
@@ -124,7 +149,7 @@ impl Scheduler {
             counts: Table::new(geo.dies() as usize, DieCounts::default()),
             pending: Vec::new(),
             flagged: Table::new(units, false),
-        }
+        })
     }
 
     /// A read-only view of the live per-die load, for schemes.

@@ -13,7 +13,7 @@ fn setup(read_priority: bool) -> (Scheduler, EventQueue) {
     cfg.scheduler.multiplane = false;
     let geo = Geometry::from_config(&cfg.device).unwrap();
     let timing = Timing::from_config(&cfg);
-    (Scheduler::new(&geo, &timing, &cfg.scheduler, cfg.host.write_ack), EventQueue::new())
+    (Scheduler::new(&geo, &timing, &cfg.scheduler, cfg.host.write_ack).unwrap(), EventQueue::new())
 }
 
 /// An operation of `kind` on `ppn` (tagged with it), alone in its group.
@@ -105,7 +105,7 @@ fn a_geometry_changed_after_its_conversions_is_refused() {
     let cfg = Config::preset("small").unwrap();
     let mut geo = Geometry::from_config(&cfg.device).unwrap();
     geo.chips_per_channel *= 2;
-    Scheduler::new(&geo, &Timing::from_config(&cfg), &cfg.scheduler, cfg.host.write_ack);
+    Scheduler::new(&geo, &Timing::from_config(&cfg), &cfg.scheduler, cfg.host.write_ack).unwrap();
 }
 
 #[test]
@@ -120,11 +120,11 @@ fn an_operation_on_a_die_past_the_device_is_a_bug_caught_on_entry() {
 fn two_planes(order: &str) -> (Scheduler, EventQueue, u32) {
     let mut cfg = Config::preset("small").unwrap();
     (cfg.device.channels, cfg.device.chips_per_channel, cfg.device.dies_per_chip, cfg.device.planes_per_die) = (1, 1, 1, 2);
-    cfg.scheduler.order = order.parse().unwrap();
+    cfg.scheduler.order = order.into();
     cfg.scheduler.multiplane = true;
     let geo = Geometry::from_config(&cfg.device).unwrap();
     let plane1 = geo.pages_per_block * geo.blocks_per_plane;
-    let s = Scheduler::new(&geo, &Timing::from_config(&cfg), &cfg.scheduler, cfg.host.write_ack);
+    let s = Scheduler::new(&geo, &Timing::from_config(&cfg), &cfg.scheduler, cfg.host.write_ack).unwrap();
     (s, EventQueue::new(), plane1)
 }
 
@@ -175,7 +175,7 @@ fn chip_unit(min_left_us: f64) -> (Scheduler, EventQueue, Timing) {
     cfg.scheduler.multiplane = false;
     let geo = Geometry::from_config(&cfg.device).unwrap();
     let t = Timing::from_config(&cfg);
-    (Scheduler::new(&geo, &t, &cfg.scheduler, cfg.host.write_ack), EventQueue::new(), t)
+    (Scheduler::new(&geo, &t, &cfg.scheduler, cfg.host.write_ack).unwrap(), EventQueue::new(), t)
 }
 
 /// A program on die 0 at time 0, then a host read on `read_die` at `at`:

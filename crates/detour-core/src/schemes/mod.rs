@@ -7,6 +7,21 @@
 //! operations finish and when GC moves a page. To add one, follow
 //! docs/extending.md: one file here (its config section, constructor and
 //! [`registry::SchemeEntry`]) and one line in `registry.rs`.
+//!
+//! ## What is where
+//!
+//! `prelude.rs` (everything a scheme file imports); the registry
+//! (`registry.rs`: `SchemeEntry`, a scheme's name, description, config
+//! section, activity counters, idle reason and constructor; the `registry!`
+//! block below, one line per scheme module); one file (or folder) per scheme:
+//! `conventional`, `hotr`, `rails`, `ttflash`, `raid/` (pure, cr1, cr4, cr5,
+//! cr5m), `collisions/`, `dedup/` (CA-SSD, RR-SSD, Oracle, PBLRU), each
+//! described in `docs/schemes/` and holding its own config section
+//! (`[scheme.<key>]`, a serde struct with defaults and range checks; a family
+//! shares one). A read of a page no copy holds after an injected failure adds
+//! to `Plan::lost` and its request fails, counted in `lost_requests`.
+//! `requirements.rs` holds the tick bounds; the host refuses input a scheme
+//! cannot use (sim/requirements.rs).
 
 mod common;
 mod plan;

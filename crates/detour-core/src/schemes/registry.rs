@@ -19,6 +19,7 @@ use super::{Scheme, SCHEMES};
 use crate::config::{Config, DeviceConfig, FtlConfig, SchemeConfig};
 use crate::device::{Geometry, Timing};
 use crate::error::{Error, Result};
+use crate::metrics::warnings::IdleReason;
 use serde::de::DeserializeOwned;
 use serde::Serialize;
 use toml::Value;
@@ -47,6 +48,9 @@ pub struct SchemeEntry {
     /// at the end is the `scheme_idle` warning. Empty for a scheme whose
     /// work is every request's.
     pub activity: &'static [&'static str],
+    /// Why the scheme stayed idle (every `activity` counter 0), where its
+    /// configuration shows it: the `scheme_idle` warning's reason.
+    pub why_idle: Option<IdleReason>,
     /// Build the scheme from its section and the device.
     pub build: fn(&Env) -> Result<Box<dyn Scheme>>,
     /// Settle parameters that follow the workload's span (dedup's automatic
@@ -65,7 +69,17 @@ impl SchemeEntry {
     /// An entry with no section, activity counters or hooks; the methods
     /// below add them (all `const`, for `pub const ENTRY`).
     pub const fn new(name: &'static str, about: &'static str, build: fn(&Env) -> Result<Box<dyn Scheme>>) -> SchemeEntry {
-        SchemeEntry { name, about, section: None, activity: &[], build, on_span: None, requires: None, table_bytes_per_lpn: 0 }
+        SchemeEntry {
+            name,
+            about,
+            section: None,
+            activity: &[],
+            why_idle: None,
+            build,
+            on_span: None,
+            requires: None,
+            table_bytes_per_lpn: 0,
+        }
     }
 
     /// Its parameters are `[scheme.<T::KEY>]`.
@@ -81,6 +95,11 @@ impl SchemeEntry {
 
     pub const fn activity(mut self, counters: &'static [&'static str]) -> SchemeEntry {
         self.activity = counters;
+        self
+    }
+
+    pub const fn why_idle(mut self, reason: IdleReason) -> SchemeEntry {
+        self.why_idle = Some(reason);
         self
     }
 

@@ -19,6 +19,8 @@ mod memory;
 mod oracle;
 mod park;
 mod read_cache;
+pub mod request_path;
+mod requirements;
 mod translate;
 mod trim;
 mod txn;
@@ -184,7 +186,7 @@ impl Simulation {
     /// Build with a scheme object that is not registered (`schemes::SCHEMES`):
     /// for trying a scheme out of tree, and for tests that break one on purpose.
     pub fn with_scheme(cfg: Config, scheme: Box<dyn Scheme>) -> Result<Simulation> {
-        cfg.validate()?;
+        crate::setup::check(&cfg)?;
         let mut geo = Geometry::from_config(&cfg.device)?;
         memory::check(&cfg, &geo)?;
         if let Some(n) = scheme.logical_pages(&geo) {
@@ -201,7 +203,7 @@ impl Simulation {
         let verify = cfg.run.verify;
         let completions = scheme.wants_completions();
         let (needs_content, log_period) = (scheme.needs_content(), period_s(scheme.as_ref()));
-        let sched = Scheduler::new(&geo, &timing, &cfg.scheduler, cfg.host.write_ack);
+        let sched = Scheduler::new(&geo, &timing, &cfg.scheduler, cfg.host.write_ack)?;
         let sched_unit_dies = sched.unit_dies();
         let wbuf = flush::BufferRun::new(&cfg.write_buffer, cfg.device.page_size, geo.logical_pages, geo.planes());
         Ok(Simulation {
@@ -289,10 +291,10 @@ impl Simulation {
         self.log = RequestLog::new(sink, period_s(self.scheme.as_ref()));
         self.source = source.to_string();
         // Requests the scheme cannot use are refused: a dedup write without
-        // content, an arrival too many ticks away (schemes/requirements.rs).
+        // content, an arrival too many ticks away (sim/requirements.rs).
         let tick = (self.tick_interval(), self.cfg.scheme.tick_us > 0.0);
         let scale = self.cfg.host.time_scale;
-        let mut guard = crate::schemes::requirements::InputGuard::new(workload, self.scheme.as_ref(), tick, scale, source);
+        let mut guard = requirements::InputGuard::new(workload, self.scheme.as_ref(), tick, scale, source);
         let workload: &mut dyn Iterator<Item = Result<Request>> = &mut guard;
         self.precondition(progress)?;
         self.pull_next(workload)?;
@@ -443,6 +445,7 @@ impl Simulation {
         s.probe = probe.as_ref().map(|(_, p)| p.clone());
         let timeseries = probe.map(|(t, _)| t);
         let inert = registry::inert_keys(&self.cfg);
+        let entry = registry::find(&s.scheme).ok();
         let facts = metrics::warnings::RunFacts {
             cfg: &self.cfg,
             geo: &self.geo,
@@ -451,6 +454,8 @@ impl Simulation {
             channel_busy_ns: &channels,
             end_ns: self.q.now(),
             inert: &inert,
+            activity: entry.map_or(&[], |e| e.activity),
+            why_idle: entry.and_then(|e| e.why_idle),
         };
         s.warnings = metrics::warnings::collect(&s, &facts);
         s.nand = self.ftl.nand_summary();

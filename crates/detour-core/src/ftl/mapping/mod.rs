@@ -35,6 +35,7 @@ use super::{Ftl, Stream};
 use crate::config::Config;
 use crate::device::Geometry;
 use crate::error::{Error, Result};
+use crate::policy::Choice;
 use crate::types::{Owner, Ppn, NO_PAGE};
 
 crate::policy::registry! {
@@ -45,14 +46,13 @@ crate::policy::registry! {
     ];
 }
 
-/// The mapping family: `ftl.mapping`, default `dram`.
+/// The mapping family: `ftl.mapping`.
 pub enum Mappings {}
 
 impl crate::policy::Family for Mappings {
     type Variant = Variant;
     const KEY: &'static str = "ftl.mapping";
     const ALL: &'static [Variant] = REGISTRY;
-    const DEFAULT: &'static str = "dram";
 }
 
 /// (name, description) of every mapping, in registry order.
@@ -104,12 +104,6 @@ pub trait Cache: Send {
     }
 }
 
-/// Check the settings of the mapping `ftl.mapping` names (the name itself
-/// was checked when the config was read).
-pub fn check(cfg: &Config) -> Result<()> {
-    (cfg.ftl.mapping.variant().check)(cfg)
-}
-
 /// What a lookup of one translation page found.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
 pub struct Access {
@@ -154,7 +148,7 @@ pub struct Mapping {
 impl Mapping {
     /// The mapping `ftl.mapping` names, sized for `geo`.
     pub fn new(cfg: &Config, geo: &Geometry) -> Result<Mapping> {
-        let v = cfg.ftl.mapping.variant();
+        let v = Choice::<Mappings>::named(&cfg.ftl.mapping)?.variant();
         (v.check)(cfg)?;
         let entries_per_page = (cfg.device.page_size / 4).max(1);
         let pages = geo.logical_pages.div_ceil(entries_per_page);

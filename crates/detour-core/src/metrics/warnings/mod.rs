@@ -38,7 +38,16 @@ pub struct RunFacts<'a> {
     /// Settings away from their defaults that nothing in the run read
     /// (`schemes::registry::inert_keys`), dotted.
     pub inert: &'a [String],
+    /// The scheme's activity counters (its registry entry's `activity`):
+    /// all 0 at the end is the `scheme_idle` warning.
+    pub activity: &'a [&'a str],
+    /// Why the scheme stayed idle, where its configuration shows it (its
+    /// registry entry's `why_idle`).
+    pub why_idle: Option<IdleReason>,
 }
+
+/// A scheme's account of why it never acted, from the summary and the run.
+pub type IdleReason = fn(&Summary, &RunFacts) -> Option<String>;
 
 /// Saturation is a steady-state notion: below this many requests a short
 /// run's busy share and queue say nothing about the arrival rate.

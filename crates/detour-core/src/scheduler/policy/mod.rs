@@ -24,6 +24,8 @@
 use super::ops::{Class, OpSlab, NO_OP};
 use super::queue::OpQueue;
 use crate::config::SchedulerConfig;
+use crate::error::Result;
+use crate::policy::Choice;
 
 crate::policy::registry! {
     /// Every scheduling policy, one a line; `scheduler.order` names one.
@@ -34,14 +36,13 @@ crate::policy::registry! {
     ];
 }
 
-/// The scheduling family: `scheduler.order`, default `priority`.
+/// The scheduling family: `scheduler.order`.
 pub enum Orders {}
 
 impl crate::policy::Family for Orders {
     type Variant = Variant;
     const KEY: &'static str = "scheduler.order";
     const ALL: &'static [Variant] = REGISTRY;
-    const DEFAULT: &'static str = "priority";
 }
 
 /// (name, description) of every scheduling policy, in registry order.
@@ -118,8 +119,10 @@ pub(super) struct Policy {
 }
 
 impl Policy {
-    pub fn new(cfg: &SchedulerConfig, planes: usize) -> Policy {
-        Policy::of(cfg.order.variant(), cfg.read_priority, planes)
+    /// The policy `scheduler.order` names (an unknown name is refused
+    /// naming the key).
+    pub fn new(cfg: &SchedulerConfig, planes: usize) -> Result<Policy> {
+        Ok(Policy::of(Choice::<Orders>::named(&cfg.order)?.variant(), cfg.read_priority, planes))
     }
 
     fn of(v: &Variant, read_priority: bool, planes: usize) -> Policy {

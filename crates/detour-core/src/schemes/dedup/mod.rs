@@ -16,6 +16,7 @@
 //! Sec. II-III; CAFTL (Chen et al., FAST 2011); docs/schemes/rr-ssd.md.
 
 mod config;
+mod idle;
 mod periods;
 mod pblru;
 mod rrssd;
@@ -46,13 +47,15 @@ const fn entry(name: &'static str, about: &'static str, activity: &'static [&'st
 
 pub const CA_SSD: SchemeEntry = entry("ca-ssd", "CA-SSD: content-addressed dedup FTL; duplicate content costs no flash write", &["dedup.write_hits"], |env| {
     build(Mode::CaSsd, env)
-});
+})
+.why_idle(idle::ca_ssd);
 pub const RR_SSD: SchemeEntry = entry(
     "rr-ssd",
     "RR-SSD: CA-SSD plus popular values replicated each period, reads to the least-loaded copy",
     &["dedup.replica_reads"],
     |env| build(Mode::RrSsd, env),
-);
+)
+.why_idle(idle::rr_ssd);
 pub const ORACLE: SchemeEntry = entry(
     "oracle",
     "Ideal-All-Chip replication on CA-SSD: every read served by the least-loaded die, free",
@@ -64,7 +67,8 @@ pub const PBLRU: SchemeEntry = entry(
     "PBLRU on CA-SSD: blocked pages replicated on-line in a priority-based LRU space",
     &["pblru.copies_made"],
     |env| build(Mode::Pblru, env),
-);
+)
+.why_idle(idle::pblru);
 
 fn build(mode: Mode, env: &Env) -> Result<Box<dyn Scheme>> {
     Ok(Box::new(Dedup::new(mode, &env.section()?, env)))

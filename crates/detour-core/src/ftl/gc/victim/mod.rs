@@ -13,6 +13,8 @@
 //! docs/extending.md says how to add one.
 
 use crate::config::Config;
+use crate::error::Result;
+use crate::policy::Choice;
 
 crate::policy::registry! {
     /// Every GC victim policy, one a line; `ftl.gc_policy` names one.
@@ -24,14 +26,13 @@ crate::policy::registry! {
     ];
 }
 
-/// The GC victim family: `ftl.gc_policy`, default `greedy`.
+/// The GC victim family: `ftl.gc_policy`.
 pub enum Victims {}
 
 impl crate::policy::Family for Victims {
     type Variant = Variant;
     const KEY: &'static str = "ftl.gc_policy";
     const ALL: &'static [Variant] = REGISTRY;
-    const DEFAULT: &'static str = "greedy";
 }
 
 /// (name, description) of every GC victim policy, in registry order.
@@ -83,8 +84,9 @@ pub struct VictimPolicy {
 
 impl VictimPolicy {
     /// The policy `ftl.gc_policy` names, for `blocks` blocks.
-    pub fn new(cfg: &Config, blocks: u32) -> Self {
-        VictimPolicy { policy: (cfg.ftl.gc_policy.variant().build)(cfg, blocks), candidates: Vec::new() }
+    pub fn new(cfg: &Config, blocks: u32) -> Result<Self> {
+        let v = Choice::<Victims>::named(&cfg.ftl.gc_policy)?.variant();
+        Ok(VictimPolicy { policy: (v.build)(cfg, blocks), candidates: Vec::new() })
     }
 
     /// Block `block` has just been filled.
@@ -153,10 +155,10 @@ impl Fills {
 #[cfg(test)]
 pub(super) fn build(name: &str, choices: u32, blocks: u32) -> Box<dyn Policy> {
     let mut cfg = Config::default();
-    cfg.ftl.gc_policy = name.parse().unwrap();
+    cfg.ftl.gc_policy = name.into();
     cfg.ftl.gc_choices = choices;
     cfg.run.seed = 1;
-    (cfg.ftl.gc_policy.variant().build)(&cfg, blocks)
+    (Choice::<Victims>::named(name).unwrap().variant().build)(&cfg, blocks)
 }
 
 #[cfg(test)]
