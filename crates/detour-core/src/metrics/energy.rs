@@ -29,8 +29,10 @@ pub struct EnergySummary {
 pub fn energy(c: &EnergyCosts, counts: &[DieCounts], busy_ns: &[u64], duration_ns: u64, page_size: u32) -> EnergySummary {
     let sum = |f: fn(&DieCounts) -> u64| counts.iter().map(f).sum::<u64>();
     let (reads, programs, erases) = (sum(|d| d.reads), sum(|d| d.programs), sum(|d| d.erases));
-    let transfer_bytes = (reads + programs) * page_size as u64;
-    let idle_ns: u64 = busy_ns.iter().map(|&b| duration_ns.saturating_sub(b)).sum();
+    let transfer_bytes = (reads + programs).saturating_mul(page_size as u64);
+    // In u128: a run whose last request arrives centuries in (a corrupt
+    // timestamp, refused later) overflows u64 over a few hundred dies.
+    let idle_ns: u128 = busy_ns.iter().map(|&b| u128::from(duration_ns.saturating_sub(b))).sum();
     let read_j = reads as f64 * c.read_uj * 1e-6;
     let program_j = programs as f64 * c.program_uj * 1e-6;
     let erase_j = erases as f64 * c.erase_uj * 1e-6;
