@@ -33,9 +33,14 @@ def test_hotr_quick_writes_every_experiment_and_resumes_identically(tmp_path):
     html = page.read_text()
     secs = sections(out)
     assert_run_warnings_listed(out, secs.pop("run-warnings", None))
-    assert sorted(secs) == ["calibration"] + [f"hr-{i}" for i in range(1, 8)] + ["hr-load"]
+    assert sorted(secs) == ["calibration", "grounding"] + [f"hr-{i}" for i in range(1, 8)] + ["hr-load"]
+    # every baseline figure of Table III and Sec. II-A, per profile, with what set it
+    g = {(r[0], r[1]): r for r in secs["grounding"]["rows"]}
+    assert len(g) == 12 and g[("hm", "write share %")][3] == 72.9
+    assert g[("fin2", "reads blocked %")][6].startswith("calibrated: rate x")
+    assert all(r[7] == (abs(r[4] / r[3] - 1) <= 0.10) for r in g.values())
     for sid, s in secs.items():
-        if sid == "calibration":
+        if sid in ("calibration", "grounding"):
             continue
         assert sid in html and html_escape(s["paper"]) in html
         assert s["rows"], sid
