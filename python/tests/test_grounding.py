@@ -92,3 +92,18 @@ def test_reproduce_with_traces_dir_runs_the_sample_under_the_papers_name(tmp_pat
     assert g["write share %"][6] == "the trace itself" and g["write share %"][3] == 72.9
     with pytest.raises(ReproduceError, match="not both"):
         reproduce("hotr", out, traces=[str(out / "report.json")], traces_dir=str(SHARED), say=lambda s: None)
+
+
+def test_cr5m_runs_with_ssdsims_stock_buffer(tmp_path):
+    from detour.api import config
+    from detour.reproduce.base import Context
+    from detour.reproduce.cr5m import SSDSIM_BUFFER, _fixed
+
+    fixed = _fixed(Context("cr5m", tmp_path, say=lambda s: None))
+    assert {k: fixed[k] for k in SSDSIM_BUFFER} == SSDSIM_BUFFER
+    from detour import _toml
+
+    c = _toml.loads(config("cr5m-ssd1-cr5m", overrides=fixed))  # a config the core accepts
+    pages, size = c["write_buffer"]["pages"], c["device"]["page_size"]
+    assert pages * size <= 131074 < (pages + 1) * size  # SSDSim's dram capacity, in whole pages
+    assert c["host"]["write_ack"] == "buffer" and c["write_buffer"]["policy"] == "lru"
