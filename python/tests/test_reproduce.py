@@ -36,7 +36,7 @@ def test_hotr_quick_writes_every_experiment_and_resumes_identically(tmp_path):
     assert sorted(secs) == ["calibration", "grounding"] + [f"hr-{i}" for i in range(1, 8)] + ["hr-load"]
     # every baseline figure of Table III and Sec. II-A, per profile, with what set it
     g = {(r[0], r[1]): r for r in secs["grounding"]["rows"]}
-    assert len(g) == 12 and g[("hm", "write share %")][3] == 72.9
+    assert len(g) == 16 and g[("hm", "write share %")][3] == 72.9
     assert g[("fin2", "reads blocked %")][6].startswith("calibrated: rate x")
     assert all(r[7] == (abs(r[4] / r[3] - 1) <= 0.10) for r in g.values())
     for sid, s in secs.items():
@@ -60,6 +60,9 @@ def test_hotr_quick_writes_every_experiment_and_resumes_identically(tmp_path):
     # hr-1's blocked share is the calibration's target here: shown, never judged
     hr1 = next(v for v in doc["verdicts"] if v["id"] == "hr-1")
     assert hr1["calibrated"] == ["reads blocked %"]
+    # hr-2's mixed share is a profile input: its row is `calibrated`, not counted
+    hr2 = next(v for v in doc["verdicts"] if v["id"] == "hr-2")
+    assert hr2["calibrated"] == ["mixed pages %"] and hr2["verdict"] == "calibrated"
     # hr-1's blocked share comes from the runs: positive, and a share
     fin2 = next(r for r in secs["hr-1"]["rows"] if r[0] == "fin2")
     assert 0 < fin2[1] < 100

@@ -77,7 +77,7 @@ def experiments(ctx: Context) -> List[Section]:
               **{s: schemes.one(workload=n, scheme=s) for s in ("hotr", "rails", "ttflash")}} for n in names}
     for n in names:
         by[n]["chip"] = chip.one(workload=n)
-    out = [hr1(by, desc, bool(ctx.calibrations)), hr2(by, desc), hr3(by, desc), hr4(by, desc, bool(hot)), hr5(by, desc),
+    out = [hr1(by, desc, bool(ctx.calibrations)), hr2(by, desc, not ctx.traces), hr3(by, desc), hr4(by, desc, bool(hot)), hr5(by, desc),
            hr6(by, desc), hr7(flash, names, desc)]
     if ctx.calibrations and not ctx.suffix:  # under the judged rules only
         out.append(load_sweep(ctx, w, by, desc))
@@ -100,6 +100,8 @@ def grounding(ctx: Context, by: Dict, desc: str) -> Section:
             figs.append(Figure(n, "write share %", "Table III", TABLE3[n][0], write_share(b), given(ctx, "read_ratio")))
             figs.append(Figure(n, "mean request size KiB", "Table III", TABLE3[n][1], mean_size_kib(b),
                                given(ctx, "size")))
+        figs.append(Figure(n, "mixed pages %", "Sec. II-B (Fig. 1c, the average)", 9.6, page_classes(b)["mixed"],
+                           "the trace itself" if ctx.traces else "profile input: page classes, footprint"))
         cal = ctx.calibrations.get(n)
         figs.append(Figure(n, "reads blocked %", "Sec. II-A (the average, imposed per trace)", 33.0, _blocked(b),
                            f"calibrated: rate x{cal.factor:.3g}" if cal else "-"))
@@ -227,7 +229,7 @@ def page_classes(run) -> Dict[str, float]:
     return {"pages": float(len(tot)), "read": ri / k * 100, "write": wi / k * 100, "mixed": (len(tot) - ri - wi) / k * 100}
 
 
-def hr2(by: Dict, desc: str) -> Section:
+def hr2(by: Dict, desc: str, calibrated: bool = False) -> Section:
     rows = []
     for n, d in by.items():
         c = page_classes(d["baseline"])
@@ -235,8 +237,12 @@ def hr2(by: Dict, desc: str) -> Section:
     avg = mean(r[4] for r in rows)
     s = Section("hr-2", "Page classes by the >90% rule", "mixed pages 9.6% on average", desc,
                 ["workload", "pages (>= 2 accesses)", "read-intensive %", "write-intensive %", "mixed %"], rows)
-    s.measured({"mixed pages %": 9.6}, {"mixed pages %": avg},
-               why="The profiles' read and write address distributions overlap more or less than the paper's traces.")
+    why = "The profiles' read and write address distributions overlap more or less than the paper's traces."
+    if calibrated:
+        why = ("The mixed share is a profile input (the HotR profiles' page classes are set from Sec. II-B's 9.6% and "
+               "their footprint chosen so the >90% rule finds it): shown, not judged (issue 49). " + why)
+    s.measured({"mixed pages %": 9.6}, {"mixed pages %": avg}, why=why,
+               calibrated=["mixed pages %"] if calibrated else [])
     s.notes.append(f"Mixed pages: {avg:.1f}% on average (paper 9.6%). Pages touched once are left out, since one "
                    "access is always >90% one kind.")
     return s
