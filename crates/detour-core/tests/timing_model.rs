@@ -213,3 +213,41 @@ fn a_read_of_a_page_being_programmed_can_go_to_the_flash() {
     let r = run(small(&["ftl.pending_reads_from_flash=true"]), &reqs);
     assert_eq!(r.requests.latency_ns[1], CMD + XFER + T_PROG - 1_000 + CMD + T_READ + XFER, "behind the program");
 }
+
+#[test]
+fn mqsims_destage_buffer_writes_cold_pages_through_and_holds_writes_at_one_write_back_per_plane() {
+    // One die of two planes: MQSim admits a write's pages while fewer than
+    // 2 (one per plane) write-backs are in flight, and writes back at once
+    // every page not written since its last once-a-second reset
+    // (write_to_destage_buffer). No multi-plane, so write-backs go one
+    // after the other: each takes command + transfer + tPROG.
+    let one = CMD + XFER + T_PROG;
+    let dev = ["device.channels=1", "device.chips_per_channel=1", "device.dies_per_chip=1", "scheduler.multiplane=false"];
+    let buf = ["host.write_ack=buffer", "write_buffer.pages=16", "run.verify=true"];
+    let s = 1_000_000_000;
+    let reqs = [
+        req(0, 0, 3, IoKind::Write),
+        // the first admission after t = 0 (page 2's, at `one`) reset the
+        // seen set: page 0 is cold again
+        req(3_000_000, 0, 1, IoKind::Write),
+        // seen in this window: hot, stays in DRAM
+        req(5_000_000, 0, 1, IoKind::Write),
+        // the window closes after this admission: still hot here...
+        req(s + one + 1_000, 0, 1, IoKind::Write),
+        // ...and cold from then on
+        req(s + one + 2_000_000, 0, 1, IoKind::Write),
+    ];
+    let flushes = |r: &RunResult| r.summary.write_buffer.as_ref().unwrap().flushes;
+    let kv: Vec<&str> = dev.iter().chain(&buf).copied().collect();
+    let room = run(small(&kv), &reqs);
+    assert_eq!(room.requests.latency_ns[0], DRAM, "room: the three pages enter at once");
+    let mut d = kv.clone();
+    d.push("write_buffer.admission=destage");
+    let r = run(small(&d), &reqs);
+    assert_eq!(r.requests.latency_ns[0], one + DRAM, "page 2 waits for page 0's write-back to end");
+    assert_eq!(&r.requests.latency_ns[1..], &[DRAM; 4], "no write-back in flight");
+    assert_eq!(flushes(&r), 3 + 1 + 1, "pages 0-2, then page 0 in each new window; none at the end");
+    assert_eq!(r.summary.verify_errors, 0);
+    let m = run(small(&[&["compat=mqsim", "host.link_gbps=0"], &kv[..]].concat()), &reqs);
+    assert_eq!(m.requests.latency_ns[0], r.requests.latency_ns[0], "the mqsim bundle sets it");
+}

@@ -63,6 +63,7 @@ const MQSIM: &[Setting] = &[
     s("scheduler.multiplane_reads", "true", "as above, for reads too"),
     s("scheduler.multiplane_same_page", "true", "issue_command_to_chip adds a transaction to a multi-plane command only if its Address.PageID equals the first's (\"Check for identical pages when running multiplane command\", TSU_Base.cpp); pages are assigned at translation, before the TSU queues them, so random reads and planes whose write points differ go one plane at a time"),
     s("ftl.pending_reads_from_flash", "true", "with the data cache TURNED_OFF, process_new_user_request (Data_Cache_Manager_Flash_Advanced.cpp) hands every read to Translate_lpa_to_ppa_and_dispatch, which submits each transaction with a known address to the TSU: a read of a page whose program is still queued goes to the flash, at the page's new address"),
+    s("write_buffer.admission", "\"destage\"", "with WRITE_CACHE, write_to_destage_buffer (Data_Cache_Manager_Flash_Advanced.cpp) writes a page back at once when its LPA is not in the bloom filter of LPAs written since its last reset (every bloom_filter_reset_step, 1 s): \"Eagerly write back cold data\"; it admits a request's pages only while back_pressure_buffer_depth stays under back_pressure_buffer_max_depth, one page per plane of the device (SSD_Device.cpp); the rest of the request waits for write-backs to end (handle_transaction_serviced_signal_from_PHY); no flush at the end. Only matters with a [write_buffer]"),
     s("host.link_gbps", "3.2821", "PCIe: 4 lanes x 1.0 GB/s (ssdconfig.xml) carrying 128-byte payloads in 156-byte packets (PCIe_Link::estimate_transfer_time): 4 x 128 / 156 GB/s; write data is fetched before the request is split, read data sent after its last transaction, one FIFO per direction"),
     s("scheduler.suspension", "false", "a non-idle chip refuses new reads (service_read_transaction falls through to `return false` for WRITING/ERASING), so suspension never happens"),
     s("scheduler.suspend_min_remaining_us", "100", "where suspension is turned back on (a TSU with that fall-through mended), a read is issued to a programming chip only while the program has Preferred_suspend_write_time_for_read (100 us) left; it suspends the program if it is for the same die, else runs beside it (NVM_PHY_ONFI_NVDDR2::send_command_to_chip suspends a busy die only)"),
@@ -106,6 +107,7 @@ impl Compat {
             ),
             s("scheduler.suspend_min_remaining_us", "0", "Detour's default"),
             s("host.link_gbps", "0", "Detour's default: the host link takes no time"),
+            s("write_buffer.admission", "\"room\"", "Detour's default: a page enters while the buffer has room"),
         ];
         match self {
             Compat::None => NONE,

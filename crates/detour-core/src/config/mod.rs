@@ -22,7 +22,7 @@ pub use builder::ConfigBuilder;
 pub use compat::Compat;
 pub use flows::{FlowConfig, RwMode};
 pub use ftl::{Allocation, FtlConfig, GcPolicy, MappingKind, PreconditionConfig, PreconditionSpan, WearLeveling};
-pub use model::{AddressMode, FlushClass, FlushPolicy, QueueOrder, ServiceUnit, WriteAck, WriteBufferConfig};
+pub use model::{AddressMode, BufferAdmission, FlushClass, FlushPolicy, QueueOrder, ServiceUnit, WriteAck, WriteBufferConfig};
 pub use presets::CellType;
 
 use serde::{Deserialize, Serialize};

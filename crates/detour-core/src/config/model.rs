@@ -77,6 +77,25 @@ pub enum FlushClass {
     Background,
 }
 
+/// Which pages a write may put in the buffer, and when (`write_buffer.admission`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum BufferAdmission {
+    /// Any page while the buffer has a free slot; pages are flushed by
+    /// `policy` past `flush_at`. Detour's default.
+    #[default]
+    Room,
+    /// MQSim's destage buffer (`Data_Cache_Manager_Flash_Advanced::
+    /// write_to_destage_buffer`): a page whose address was not written in
+    /// the current second (its "bloom filter", cleared every 1 s of
+    /// simulated time) is written back at once ("Eagerly write back cold
+    /// data"); the others stay until evicted. A write's pages enter one at
+    /// a time while fewer pages are being written back than the device has
+    /// planes (`back_pressure_buffer_max_depth`, SSD_Device.cpp); the rest
+    /// wait for write-backs to end.
+    Destage,
+}
+
 /// `[write_buffer]`: a write-back DRAM buffer in front of the flash (MQSim's
 /// data cache, SSDSim's buffer). A host write completes when its pages are
 /// in the buffer, or waits for room; buffered pages are read from DRAM
@@ -98,11 +117,13 @@ pub struct WriteBufferConfig {
     /// starts. Default 0.5: half the buffer absorbs bursts while pages
     /// still linger long enough to be rewritten or read from DRAM.
     pub flush_at: f64,
+    /// Default room; `destage` is MQSim's rule (see `BufferAdmission`).
+    pub admission: BufferAdmission,
 }
 
 impl Default for WriteBufferConfig {
     fn default() -> Self {
-        WriteBufferConfig { pages: 0, size_mib: 0.0, policy: FlushPolicy::Fifo, flush_class: FlushClass::Background, flush_at: 0.5 }
+        WriteBufferConfig { pages: 0, size_mib: 0.0, policy: FlushPolicy::Fifo, flush_class: FlushClass::Background, flush_at: 0.5, admission: BufferAdmission::Room }
     }
 }
 

@@ -173,6 +173,24 @@ impl WriteBuffer {
         Some((start, n))
     }
 
+    /// Mark buffered page `lpn` in flight now, out of flush order (MQSim
+    /// writes a cold page back as it enters); false if it is not waiting
+    /// to be flushed (absent, or already in flight).
+    pub fn take(&mut self, lpn: Lpn) -> bool {
+        let Some(s) = self.slot(lpn) else { return false };
+        if self.slots[s as usize].state != State::Dirty {
+            return false;
+        }
+        self.unlink(s);
+        self.slots[s as usize].state = State::Flushing { rewritten: false };
+        self.flushing += 1;
+        true
+    }
+
+    pub fn capacity(&self) -> u32 {
+        self.cap
+    }
+
     /// Take the next page to flush, marking it in flight: (lpn, token).
     pub fn take_victim(&mut self) -> Option<(Lpn, Token)> {
         let s = (self.head != NONE).then_some(self.head)?;
@@ -258,6 +276,19 @@ mod tests {
         assert_eq!(b.take_run(8), Some((11, 2)));
         assert_eq!(b.take_run(8), None);
         assert_eq!(b.flushing(), 7);
+    }
+
+    #[test]
+    fn a_page_taken_out_of_order_is_in_flight_and_leaves_the_flush_list() {
+        let mut b = WriteBuffer::new(4, FlushPolicy::Fifo, 16);
+        for l in 1..=3 {
+            b.write(l, 1);
+        }
+        assert!(b.take(2));
+        assert!(!b.take(2), "already in flight");
+        assert!(!b.take(9), "not buffered");
+        assert_eq!((b.flushing(), b.dirty()), (1, 2));
+        assert_eq!(drain(&mut b), vec![1, 3]);
     }
 
     #[test]

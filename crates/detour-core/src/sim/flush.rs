@@ -8,13 +8,20 @@
 //! flash writes planned by the scheme, like host writes, while more than
 //! `flush_at` of it is unflushed, while a write waits for room, and all of
 //! it once the last request has arrived.
+//!
+//! Under `write_buffer.admission = "destage"` (MQSim's rule, `Destage`
+//! below) a page first written in the current second is written back as
+//! it enters, the others stay until the buffer is full, pages enter only
+//! while fewer write-backs are in flight than the device has planes, and
+//! nothing is flushed at the end (MQSim has no such flush).
 
 use super::buffer::WriteBuffer;
 use super::txn::TxnKind;
 use super::{mark_buffered, Simulation};
-use crate::config::{FlushClass, WriteBufferConfig};
+use crate::config::{BufferAdmission, FlushClass, WriteBufferConfig};
 use crate::engine::Event;
 use crate::error::Result;
+use crate::ftl::Chunked;
 use crate::metrics::WriteBufferSummary;
 use crate::scheduler::Class;
 use crate::schemes::{Plan, Stall};
@@ -25,6 +32,45 @@ use std::ops::Range;
 /// Pages flushed in one flash write at most (a run of consecutive LPNs, as
 /// a host's large write would be).
 const FLUSH_RUN: u32 = 64;
+
+/// MQSim's destage-buffer admission
+/// (`Data_Cache_Manager_Flash_Advanced::write_to_destage_buffer`).
+struct Destage {
+    /// Write-backs in flight before a write's next page must wait: one page
+    /// per plane of the device (`back_pressure_buffer_max_depth`, set in
+    /// SSD_Device.cpp to channels x chips x dies x planes pages).
+    max_in_flight: u32,
+    /// LPN -> the window (its number + 1) it was last written in: MQSim's
+    /// per-stream "bloom filter" of written LPAs, cleared at the end of an
+    /// admission once the time passes `next_reset`.
+    seen: Chunked<u32>,
+    window: u32,
+    next_reset: Time,
+    /// Cold pages of the admission under way, to write back.
+    cold: Vec<Lpn>,
+}
+
+/// `bloom_filter_reset_step` (Data_Cache_Manager_Flash_Advanced.h): 1 s.
+const SEEN_WINDOW_NS: Time = 1_000_000_000;
+
+impl Destage {
+    /// A page of a write enters: whether it is cold (not written in this
+    /// window), marking it written.
+    fn cold(&mut self, lpn: Lpn) -> bool {
+        let w = self.window + 1;
+        let cold = self.seen.get(lpn) != w;
+        self.seen.set(lpn, w);
+        cold
+    }
+
+    /// The end of an admission at `now`: a new window once the last is over.
+    fn end_admission(&mut self, now: Time) {
+        if now > self.next_reset {
+            self.window += 1;
+            self.next_reset = now + SEEN_WINDOW_NS;
+        }
+    }
+}
 
 /// A host write waiting for room, from page `from` on, since `since`.
 #[derive(Clone, Copy, Debug)]
@@ -42,6 +88,7 @@ pub(super) struct BufferRun {
     waiting: VecDeque<Waiting>,
     /// The last request has arrived: flush everything.
     draining: bool,
+    destage: Option<Destage>,
     s: WriteBufferSummary,
     /// Occupancy integral (pages x ns) up to `last_t`.
     area: u128,
@@ -54,7 +101,7 @@ impl BufferRun {
         self.buf.used()
     }
 
-    pub(super) fn new(cfg: &WriteBufferConfig, page_size: u32, logical_pages: u32) -> Option<Box<BufferRun>> {
+    pub(super) fn new(cfg: &WriteBufferConfig, page_size: u32, logical_pages: u32, planes: u32) -> Option<Box<BufferRun>> {
         let cap = cfg.capacity(page_size).min(u32::MAX as u64) as u32;
         (cap > 0).then(|| {
             Box::new(BufferRun {
@@ -63,6 +110,13 @@ impl BufferRun {
                 class: cfg.flush_class,
                 waiting: VecDeque::new(),
                 draining: false,
+                destage: (cfg.admission == BufferAdmission::Destage).then(|| Destage {
+                    max_in_flight: planes.max(1),
+                    seen: Chunked::new(logical_pages as u64, 0),
+                    window: 0,
+                    next_reset: 0,
+                    cold: Vec::new(),
+                }),
                 s: WriteBufferSummary { capacity_pages: cap as u64, ..Default::default() },
                 area: 0,
                 last_t: 0,
@@ -99,8 +153,17 @@ impl Simulation {
         b.advance(self.q.now());
         let mut i = from;
         while i < io.pages {
+            if b.destage.as_ref().is_some_and(|d| b.buf.flushing() >= d.max_in_flight) {
+                break;
+            }
             let token = Self::write_token(&io, i);
             let Some(hit) = b.buf.write(io.lpn + i, token) else { break };
+            if let Some(d) = b.destage.as_mut() {
+                // a cold page goes to the flash now ("Eagerly write back cold data")
+                if d.cold(io.lpn + i) && b.buf.take(io.lpn + i) {
+                    d.cold.push(io.lpn + i);
+                }
+            }
             b.s.write_pages += 1;
             b.s.write_hits += hit as u64;
             mark_buffered(&mut self.placed, &mut self.oracle, io.lpn + i, token);
@@ -108,7 +171,43 @@ impl Simulation {
             i += 1;
         }
         b.note_max();
+        if let Some(d) = b.destage.as_mut() {
+            d.end_admission(self.q.now());
+        }
         i
+    }
+
+    /// Put pages `from..` of host write `t` in the buffer and start the
+    /// write-backs that admits (destage); how many of its pages are in.
+    fn admit_pages(&mut self, t: u32, from: u32) -> Result<u32> {
+        let done = self.fill_buffer(t, from);
+        let cold = match self.wbuf.as_mut().and_then(|b| b.destage.as_mut()) {
+            Some(d) if !d.cold.is_empty() => std::mem::take(&mut d.cold),
+            _ => return Ok(done),
+        };
+        // one transaction per page, as MQSim's write-backs are
+        for &lpn in &cold {
+            self.start_flush(lpn, 1)?;
+        }
+        if let Some(d) = self.wbuf.as_mut().and_then(|b| b.destage.as_mut()) {
+            d.cold = cold;
+            d.cold.clear();
+        }
+        Ok(done)
+    }
+
+    /// Plan the flash write of buffered pages `lpn..lpn + pages`, already
+    /// marked in flight.
+    fn start_flush(&mut self, lpn: Lpn, pages: u32) -> Result<()> {
+        if let Some(b) = self.wbuf.as_mut() {
+            b.s.flushes += pages as u64;
+            b.s.drained += if b.draining { pages as u64 } else { 0 };
+        }
+        let t = self.txns.alloc(TxnKind::Flush { lpn, pages });
+        if !self.ftl.mapping.is_dram() && self.translate(t)? {
+            return self.after_plan(t);
+        }
+        self.plan_flush(t, 0)
     }
 
     /// Plan a host write through the buffer: its data crosses the host link
@@ -123,7 +222,7 @@ impl Simulation {
                 return self.q.after(fetch, Event::TxnStart(t));
             }
         }
-        let done = self.fill_buffer(t, from);
+        let done = self.admit_pages(t, from)?;
         let pages = io.pages;
         let b = self.wbuf.as_mut().expect("buffered write without a buffer");
         let txn = self.txns.get_mut(t);
@@ -140,7 +239,7 @@ impl Simulation {
     /// Flushes freed room: let waiting writes in, in arrival order.
     fn admit_waiting(&mut self) -> Result<()> {
         while let Some(w) = self.wbuf.as_ref().and_then(|b| b.waiting.front().copied()) {
-            let done = self.fill_buffer(w.txn, w.from);
+            let done = self.admit_pages(w.txn, w.from)?;
             let pages = self.txns.get(w.txn).io.pages;
             let b = self.wbuf.as_mut().expect("waiting without a buffer");
             if done < pages {
@@ -163,20 +262,27 @@ impl Simulation {
     pub(super) fn flush_some(&mut self) -> Result<()> {
         loop {
             let Some(b) = self.wbuf.as_mut() else { return Ok(()) };
-            let keep = if b.draining { 0 } else { b.keep };
-            let need = b.waiting.front().map_or(0, |w| self.txns.get(w.txn).io.pages - w.from);
-            if b.buf.dirty() <= keep && b.buf.flushing() >= need {
-                return Ok(());
-            }
-            let Some((lpn, pages)) = b.buf.take_run(FLUSH_RUN) else { return Ok(()) };
-            b.s.flushes += pages as u64;
-            b.s.drained += if b.draining { pages as u64 } else { 0 };
-            let t = self.txns.alloc(TxnKind::Flush { lpn, pages });
-            if !self.ftl.mapping.is_dram() && self.translate(t)? {
-                self.after_plan(t)?;
-                continue;
-            }
-            self.plan_flush(t, 0)?;
+            let run = match &b.destage {
+                // MQSim evicts (least recently used first) only to make room
+                // for a write that finds the cache full, one page at a time
+                Some(d) => {
+                    let full = b.buf.used() >= b.buf.capacity();
+                    if !(full && !b.waiting.is_empty() && b.buf.flushing() < d.max_in_flight) {
+                        return Ok(());
+                    }
+                    1
+                }
+                None => {
+                    let keep = if b.draining { 0 } else { b.keep };
+                    let need = b.waiting.front().map_or(0, |w| self.txns.get(w.txn).io.pages - w.from);
+                    if b.buf.dirty() <= keep && b.buf.flushing() >= need {
+                        return Ok(());
+                    }
+                    FLUSH_RUN
+                }
+            };
+            let Some((lpn, pages)) = b.buf.take_run(run) else { return Ok(()) };
+            self.start_flush(lpn, pages)?;
         }
     }
 

@@ -197,7 +197,7 @@ impl Simulation {
         let (needs_content, log_period) = (scheme.needs_content(), period_s(scheme.as_ref()));
         let sched = Scheduler::new(&geo, &timing, &cfg.scheduler, cfg.host.write_ack);
         let sched_unit_dies = sched.unit_dies();
-        let wbuf = flush::BufferRun::new(&cfg.write_buffer, cfg.device.page_size, geo.logical_pages);
+        let wbuf = flush::BufferRun::new(&cfg.write_buffer, cfg.device.page_size, geo.logical_pages, geo.planes());
         Ok(Simulation {
             q: EventQueue::new(),
             sched,
