@@ -107,3 +107,36 @@ def test_cr5m_runs_with_ssdsims_stock_buffer(tmp_path):
     pages, size = c["write_buffer"]["pages"], c["device"]["page_size"]
     assert pages * size <= 131074 < (pages + 1) * size  # SSDSim's dram capacity, in whole pages
     assert c["host"]["write_ack"] == "buffer" and c["write_buffer"]["policy"] == "lru"
+
+
+class FakeRun:
+    """The parts of a run the grounding sections read."""
+
+    def __init__(self, reads, writes, read_us, write_us, queue_us=0.0):
+        self.summary = {"reads": reads, "writes": writes,
+                        "breakdown_us": {"read": {"queue": queue_us, "bus": 10.0, "array": 90.0 - queue_us}}}
+        self._lat = {"read": read_us, "write": write_us}
+
+    def lat(self, kind="all", stat="mean"):
+        return self._lat[kind]
+
+
+def test_rrssd_grounding_reads_table_iii_as_speedups_and_fig1_as_a_range(tmp_path):
+    from detour.reproduce.base import Context, Section
+    from detour.reproduce.rrssd import grounding
+
+    ctx = Context("rr-ssd", tmp_path, say=lambda s: None)
+    # desktop: CA-SSD reads 4x faster than conventional is Table III's 300%
+    by = {"desktop": {"ca-ssd": FakeRun(58, 42, 100.0, 50.0)}, "homes": {"ca-ssd": FakeRun(4, 96, 100.0, 100.0)}}
+    cv = {"desktop": FakeRun(58, 42, 400.0, 150.0, queue_us=30.0), "homes": FakeRun(4, 96, 120.0, 130.0, queue_us=80.0)}
+    rr4 = Section("rr-4", "", "", "", rows=[["homes", 14.5]])
+    s = grounding(ctx, by, cv, rr4, "d")
+    g = {(r[0], r[1]): r for r in s.rows}
+    assert g[("desktop", "CA-SSD read speedup over conventional %")][4] == pytest.approx(300.0)
+    assert g[("desktop", "CA-SSD read speedup over conventional %")][7]  # within 10%
+    assert g[("desktop", "CA-SSD write speedup over conventional %")][4] == pytest.approx(200.0)
+    assert g[("homes", "values serving 80% of reads %")][4] == 14.5
+    # Fig. 1's range: 30% queueing is inside 25-77%, 80% is not
+    assert g[("desktop", "conventional read queueing %")][7]
+    assert not g[("homes", "conventional read queueing %")][7]
+    assert "Grounded: desktop (1 of 2)" in s.notes[0]

@@ -18,8 +18,10 @@ PAPER_FILE = "cr5m-channel-raid5-mirroring.txt"
 INTRO = ("Devices: the presets cr5m-ssd1..3 (pure SSD) and cr5m-ssdN-cr1/-cr4/-cr5/-cr5m (Table II flash, "
          "Table III equal-capacity layouts, 5% over-provisioning, mirror reclaim at 2% of a chip). Each "
          "profile's whole footprint is written before measuring (ftl.precondition.span = \"footprint\"), so "
-         "partial-stripe writes find live stripe members to pre-read. --quick runs SSD1 only, with 32 blocks per "
-         "plane and a 256 MiB footprint.")
+         "partial-stripe writes find live stripe members to pre-read. Every run has SSDSim's stock write buffer "
+         "(64 pages of 2 KB, LRU, writes acknowledged by it: the paper extended SSDSim's buffer management, Sec. "
+         "IV-A; until issue 49's second round every write waited for its program). --quick runs SSD1 only, with 64 "
+         "blocks per plane and a 256 MiB footprint.")
 PROFILES = ["financial1", "radius9", "atto", "build", "exchange"]
 SOURCE = "CR5M Table I"
 ORGS = ["pure", "cr1", "cr4", "cr5", "cr5m"]
