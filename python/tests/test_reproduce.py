@@ -188,9 +188,10 @@ def test_reproduce_all_quick_writes_every_papers_report(tmp_path):
 
     index = reproduce_all(tmp_path, quick=True, workers=2, say=quiet)
     links = index.read_text()
-    expected = {"hotr": [f"hr-{i}" for i in range(1, 8)] + ["calibration", "hr-load"],
-                "cr5m": [f"cr-{i}" for i in range(1, 8)] + ["cr-f", "calibration", "cr-load"],
-                "collisions": [f"rc-{i}" for i in range(1, 9)], "rr-ssd": [f"rr-{i}" for i in range(1, 13)] + ["calibration"]}
+    expected = {"hotr": [f"hr-{i}" for i in range(1, 8)] + ["calibration", "grounding", "hr-load"],
+                "cr5m": [f"cr-{i}" for i in range(1, 8)] + ["cr-f", "calibration", "grounding", "cr-load"],
+                "collisions": [f"rc-{i}" for i in range(1, 9)] + ["grounding"],
+                "rr-ssd": [f"rr-{i}" for i in range(1, 13)] + ["calibration", "grounding"]}
     assert set(expected) == set(PAPERS)
     for paper, ids in expected.items():
         assert f"{paper}/report.html" in links
@@ -201,7 +202,7 @@ def test_reproduce_all_quick_writes_every_papers_report(tmp_path):
             assert s["rows"], f"{paper} {sid}"
         rejudge(tmp_path / paper / "report.json")
         got = [v["id"] for v in json.loads((tmp_path / paper / "report.json").read_text())["verdicts"]]
-        assert got == [i for i in ids if i not in ("cr-f", "calibration", "hr-load", "cr-load")], paper
+        assert got == [i for i in ids if i not in ("cr-f", "calibration", "grounding", "hr-load", "cr-load")], paper
     # the RAID organisations lose nothing after one failure, except CR5M's channel (the paper's layout)
     lost = {(r[0], r[1]): r[2] for r in sections(tmp_path / "cr5m")["cr-f"]["rows"]}
     assert all(v == 0 for (org, unit), v in lost.items() if org not in ("PURE", "CR5M") or (org == "CR5M" and unit != "channel"))
