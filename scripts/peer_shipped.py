@@ -29,13 +29,17 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 import peer_matrix as pm  # noqa: E402
 
 OUT = pm.OUT / "shipped.csv"
-FIELDS = ("run", "read_n", "read_mean", "read_p50", "read_p99", "write_n", "write_mean", "write_p50", "write_p99")
+FIELDS = ("run", "mean", "iops", "read_n", "read_mean", "read_p50", "read_p99", "write_n", "write_mean", "write_p50",
+          "write_p99")
 
 
-def figures(rows: list[tuple[int, float]]) -> dict:
-    s = pm.stats(rows, 1.0)
+def figures(rows: list[tuple[int, float]], span_ns: float) -> dict:
+    """Per-kind figures, the mean over every request (us) and IOPS: requests over
+    (last completion - first arrival), as Detour's summary counts them."""
+    s = pm.stats(rows, span_ns)
     return {k: s[k] for k in FIELDS[1:] if k in s} | {
-        "read_n": sum(r == 1 for r, _ in rows), "write_n": sum(r == 0 for r, _ in rows)}
+        "read_n": sum(r == 1 for r, _ in rows), "write_n": sum(r == 0 for r, _ in rows),
+        "mean": round(sum(v for _, v in rows) / len(rows) / 1000.0, 1), "iops": round(s["iops"], 1)}
 
 
 def mqsim_flow(src: Path, dest: Path, trace: Path) -> None:
@@ -56,20 +60,23 @@ def run_peers(mq: Path, ss: Path, work: Path) -> list[dict]:
     mqsim_flow(mq / "workload.xml", d / "wl.xml", mq / "traces" / "tpcc-small.trace")
     subprocess.run([str(mq / "MQSim"), "-i", "ssd.xml", "-w", "wl.xml"], cwd=d, check=True, stdout=subprocess.DEVNULL,
                    env=dict(os.environ, MQSIM_REQLOG=str(d / "req.log")))
-    got = [(int(a), float(b)) for a, b, _ in (line.split() for line in open(d / "req.log"))]
-    rows.append({"run": "MQSim, tpcc-small", **figures(got)})
+    log = [line.split() for line in open(d / "req.log")]
+    got = [(int(a), float(b)) for a, b, _ in log]
+    first = int(open(mq / "traces" / "tpcc-small.trace").readline().split()[0])
+    rows.append({"run": "MQSim, tpcc-small", **figures(got, max(int(n) for _, _, n in log) - first)})
     d = work / "ssdsim"
     d.mkdir(parents=True, exist_ok=True)
     shutil.copy(ss / "page.parameters", d / "page.parameters")
     (d / "t.trace").write_text((ss / "example.ascii").read_text().rstrip("\n") + "\n")
     subprocess.run([str(ss / "ssd")], cwd=d, input=b"t.trace\n", stdout=subprocess.DEVNULL)
-    got = []
+    got, last = [], 0
     with open(d / "ex.out", encoding="latin-1") as f:
         for line in f:
             p = line.split()
             if len(p) == 7 and p[0].isdigit():
                 got.append((int(p[3]), float(p[6])))
-    rows.append({"run": "SSDSim, example.ascii", **figures(got)})
+                last = max(last, int(p[5]))
+    rows.append({"run": "SSDSim, example.ascii", **figures(got, last - pm.first_arrival(d / "t.trace"))})
     return rows
 
 
@@ -79,7 +86,8 @@ def run_detour(mq: Path, ss: Path, work: Path) -> list[dict]:
     def one(label: str, device: Path, trace: Path, fmt: str, extra: list[str]) -> dict:
         r = detour.run(str(device), trace=str(trace), format=fmt, overrides=["run.record_requests=false", *extra])
         lat = r.summary["latency_us"]
-        row = {"run": label, "read_n": r.summary["reads"], "write_n": r.summary["writes"]}
+        row = {"run": label, "mean": round(lat["all"]["mean"], 1), "iops": round(r.summary["throughput"]["iops"], 1),
+               "read_n": r.summary["reads"], "write_n": r.summary["writes"]}
         for kind in ("read", "write"):
             for k in ("mean", "p50", "p99"):
                 row[f"{kind}_{k}"] = round(lat[kind][k], 1) if kind in lat else None

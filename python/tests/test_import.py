@@ -8,6 +8,8 @@ from __future__ import annotations
 import json
 import re
 import shutil
+import subprocess
+import sys
 import xml.etree.ElementTree as ET
 from pathlib import Path
 
@@ -51,7 +53,7 @@ def test_mqsim_every_key_is_accounted_for_and_unmapped_ones_have_reasons(tmp_pat
     named = {e.key.rsplit("/", 1)[-1] for e in imp.entries}
     assert leaves <= named, f"keys neither mapped nor listed: {sorted(leaves - named)}"
     unmapped = {e.key.rsplit("/", 1)[-1]: e for e in imp.unmapped}
-    for key in ("CMT_Capacity", "Queue_Fetch_Size", "GC_Hard_Threshold", "Data_Cache_DRAM_tRCD", "Ideal_Mapping_Table", "Intensity", "Synthetic_Generator_Type"):
+    for key in ("CMT_Capacity", "Queue_Fetch_Size", "GC_Hard_Threshold", "Data_Cache_DRAM_tRCD", "Ideal_Mapping_Table", "Intensity", "Priority_Class"):
         assert key in unmapped and len(unmapped[key].reason) > 10, key
     assert all(e.reason and e.reason != "as above" for e in imp.unmapped)
     assert "Flash_Channel_Count" not in unmapped and "Page_Capacity" not in unmapped
@@ -79,6 +81,25 @@ def test_mqsim_synthetic_flows_become_profiles_that_run(tmp_path):
     w = detour.run(out / "device.toml", profile=out / "scenario1-flow1.toml", profile_overrides={"requests": 2000})
     assert w.summary["writes"] == 2000 and w.summary["write_buffer"]["write_pages"] == 2000
     assert w.latency("write", "mean") < 75  # acknowledged from DRAM, not after a 750 µs program
+
+
+def test_mqsim_scenario_runs_its_flows_at_once_closed_loop_in_one_command(tmp_path):
+    imp = import_mqsim(MQ_CONFIG, MQ_WORKLOAD)
+    mapped = {e.key.rsplit("/", 1)[-1]: e for e in imp.mapped}
+    assert mapped["Synthetic_Generator_Type"].detour == "flows.iodepth"
+    assert {e.key for e in imp.mapped if e.detour and e.detour.startswith("flows (")} == {
+        "workload/scenario 1", "workload/scenario 2"}
+    out = imp.write(tmp_path / "imp")
+    tables = _toml.loads((out / "scenario1.toml").read_text())["flows"]
+    assert [(t["iodepth"], t["rwmixread"]) for t in tables] == [(16, 0.0), (2, 0.0)]
+    # each flow in its half of the logical space (Logical_Address_Partitioning_Unit)
+    assert tables[1]["offset_bytes"] >= tables[0]["offset_bytes"] + tables[0]["size_bytes"]
+    short = tmp_path / "s1.toml"
+    short.write_text(_toml.dumps({"flows": [dict(t, runtime_s=0.02) for t in tables]}))
+    p = subprocess.run([sys.executable, "-m", "detour", "fio", "-d", str(out / "device.toml"), "--flows", str(short)],
+                       capture_output=True, text=True)
+    assert p.returncode == 0, p.stderr
+    assert "scenario1-flow1: (closed loop, iodepth=16" in p.stdout and "scenario1-flow2: (closed loop, iodepth=2" in p.stdout
 
 
 def test_mqsim_trace_flow_is_found_beside_the_workload_and_replays(tmp_path):

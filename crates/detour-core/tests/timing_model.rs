@@ -251,3 +251,28 @@ fn mqsims_destage_buffer_writes_cold_pages_through_and_holds_writes_at_one_write
     let m = run(small(&[&["compat=mqsim", "host.link_gbps=0"], &kv[..]].concat()), &reqs);
     assert_eq!(m.requests.latency_ns[0], r.requests.latency_ns[0], "the mqsim bundle sets it");
 }
+
+#[test]
+fn ssdsims_chip_wide_program_batch_takes_one_transfer_and_one_program() {
+    // One chip of 2 dies x 2 planes, channel first: LPNs 0..4 land on
+    // (die, plane) = (0,0), (1,0), (0,1), (1,1). SSDSim issues a chip's
+    // waiting writes as one INTERLEAVE_TWO_PLANE command: every transfer
+    // starts at once (one page time on the channel), then one tPROG
+    // (compute_serve_time). Detour's per-die batches take each die in turn.
+    let dev = ["device.channels=1", "device.chips_per_channel=1", "device.dies_per_chip=2", "device.planes_per_die=2", "scheduler.unit=chip"];
+    let four = [req(0, 0, 4, IoKind::Write)];
+    let two_dies = [req(0, 0, 2, IoKind::Write)];
+    let per_die = run(small(&dev), &four);
+    assert_eq!(per_die.requests.latency_ns[0], 2 * (2 * CMD + 2 * XFER + T_PROG), "two dies, one after the other");
+    let mut kv = dev.to_vec();
+    kv.push("scheduler.chip_program_batches=true");
+    let r = run(small(&kv), &four);
+    assert_eq!(r.requests.latency_ns[0], CMD + XFER + T_PROG, "one command: transfers at once, one tPROG");
+    // No die with two planes (SSDSim's INTERLEAVE): transfers in turn, one tPROG.
+    let r = run(small(&kv), &two_dies);
+    assert_eq!(r.requests.latency_ns[0], 2 * CMD + 2 * XFER + T_PROG);
+    assert_eq!(run(small(&dev), &two_dies).requests.latency_ns[0], 2 * (CMD + XFER + T_PROG));
+    // the ssdsim bundle sets it (it acknowledges at transfer: the batch's channel time)
+    let s = run(small(&[&["compat=ssdsim"], &dev[..]].concat()), &four);
+    assert_eq!(s.requests.latency_ns[0], CMD + XFER);
+}

@@ -80,6 +80,8 @@ class Imported:
     config: dict = field(default_factory=dict)
     entries: list = field(default_factory=list)
     flows: list = field(default_factory=list)
+    #: MQSim's IO_Scenarios: (name, [[flows]] tables run at once)
+    scenarios: list = field(default_factory=list)
 
     # -- building --------------------------------------------------------
 
@@ -95,6 +97,10 @@ class Imported:
     def same(self, key: str, raw: str, reason: str) -> None:
         """Record peer key `key` as matching Detour's built-in behaviour (no key to set)."""
         self.entries.append(Entry(key, raw, BUILT_IN, reason))
+
+    def set_flows(self, key: str, raw: str, where: str, reason: str) -> None:
+        """Record peer key `key` as mapped to the `[[flows]]` tables of file `where`."""
+        self.entries.append(Entry(key, raw, f"flows ({where})", reason))
 
     def skip(self, key: str, raw: str, reason: str) -> None:
         """Record peer key `key` as not mapped, and why."""
@@ -128,6 +134,7 @@ class Imported:
             "mapped": [asdict(e) for e in self.mapped],
             "unmapped": [asdict(e) for e in self.unmapped],
             "flows": [asdict(f) for f in self.flows],
+            "scenarios": {name: tables for name, tables in self.scenarios},
         }
 
     def summary_text(self, out_dir: "os.PathLike[str] | str") -> str:
@@ -144,8 +151,12 @@ class Imported:
             where = f.trace if f.trace is not None else out / f"{f.name}.toml"
             missing = "" if f.trace_found else "   (trace not found: fix the path)"
             lines.append(f"{f.name}: {f.command(str(out / 'device.toml'), str(where), 'out')}{missing}")
+        for name, _ in self.scenarios:
+            lines.append(f"{name}, its flows at once: detour fio -d {out / 'device.toml'} --flows {out / (name + '.toml')} "
+                         f"-o out/{name}")
         lines.append(f"wrote {out / 'device.toml'}, {out / 'import.json'}"
-                     + "".join(f", {out / (f.name + '.toml')}" for f in self.flows if f.profile is not None))
+                     + "".join(f", {out / (f.name + '.toml')}" for f in self.flows if f.profile is not None)
+                + "".join(f", {out / (name + '.toml')}" for name, _ in self.scenarios))
         return "\n".join(lines)
 
     def write(self, out_dir: "os.PathLike[str] | str") -> Path:
@@ -158,6 +169,9 @@ class Imported:
             if f.profile is not None:
                 text = f"# {self.peer} flow {f.name} (`detour import {self.peer}`)\n" + _toml.dumps(f.profile)
                 (out / f"{f.name}.toml").write_text(text)
+        for name, tables in self.scenarios:
+            (out / f"{name}.toml").write_text(f"# {self.peer} {name}, its flows at once (`detour import {self.peer}`)\n"
+                                              + _toml.dumps({"flows": tables}))
         (out / "import.json").write_text(json.dumps(self.report(), indent=2) + "\n")
         return out
 

@@ -1,14 +1,19 @@
 """MQSim's `workload.xml`: each `IO_Scenario` is one MQSim run, each flow
 in it a host queue with its own trace or synthetic generator
-(IO_Flow_Parameter_Set.cpp, Host_System.cpp). A synthetic flow becomes a
-Detour profile spec; a trace flow, the trace's path and format. Detour runs
-one workload at a time, so the flows of one scenario are written one by one
-and the sharing is listed as not mapped."""
+(IO_Flow_Parameter_Set.cpp, Host_System.cpp). Each flow is written on its
+own (a synthetic flow as a Detour profile spec, open loop; a trace flow as
+the trace's path and format), and each scenario as a whole as `[[flows]]`
+tables (`scenarioN.toml`, run with `detour fio -d device.toml --flows
+scenarioN.toml`): a QUEUE_DEPTH flow as a closed loop keeping its queue
+depth outstanding, a BANDWIDTH flow as its open-loop profile, a trace
+flow as its trace, all at once on one device, each flow in its share of
+the logical space (Host_System.cpp's Logical_Address_Partitioning_Unit)."""
 
 from __future__ import annotations
 
 import xml.etree.ElementTree as ET
 from pathlib import Path
+from typing import Optional
 
 from . import Flow, Imported
 
@@ -28,15 +33,18 @@ def read_workload(path: Path, imp: Imported, device_reader) -> list:
     if not scenarios:
         raise ValueError(f"{path}: no <IO_Scenario> under <{root.tag}>: not an MQSim workload file")
     out = []
+    imp.scenarios.clear()
     for i, sc in enumerate(scenarios, 1):
         flows = [f for f in sc if f.tag in _FLOW_TAGS]
         for el in sc:
             if el.tag not in _FLOW_TAGS:
                 imp.skip(f"workload/scenario {i}/{el.tag}", "", "not a flow MQSim knows")
         if len(flows) > 1:
-            imp.skip(f"workload/scenario {i}", f"{len(flows)} flows",
-                     "MQSim runs these flows at once, sharing the device; Detour runs one workload at a time, "
-                     "so each flow is written on its own (its footprint is still its share of the logical space)")
+            imp.set_flows(f"workload/scenario {i}", f"{len(flows)} flows", f"scenario{i}.toml",
+                          "MQSim runs these flows at once, sharing the device: so do the scenario's [[flows]] "
+                          "tables; each flow is also written on its own")
+        tables = []
+        imp.scenarios.append((f"scenario{i}", tables))
         for j, el in enumerate(flows, 1):
             name = "flow" if len(scenarios) == 1 and len(flows) == 1 else f"scenario{i}-flow{j}"
             f = _FlowReader(path, el, f"workload/scenario {i}/flow {j}", imp)
@@ -44,9 +52,15 @@ def read_workload(path: Path, imp: Imported, device_reader) -> list:
                         f.text("Device_Level_Data_Caching_Mode", "WRITE_CACHE").upper()))
             f.common(len(flows))
             if el.tag.endswith("Synthetic"):
-                imp.flows.append(Flow(name, profile=f.synthetic(len(flows), name)))
+                profile = f.synthetic(len(flows), name)
+                imp.flows.append(Flow(name, profile=profile))
+                table = f.flow_table(name, profile, j - 1, len(flows))
+                if table is not None:
+                    tables.append(table)
             else:
-                imp.flows.append(f.trace(name))
+                flow = f.trace(name)
+                imp.flows.append(flow)
+                tables.append({"name": name, "trace": flow.trace})
             f.rest()
     return out
 
@@ -93,6 +107,31 @@ class _FlowReader:
             reason = "MQSim does not read it (it reads Bandwidth)" if key == "Intensity" else \
                 "not a key MQSim reads, or one this importer does not know"
             self.imp.skip(self.label(key), self.keys[key], reason)
+
+    def flow_table(self, name: str, profile: dict, index: int, flows_in_scenario: int) -> Optional[dict]:
+        """The flow as a `[[flows]]` table: closed loop at its queue depth
+        (QUEUE_DEPTH), else its open-loop profile (`profile` = the file
+        `write` puts beside it), in its share of the logical space."""
+        kind = self.text("Synthetic_Generator_Type", "QUEUE_DEPTH").upper()
+        if kind != "QUEUE_DEPTH":
+            self.imp.skip(self.prefix, kind, f"left out of scenario{self.prefix.split()[2]}.toml: a [[flows]] table "
+                          "names a built-in profile, not a file; run the flow's own profile")
+            return None
+        dev = self.imp.config["device"]
+        physical = 1
+        for k in ("channels", "chips_per_channel", "dies_per_chip", "planes_per_die", "blocks_per_plane", "pages_per_block", "page_size"):
+            physical *= dev[k]
+        bs = profile["size"]
+        share = int(physical * (1 - dev["overprovisioning"])) // flows_in_scenario // bs * bs
+        table = {"name": name, "rw": "rw" if profile["sequential"] else "randrw",
+                 "rwmixread": round(profile["read_ratio"] * 100, 6), "bs": bs,
+                 "iodepth": max(1, int(self.number("Average_No_of_Reqs_in_Queue", 1))),
+                 "offset_bytes": index * share, "size_bytes": max(bs, profile["footprint_bytes"] // bs * bs)}
+        if profile["requests"]:
+            table["ios"] = profile["requests"]
+        if profile["duration_s"]:
+            table["runtime_s"] = profile["duration_s"]
+        return table
 
     def map(self, key: str, detour: str, reason: str = "") -> None:
         self.imp.entries.append(_entry(self.label(key), self.keys.get(key, "(absent)"), detour, reason))
@@ -225,11 +264,11 @@ class _FlowReader:
         xfer_us = size / (cfg["channel"]["width_bits"] / 8 * cfg["channel"]["rate_mts"])
         service_us = read_ratio * cfg["flash"]["read_us"] + (1 - read_ratio) * cfg["flash"]["program_us"] + xfer_us
         rate = round(depth / service_us * 1e6, 1)
-        why = (f"QUEUE_DEPTH keeps {depth:g} requests outstanding (closed loop); Detour's workloads are open loop, so "
-               f"this is Poisson at depth / one request's service time ({service_us:.1f} µs, no contention, no cache): "
-               f"{rate:g}/s. Latencies under load will differ")
-        self.imp.skip(self.label("Synthetic_Generator_Type"), kind, why)
-        self.imp.skip(self.label("Average_No_of_Reqs_in_Queue"), f"{depth:g}", "as Synthetic_Generator_Type")
+        self.map("Synthetic_Generator_Type", "flows.iodepth",
+                 f"QUEUE_DEPTH keeps {depth:g} requests outstanding: a closed-loop [[flows]] table in the scenario's "
+                 f"file; the flow's own profile is open loop, Poisson at depth / one request's service time "
+                 f"({service_us:.1f} µs, no contention, no cache): {rate:g}/s")
+        self.map("Average_No_of_Reqs_in_Queue", "flows.iodepth", "the closed loop's queue depth")
         return rate
 
 

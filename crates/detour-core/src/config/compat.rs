@@ -41,6 +41,7 @@ const SSDSIM: &[Setting] = &[
     s("scheduler.order", "\"priority\"", "process() issues a channel's waiting reads (services_2_r_wait, services_2_r_data_trans) before any write (services_2_write); GC first when pending"),
     s("scheduler.read_priority", "true", "as above: reads first on every channel (the parsed `scheduling algorithm = FCFS` is never read)"),
     s("scheduler.multiplane", "true", "page.parameters enables every advanced command (advanced command = 31): a chip's waiting writes are programmed together under one tPROG (get_ppn_for_advanced_commands, compute_serve_time)"),
+    s("scheduler.chip_program_batches", "true", "with static allocation and advanced command = 31, dynamic_advanced_process takes one waiting write per die and plane of the chip from the channel's write queue and get_ppn_for_advanced_commands issues them as one COPY_BACK / INTERLEAVE_TWO_PLANE command; compute_serve_time starts every sub-request's transfer at the same time (next_state_predict_time = now + 7 tWC + bytes x tWC each), holds the channel until the last, then keeps the chip busy for one tPROG (flash.c)"),
     s("scheduler.multiplane_reads", "false", "two-plane reads are never issued: find_interleave_twoplane_sub_request takes its output pointers by value, so services_2_r_wait always issues one read (flash.c)"),
     s("scheduler.suspension", "false", "SSDSim has no program/erase suspension"),
 ];
@@ -99,6 +100,7 @@ impl Compat {
             s("scheduler.multiplane", "true", "Detour's default"),
             s("scheduler.multiplane_reads", "true", "Detour's default"),
             s("scheduler.multiplane_same_page", "false", "Detour's default: any free plane joins a batch"),
+            s("scheduler.chip_program_batches", "false", "Detour's default: a batch is one die's planes, each page transferred in turn"),
             s("scheduler.suspension", "false", "Detour's default"),
             s(
                 "ftl.pending_reads_from_flash",

@@ -127,6 +127,13 @@ pub struct SchedulerConfig {
     /// are allocated when queued, so planes whose write points differ are
     /// programmed one at a time). Default false: any free plane joins.
     pub multiplane_same_page: bool,
+    /// With `multiplane`: a program batch takes one waiting program per
+    /// die and plane of the whole service unit (the chip under `unit =
+    /// "chip"`), and when a die has two planes in it every page's data
+    /// crosses the channel at once: one command and one page transfer
+    /// (SSDSim's INTERLEAVE_TWO_PLANE, `compute_serve_time`). Default false:
+    /// a batch is one die's planes, each page transferred in turn.
+    pub chip_program_batches: bool,
 }
 
 #[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
@@ -211,6 +218,7 @@ impl Default for SchedulerConfig {
             multiplane: true,
             multiplane_reads: true,
             multiplane_same_page: false,
+            chip_program_batches: false,
         }
     }
 }

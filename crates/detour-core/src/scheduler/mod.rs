@@ -320,7 +320,7 @@ impl Scheduler {
         d.bus_ns = 0;
         d.array_ns = 0;
         let multiplane = self.cfg.multiplane && (kind != OpKind::Read || self.cfg.multiplane_reads);
-        if multiplane && self.geo.planes_per_die > 1 {
+        if multiplane && (self.geo.planes_per_die > 1 || self.chip_wide(kind)) {
             self.gather_planes(die, qi);
         }
         let d = self.dies.at_mut(die);
@@ -332,6 +332,9 @@ impl Scheduler {
         let t = &self.timing;
         let bus = match kind {
             OpKind::Read | OpKind::Erase => n * t.command,
+            // SSDSim starts every page's transfer of an INTERLEAVE_TWO_PLANE
+            // batch at once (compute_serve_time): the channel is held one page time
+            OpKind::Program if self.chip_wide(kind) && self.pairs_planes(die) => t.command + t.transfer,
             OpKind::Program => {
                 let d = self.dies.at(die);
                 let shared = d.batch[..d.n as usize].iter().filter(|&&id| self.ops.get(id).flags & flags::SHARED_DATA_IN != 0).count();
@@ -341,10 +344,41 @@ impl Scheduler {
         self.request_bus(die, bus, q)
     }
 
+    /// Whether a batch of `kind` spans the unit's dies (`chip_program_batches`).
+    #[inline]
+    fn chip_wide(&self, kind: OpKind) -> bool {
+        self.cfg.chip_program_batches && kind == OpKind::Program
+    }
+
+    /// Operations of a batch a slot each: its plane in the die, or under
+    /// `chip_wide` its (die in chip, plane) pair; and how many slots.
+    #[inline]
+    fn slot(&self, chip_wide: bool, op_die: u32, plane: u32) -> usize {
+        let p = self.geo.plane_in_die(plane);
+        (if chip_wide { (op_die % self.geo.dies_per_chip) * self.geo.planes_per_die + p } else { p }) as usize
+    }
+
+    fn slots(&self, chip_wide: bool) -> usize {
+        let per_die = self.geo.planes_per_die as usize;
+        if chip_wide {
+            (per_die * self.geo.dies_per_chip as usize).min(MAX_PLANES)
+        } else {
+            per_die
+        }
+    }
+
+    /// Whether two operations of the unit's batch are on one die.
+    fn pairs_planes(&self, die: usize) -> bool {
+        let d = self.dies.at(die);
+        let b = &d.batch[..d.n as usize];
+        b.iter().enumerate().any(|(i, &x)| b[i + 1..].iter().any(|&y| self.ops.get(x).die == self.ops.get(y).die))
+    }
+
     /// Add same-kind operations on other planes of the die to the batch,
     /// from the queues the policy names, each only so deep.
     fn gather_planes(&mut self, die: usize, qi: usize) {
-        let planes = self.geo.planes_per_die as usize;
+        let chip_wide = self.chip_wide(self.dies.at(die).kind);
+        let planes = self.slots(chip_wide);
         let scan = self.policy.batch_scan(qi);
         // Most dispatches find nothing else queued: skip the plane lookups.
         let qs = self.queues.at(die);
@@ -356,8 +390,8 @@ impl Scheduler {
         // The first op's page in its block, when batches need equal pages
         // (`multiplane_same_page`); NO_PAGE lets any page join.
         let page = if self.cfg.multiplane_same_page { self.geo.page_in_block(first.ppn) } else { NO_PAGE };
+        used[self.slot(chip_wide, first.die, self.geo.plane_of(first.ppn))] = true;
         let first = (first.die, page);
-        used[self.geo.plane_in_die(self.geo.plane_of(self.ops.get(self.dies.at(die).batch[0]).ppn)) as usize] = true;
         for &queue in &scan.queues[..scan.n] {
             if self.dies.at(die).n as usize >= planes {
                 break;
@@ -370,18 +404,20 @@ impl Scheduler {
     /// `first` is the batch's die and, unless NO_PAGE, the page all share.
     fn gather_from(&mut self, die: usize, qi: usize, depth: usize, first: (u32, u32), used: &mut [bool; MAX_PLANES]) {
         let (first_die, page) = first;
-        let planes = self.geo.planes_per_die as usize;
         let kind = self.dies.at(die).kind;
+        let chip_wide = self.chip_wide(kind);
+        let planes = self.slots(chip_wide);
         let (mut prev, mut id) = (NO_OP, self.queues.at(die)[qi].front().unwrap_or(NO_OP));
         let mut scanned = 0;
         while scanned < depth && id != NO_OP && (self.dies.at(die).n as usize) < planes {
             scanned += 1;
             let op = self.ops.get(id);
             let next = op.qnext;
-            let p = self.geo.plane_in_die(self.geo.plane_of(op.ppn)) as usize;
-            // A batch is one die's planes (a chip unit's other dies wait).
+            let p = self.slot(chip_wide, op.die, self.geo.plane_of(op.ppn));
+            // A batch is one die's planes (a chip unit's other dies wait),
+            // or under `chip_wide` the unit's dies' too.
             let same_page = page == NO_PAGE || self.geo.page_in_block(op.ppn) == page;
-            if op.kind == kind && !used[p] && op.die == first_die && same_page {
+            if op.kind == kind && p < planes && !used[p] && (chip_wide || op.die == first_die) && same_page {
                 used[p] = true;
                 self.queues.at_mut(die)[qi].unlink_after(prev, id, &mut self.ops);
                 let d = self.dies.at_mut(die);
