@@ -37,6 +37,7 @@ VARIANTS = [
     ("ssdsim, write done at program", "ssdsim", ["host.write_ack=program"]),
     ("ssdsim, multi-plane reads", "ssdsim", ["scheduler.multiplane_reads=true"]),
     ("ssdsim, no multi-plane", "ssdsim", ["scheduler.multiplane=false"]),
+    ("ssdsim, per-die batches", "ssdsim", ["scheduler.chip_program_batches=false"]),
     ("disksim", "disksim", []),
 ]
 

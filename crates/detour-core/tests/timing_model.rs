@@ -259,7 +259,8 @@ fn ssdsims_chip_wide_program_batch_takes_one_transfer_and_one_program() {
     // waiting writes as one INTERLEAVE_TWO_PLANE command: every transfer
     // starts at once (one page time on the channel), then one tPROG
     // (compute_serve_time). Detour's per-die batches take each die in turn.
-    let dev = ["device.channels=1", "device.chips_per_channel=1", "device.dies_per_chip=2", "device.planes_per_die=2", "scheduler.unit=chip"];
+    let dev =
+        ["device.channels=1", "device.chips_per_channel=1", "device.dies_per_chip=2", "device.planes_per_die=2", "scheduler.unit=chip"];
     let four = [req(0, 0, 4, IoKind::Write)];
     let two_dies = [req(0, 0, 2, IoKind::Write)];
     let per_die = run(small(&dev), &four);

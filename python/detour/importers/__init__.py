@@ -134,7 +134,7 @@ class Imported:
             "mapped": [asdict(e) for e in self.mapped],
             "unmapped": [asdict(e) for e in self.unmapped],
             "flows": [asdict(f) for f in self.flows],
-            "scenarios": {name: tables for name, tables in self.scenarios},
+            "scenarios": dict(self.scenarios),
         }
 
     def summary_text(self, out_dir: "os.PathLike[str] | str") -> str:

@@ -43,7 +43,7 @@ def read_workload(path: Path, imp: Imported, device_reader) -> list:
             imp.set_flows(f"workload/scenario {i}", f"{len(flows)} flows", f"scenario{i}.toml",
                           "MQSim runs these flows at once, sharing the device: so do the scenario's [[flows]] "
                           "tables; each flow is also written on its own")
-        tables = []
+        tables: list[dict] = []
         imp.scenarios.append((f"scenario{i}", tables))
         for j, el in enumerate(flows, 1):
             name = "flow" if len(scenarios) == 1 and len(flows) == 1 else f"scenario{i}-flow{j}"

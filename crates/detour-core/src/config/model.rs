@@ -123,7 +123,14 @@ pub struct WriteBufferConfig {
 
 impl Default for WriteBufferConfig {
     fn default() -> Self {
-        WriteBufferConfig { pages: 0, size_mib: 0.0, policy: FlushPolicy::Fifo, flush_class: FlushClass::Background, flush_at: 0.5, admission: BufferAdmission::Room }
+        WriteBufferConfig {
+            pages: 0,
+            size_mib: 0.0,
+            policy: FlushPolicy::Fifo,
+            flush_class: FlushClass::Background,
+            flush_at: 0.5,
+            admission: BufferAdmission::Room,
+        }
     }
 }
 

@@ -166,6 +166,12 @@ fn keys(rng: &mut ChaCha8Rng, span_us: u64) -> Vec<String> {
     if rng.random_bool(0.3) {
         k.extend([format!("write_buffer.pages={}", [4, 16, 64].choose(rng).expect("pages")), "host.write_ack=buffer".to_string()]);
         k.push(format!("write_buffer.policy={}", ["fifo", "lru"].choose(rng).expect("policy")));
+        // MQSim's admission: cold pages written through, writes held at one write-back a plane
+        k.push(format!("write_buffer.admission={}", ["room", "destage"].choose(rng).expect("admission")));
+    }
+    // SSDSim's chip-wide program batches
+    if rng.random_bool(0.25) {
+        k.push("scheduler.chip_program_batches=true".to_string());
     }
     if scheme == "hotr" || k.iter().any(|s| s == "scheme.collisions.base=hotr") {
         k.push(format!("scheme.hotr.staging={}", ["op", "chip"].choose(rng).expect("staging")));
