@@ -286,6 +286,9 @@ def _parser_reproduce(sub) -> None:
     p.add_argument("--quick", action="store_true", help="short workloads: a few minutes on 2 cores")
     p.add_argument("--trace", action="append", default=[], metavar="FILE",
                    help="run the experiments on this real trace instead of the calibrated profiles (repeatable)")
+    p.add_argument("--traces", metavar="DIR",
+                   help="run each experiment on the real traces the paper names, found in DIR by their published "
+                        "file names (hm_0.csv, Financial1.spc, ...), each under the paper's name for it")
     p.add_argument("--workers", "-j", type=int, metavar="N", help="parallel runs (default: every core)")
     p.add_argument("--backend", choices=("local", "ray"), default="local", help="local process pool (default) or a Ray cluster")
     p.add_argument("--address", metavar="HOST:PORT", help="the Ray cluster's address (with --backend ray)")

@@ -66,7 +66,7 @@ def cmd_reproduce(a: argparse.Namespace) -> None:
         raise CliError(f"unknown paper {a.paper!r}; known: {', '.join(PAPERS)}, all")
     say = (lambda s: None) if a.quiet else (lambda s: print(s, flush=True))
     kw = dict(quick=a.quick, traces=a.trace, workers=a.workers, backend=a.backend, address=a.address, say=say,
-              compat=a.compat)
+              compat=a.compat, traces_dir=a.traces)
     if a.paper == "all":
         page = reproduce_all(Path(a.out or "reproduce"), **kw)
     else:

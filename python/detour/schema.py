@@ -158,6 +158,7 @@ SECTIONS = (
         F('imbalanced_share', 'float', '`imbalanced / collisions`'),
         F('mean_occ', 'float', 'mean outstanding commands in the whole SSD (all kinds, all dies) seen by an arriving host read, the read included'),
         F('mean_read_occ', 'float', 'mean outstanding host reads in the SSD seen by an arriving host read, the read included'),
+        F('time_mean_read_occ', 'float', 'host reads outstanding averaged over time, idle time included, to the last read done: the paper\'s OCC sampled every 10 us, taken exactly'),
         F('expected_ratio', 'float', 'the collision ratio if, at every read arrival, the other outstanding host reads (n) and the new one sat on uniformly random dies: mean of 1 - (1 - 1/D)^n over arrivals (analytic; D = dies)'),
         F('expected_ratio_simulated', 'float', 'the same random placement drawn by Monte Carlo (a seeded generator of its own, so the metric never changes the run); agrees with `expected_ratio` within sampling error'),
         F('measured_to_expected', 'float', "`collisions` / expected collisions (the paper's Fig. 3)"),

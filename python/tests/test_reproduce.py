@@ -33,9 +33,14 @@ def test_hotr_quick_writes_every_experiment_and_resumes_identically(tmp_path):
     html = page.read_text()
     secs = sections(out)
     assert_run_warnings_listed(out, secs.pop("run-warnings", None))
-    assert sorted(secs) == ["calibration"] + [f"hr-{i}" for i in range(1, 8)] + ["hr-load"]
+    assert sorted(secs) == ["calibration", "grounding"] + [f"hr-{i}" for i in range(1, 8)] + ["hr-load"]
+    # every baseline figure of Table III and Sec. II-A, per profile, with what set it
+    g = {(r[0], r[1]): r for r in secs["grounding"]["rows"]}
+    assert len(g) == 16 and g[("hm", "write share %")][3] == 72.9
+    assert g[("fin2", "reads blocked %")][6].startswith("calibrated: rate x")
+    assert all(r[7] == (abs(r[4] / r[3] - 1) <= 0.10) for r in g.values())
     for sid, s in secs.items():
-        if sid == "calibration":
+        if sid in ("calibration", "grounding"):
             continue
         assert sid in html and html_escape(s["paper"]) in html
         assert s["rows"], sid
@@ -56,6 +61,9 @@ def test_hotr_quick_writes_every_experiment_and_resumes_identically(tmp_path):
     # hr-1's blocked share is the calibration's target here: shown, never judged
     hr1 = next(v for v in doc["verdicts"] if v["id"] == "hr-1")
     assert hr1["calibrated"] == ["reads blocked %"]
+    # hr-2's mixed share is a profile input: its row is `calibrated`, not counted
+    hr2 = next(v for v in doc["verdicts"] if v["id"] == "hr-2")
+    assert hr2["calibrated"] == ["mixed pages %"] and hr2["verdict"] == "calibrated"
     # hr-1's blocked share comes from the runs: positive, and a share
     fin2 = next(r for r in secs["hr-1"]["rows"] if r[0] == "fin2")
     assert 0 < fin2[1] < 100
@@ -183,9 +191,10 @@ def test_reproduce_all_quick_writes_every_papers_report(tmp_path):
 
     index = reproduce_all(tmp_path, quick=True, workers=2, say=quiet)
     links = index.read_text()
-    expected = {"hotr": [f"hr-{i}" for i in range(1, 8)] + ["calibration", "hr-load"],
-                "cr5m": [f"cr-{i}" for i in range(1, 8)] + ["cr-f", "calibration", "cr-load"],
-                "collisions": [f"rc-{i}" for i in range(1, 9)], "rr-ssd": [f"rr-{i}" for i in range(1, 13)] + ["calibration"]}
+    expected = {"hotr": [f"hr-{i}" for i in range(1, 8)] + ["calibration", "grounding", "hr-load"],
+                "cr5m": [f"cr-{i}" for i in range(1, 8)] + ["cr-f", "calibration", "grounding", "cr-load"],
+                "collisions": [f"rc-{i}" for i in range(1, 9)] + ["grounding"],
+                "rr-ssd": [f"rr-{i}" for i in range(1, 13)] + ["calibration", "grounding"]}
     assert set(expected) == set(PAPERS)
     for paper, ids in expected.items():
         assert f"{paper}/report.html" in links
@@ -196,7 +205,7 @@ def test_reproduce_all_quick_writes_every_papers_report(tmp_path):
             assert s["rows"], f"{paper} {sid}"
         rejudge(tmp_path / paper / "report.json")
         got = [v["id"] for v in json.loads((tmp_path / paper / "report.json").read_text())["verdicts"]]
-        assert got == [i for i in ids if i not in ("cr-f", "calibration", "hr-load", "cr-load")], paper
+        assert got == [i for i in ids if i not in ("cr-f", "calibration", "grounding", "hr-load", "cr-load")], paper
         for rid in got:  # each experiment its own figure, the paper's numbers in its data
             assert (tmp_path / paper / "figures" / f"{rid}.png").stat().st_size > 1000, (paper, rid)
             data = json.loads((tmp_path / paper / "figures" / f"{rid}.json").read_text())

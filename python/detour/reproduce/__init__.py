@@ -48,11 +48,14 @@ def _module(paper: str):
 
 def reproduce(paper: str, out, *, quick: bool = False, traces: Sequence[str] = (), workers: Optional[int] = None,
               backend: str = "local", address: Optional[str] = None,
-              say: Callable[[str], None] = print, compat: Optional[str] = None) -> Path:
+              say: Callable[[str], None] = print, compat: Optional[str] = None,
+              traces_dir: Optional[str] = None) -> Path:
     """Run `paper`'s experiments into `out`; returns the report's path.
 
     `compat`: None (Detour's own timing), a bundle name (`detour.compats()`),
-    or "paper" for the simulator the paper ran on (`PAPER_COMPAT`)."""
+    or "paper" for the simulator the paper ran on (`PAPER_COMPAT`).
+    `traces_dir`: a directory holding the real traces the paper names
+    (`tracedir.NAMES`): each found one runs under the paper's name for it."""
     from .. import __version__
     from ..report import table
     from .html import write_report
@@ -62,6 +65,14 @@ def reproduce(paper: str, out, *, quick: bool = False, traces: Sequence[str] = (
         if not Path(t).is_file():
             raise ReproduceError(f"--trace {t}: no such file")
     out = Path(out)
+    if traces_dir is not None:
+        if traces:
+            raise ReproduceError("give --trace or --traces, not both")
+        from . import tracedir
+
+        found = tracedir.find(paper, Path(traces_dir))
+        say(f"== traces in {traces_dir}: " + ", ".join(f"{w} = {f.name}" for w, f in found))
+        traces = [str(x) for x in tracedir.link(found, out)]
     from ..api import compats
 
     if compat not in (None, "paper") and compat not in [n for n, _ in compats()]:
@@ -92,7 +103,8 @@ def reproduce(paper: str, out, *, quick: bool = False, traces: Sequence[str] = (
         for n in s.notes:
             say(f"  note: {n}")
     cals = [c.to_json() for c in ctx.calibrations.values()]
-    meta = {"paper": paper, "paper_file": mod.PAPER_FILE, "quick": quick, "traces": [str(t) for t in traces],
+    meta = {"paper": paper, "paper_file": mod.PAPER_FILE, "quick": quick,
+            "traces": [str(Path(t).resolve()) for t in traces], "trace_links": [str(t) for t in traces],
             "detour_version": __version__, "python": platform.python_version(), "wall_s": round(wall, 1),
             "backend": backend, "sweeps": ctx.sweeps_run, "compat": ctx.compat or "none",
             "columns": [ctx.compat, "none"] if default_sections is not None else [ctx.compat or "none"],

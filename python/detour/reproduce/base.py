@@ -11,6 +11,7 @@ that say where we disagree.
 from __future__ import annotations
 
 import json
+import os
 from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -72,7 +73,9 @@ class Run:
 
     @property
     def workload(self) -> str:
-        return self.spec.get("profile") or Path(self.spec.get("trace") or "?").name
+        from .tracedir import workload_of
+
+        return self.spec.get("profile") or workload_of(self.spec.get("trace") or "?")
 
     @property
     def scheme(self) -> str:
@@ -279,7 +282,8 @@ class Context:
         """The paper's calibrated profiles, or the user's traces when given.
         A request count of None keeps each profile's own length."""
         if self.traces:
-            return [{"trace": str(Path(t).resolve())} for t in self.traces]
+            # Absolute, not resolved: a `--traces` link keeps its name (the paper's workload).
+            return [{"trace": os.path.abspath(t)} for t in self.traces]
         n = quick_requests if self.quick else full_requests
         out = []
         for p in profiles:
@@ -291,7 +295,8 @@ class Context:
 
     def describe(self, profiles: Sequence[str], source: str) -> str:
         if self.traces:
-            return "real traces: " + ", ".join(Path(t).name for t in self.traces)
+            return "real traces: " + ", ".join(Path(t).name + (f" ({Path(t).resolve().name})" if Path(t).is_symlink() else "")
+                                               for t in self.traces)
         size = " (cut short: --quick)" if self.quick else ""
         return f"calibrated synthetic profiles {', '.join(profiles)} from {source}{size}, not the paper's traces"
 

@@ -12,6 +12,7 @@ import numpy as np
 from ..plots import _figure, labels
 from ..sweep.records import write_atomic
 from .base import Context, Run, Runs, Section, change, per_item, saturated, split_saturated
+from .tracedir import workload_of
 
 TITLE = "Patterned read collisions: analysis and replication (rc-1..rc-8)"
 PAPER_FILE = "patterned-read-collisions.txt"
@@ -102,8 +103,46 @@ def experiments(ctx: Context) -> List[Section]:
     rr = rr8
     # The volume profiles were calibrated to Tables 2-3 (scripts/calibrate_volumes.py); real traces were not.
     cal = not ctx.traces
-    return [rc1(by, rr, desc, cal), rc2(by, rr, desc), rc3(by, desc, cal), rc4(by, desc, cal),
-            rc5(by, lr, lm, names[0], desc), rc6(by, desc), rc7(by, desc), rc8(by, desc)]
+    return [grounding(by, rr, desc, cal), rc1(by, rr, desc, cal), rc2(by, rr, desc), rc3(by, desc, cal),
+            rc4(by, desc, cal), rc5(by, lr, lm, names[0], desc), rc6(by, desc), rc7(by, desc), rc8(ctx, w, by, desc)]
+
+
+def grounding(by: Dict, rr8: Run, desc: str, calibrated: bool) -> Section:
+    """Every baseline figure the paper prints per volume (Table 2: mean OCC,
+    expected and measured collision shares, imbalanced share, mean
+    repetition; Table 3's RSD; Sec. II-C's top-5% share) beside the original
+    FTL's, and RR8's."""
+    from .grounding import Figure, section
+
+    cal = "calibrated: generator (scripts/calibrate_volumes.py)" if calibrated else "-"
+    figs = []
+    for nm, run in [(nm, d["conventional"]) for nm, d in by.items()] + [("RR8", rr8)]:
+        c = _c(run)
+        if nm not in PAPER_TABLE2:
+            continue
+        occ, exp, meas, imb, rep = PAPER_TABLE2[nm]
+        vol = nm in VOLUMES
+        figs += [Figure(nm, "mean OCC (per read arrival)", "Table 2", occ, c["mean_occ"], cal if vol else "-"),
+                 Figure(nm, "mean OCC (time average: Sec. II-C's 10 us samples; reads)", "Table 2", occ,
+                        c.get("time_mean_read_occ", float("nan")), "-"),
+                 Figure(nm, "expected collisions % (time share)", "Table 2", exp, c["expected_time_share"] * 100, "-"),
+                 Figure(nm, "measured collisions % (time share)", "Table 2", meas, c["time_share_colliding"] * 100, "-"),
+                 Figure(nm, "imbalanced %", "Table 2", imb, c["imbalanced_share"] * 100, "-"),
+                 Figure(nm, "mean repetition", "Table 2", rep, c["mean_repetition"], cal if vol else "-")]
+        if vol:
+            figs.append(Figure(nm, "reads RSD", "Table 3", VOLUMES[nm]["reads_rsd"], c["reads_rsd"], cal))
+            top = VOLUMES[nm]["top_share"]
+            if top is not None and top[0] == 0.05:
+                figs.append(Figure(nm, "top 5% of pairs' share %", "Sec. II-C", top[1] * 100,
+                                   c["top5pct_pair_share"] * 100, cal))
+    return section(figs, desc, [
+        "Sec. II-C monitored OCC 'every 10 us': a time average, idle time included. The volumes were calibrated "
+        "on the per-arrival mean (commands outstanding as a read arrives), which weighs busy moments by their "
+        "arrivals; the time average of outstanding reads is shown beside it as the paper's definition, a check.",
+        "The expected and measured shares are read as shares of time with some die holding two reads (rc-1's note). "
+        "The generator knobs (rate, footprint, pair share, count and skew) were set to Table 2's OCC and repetition, "
+        "Table 3's RSD and the top-5% share; the expected and measured collision shares and the imbalanced share "
+        "are checks nothing set, and rc-1 judges them."])
 
 
 def rr8_closed(ctx: Context, n: int, on: Dict) -> Run:
@@ -339,18 +378,79 @@ def rc7(by: Dict, desc: str) -> Section:
     return s
 
 
-def rc8(by: Dict, desc: str) -> Section:
-    ok, sat = split_saturated(by, ("conventional", "collisions"))
+#: The paper's device's write cache relative to the data it fronts: the paper ran MQSim, whose shipped
+#: ssdconfig.xml caches writes in 256 MiB (Data_Cache_Capacity = 268435456, Caching_Mechanism ADVANCED),
+#: and Table 4's drive holds 1 TB; the abstract's "write collisions that the DRAM buffer can absorb" says the
+#: cache was on. The paper gives no volume footprints, so a profile's footprint stands for the drive's data
+#: and its cache gets the same share: 256 MiB / 1 TB.
+CACHE_SHARE = 268435456 / 1e12
+#: Table 4's page (16 KiB): the cache's unit.
+PAGE = 16384
+
+
+def cache_pages(run) -> int:
+    """rc-8's write cache for a profile, in pages: CACHE_SHARE of its
+    footprint (of Table 4's 1 TB for a trace, whose footprint is unknown),
+    and never less than one page per plane of the device. A smaller cache
+    cannot keep every die programming (each die takes a multi-plane program
+    at a time), so it would serialise the flash, where the paper's cache
+    holds 16,384 pages for 16 dies; the hot volumes' small footprints (14 MiB
+    for HM1) would otherwise get one page."""
+    spec = (run.summary.get("workload") or {}).get("spec") or {}
+    foot = float(spec.get("footprint_bytes") or 1e12)
+    dev = (run.summary.get("config") or {}).get("device") or {}
+    planes = 1
+    for k in ("channels", "chips_per_channel", "dies_per_chip", "planes_per_die"):
+        planes *= int(dev.get(k, 1))
+    page = int(dev.get("page_size", PAGE))
+    return max(planes, round(foot * CACHE_SHARE / page))
+
+
+def rc8_cached(ctx: Context, w: List[dict], by: Dict, on: Dict) -> Dict[str, Dict[str, Run]]:
+    """Each workload's original and scheme runs with the write cache the
+    paper's device had (`cache_pages`), writes acknowledged by the cache:
+    one sweep per workload, as the cache's size is the workload's."""
+    out: Dict[str, Dict[str, Run]] = {}
+    for x in w:
+        nm = x.get("label") or x.get("profile") or workload_of(x["trace"])
+        if nm not in by:
+            continue
+        pages = cache_pages(by[nm]["conventional"])
+        cache = {"write_buffer.pages": pages, "host.write_ack": "buffer"}
+        runs = ctx.sweep(f"collisions-rc8-cache-{nm}", [x], ["collisions"], ["conventional", "collisions"],
+                         fixed={**on, **RATE, **cache})
+        out[nm] = {"conventional": runs.one(scheme="conventional"), "collisions": runs.one(scheme="collisions"),
+                   "pages": pages}
+    return out
+
+
+def rc8(ctx: Context, w: List[dict], by: Dict, desc: str) -> Section:
+    """Host writes with the scheme vs without, on the device with the
+    paper's write cache (judged) and without one (MQSim's rules with the
+    cache off: shown)."""
+    on = {"metrics.collisions": True, "scheduler.suspension": True}
+    cached = rc8_cached(ctx, w, by, on)
+    # Judged on the cached runs: those decide what is left out.
+    ok, sat = split_saturated({nm: {k: d[k] for k in ("conventional", "collisions")} for nm, d in cached.items()})
     rows = []
     for nm, d in by.items():
         b, c = d["conventional"], d["collisions"]
-        if b.summary["writes"]:
-            rows.append([nm, b.lat("write"), c.lat("write"), change(c.lat("write"), b.lat("write")), nm in sat])
-    s = Section("rc-8", "Host write latency overhead", "< 0.01%", desc,
-                ["workload", "original write mean us", "with the scheme", "change %", "saturated"], rows)
+        k = cached.get(nm)
+        if not b.summary["writes"] or k is None:
+            continue
+        kb, kc = k["conventional"], k["collisions"]
+        rows.append([nm, k["pages"], kb.lat("write"), kc.lat("write"), change(kc.lat("write"), kb.lat("write")),
+                     b.lat("write"), change(c.lat("write"), b.lat("write")), nm in sat])
+    s = Section("rc-8", "Host write latency overhead (with the paper's write cache)", "< 0.01%", desc,
+                ["workload", "write cache pages", "original write mean us", "with the scheme", "change %",
+                 "no cache: original write mean us", "no cache: change %", "saturated"], rows)
     judged = [r for r in rows if r[0] in ok]
-    s.measured(holds=(sum(1 for r in judged if r[3] < 0.01), len(judged)), saturated=sat,
-               why="The qualitative part is the paper's bound: host writes less than 0.01% slower on every workload.")
-    s.notes.append("Replicas are programmed at background priority; writes can even get faster when fewer reads "
-                   "wait on collided dies.")
+    s.measured(holds=(sum(1 for r in judged if r[4] < 0.01), len(judged)), saturated=sat,
+               why="The qualitative part is the paper's bound: host writes less than 0.01% slower on every workload, "
+                   "on a device whose write cache is to each profile's footprint as MQSim's 256 MiB is to Table 4's "
+                   "1 TB (the paper ran MQSim with its cache on; CACHE_SHARE in collisions.py).")
+    s.notes.append("Judged with the write cache (writes acknowledged when cached, flushed in the background); the "
+                   "'no cache' columns are MQSim's rules with the cache off (the compat bundle's), shown, not judged: "
+                   "there a host write waits for its program, so any read the scheme adds on a die delays it. "
+                   "Before issue 49 (second round) the row was judged on those.")
     return s

@@ -175,6 +175,7 @@ def experiments(ctx: Context) -> List[Section]:
     sections = [rr1(cv, desc, bool(ctx.calibrations)), rr2(cv, desc, day), rr3(by, cv, ideal_all, desc),
                 rr4(ctx, names, day, desc), rr5(by, weekly, cost, desc), rr6(by, desc), rr7(by, desc),
                 rr8(by, alpha, desc), rr9(by, desc), rr10(by, desc), rr11(by, desc), rr12(by, desc)]
+    sections.insert(0, grounding(ctx, by, cv, sections[3], desc))
     for sec in sections:
         if sat and sec.id != "rr-4" and sec.claim is not None:
             sec.claim.saturated = sat
@@ -186,6 +187,47 @@ def experiments(ctx: Context) -> List[Section]:
     sections[0].notes.append("Aged device (" + ", ".join(f"{k} = {v}" for k, v in AGED.items()) + "): blocks erased by "
                              "GC on the conventional SSD: " + ", ".join(f"{n} {v}" for n, v in gc.items()) + ".")
     return sections
+
+
+#: Table III per workload: WR %, and CA-SSD's improvement over the conventional SSD in read and write
+#: response time (%). The improvements reach 300% (desktop's reads), which no reduction can: read as
+#: conventional / CA-SSD - 1, a speedup in percent.
+TABLE3 = {"webvm": (77, 49, 75), "homes": (96, 71, 89), "mail": (77, 53, 61), "hadoop": (30, 100, 150),
+          "trans": (55, 82, 100), "desktop": (42, 300, 200)}
+
+
+def grounding(ctx: Context, by: Dict, cv: Dict, rr4_section: Section, desc: str) -> Section:
+    """Every baseline figure RR-SSD prints (Table III per workload, Fig. 4's
+    value popularity, Fig. 1's read queueing range), beside the baselines'
+    (CA-SSD's, and the conventional SSD's for Table III's CA-SSD gain)."""
+    from .grounding import Figure, given, section, write_share
+
+    figs = []
+    top80 = {r[0]: r[1] for r in rr4_section.rows}
+    for n in by:
+        ca, conv = by[n]["ca-ssd"], cv[n]
+        if n in TABLE3:
+            wr, rd, wg = TABLE3[n]
+            figs.append(Figure(n, "write share %", "Table III", wr, write_share(ca), given(ctx, "read_ratio")))
+            figs.append(Figure(n, "CA-SSD read speedup over conventional %", "Table III", rd,
+                               (conv.lat("read") / ca.lat("read") - 1) * 100, "-"))
+            figs.append(Figure(n, "CA-SSD write speedup over conventional %", "Table III", wg,
+                               (conv.lat("write") / ca.lat("write") - 1) * 100, "-"))
+        if n in PAPER_TOP80:
+            figs.append(Figure(n, "values serving 80% of reads %", "Fig. 4", PAPER_TOP80[n], top80.get(n, NAN),
+                               given(ctx, "read_unique, zipf (Table III read as " + READING + ")")))
+        b = conv.summary["breakdown_us"]["read"]
+        cal = ctx.calibrations.get(n)
+        figs.append(Figure(n, "conventional read queueing %", "Fig. 1 (25-77%: the middle)", 51.0,
+                           b["queue"] / max(sum(b.values()), 1e-9) * 100,
+                           f"calibrated: burst x{cal.factor:.3g} (range 25-77%)" if cal else "-", band=(25.0, 77.0)))
+    return section(figs, desc, [
+        "Table III's CA-SSD gains are the baseline's own figure (CA-SSD against a conventional SSD, no "
+        "replication), so they say whether our CA-SSD and load stand for the paper's: the paper's deduplication "
+        "removes most read queueing (49-300%), ours far less where the row misses. Fig. 1's read queueing is a "
+        "range; a profile inside it is on target (the calibration stops at the first point inside).",
+        "Not calibrated on the CA-SSD gains or Fig. 4 in this run: one knob (burst) is set by Fig. 1's range, and "
+        "the rows missed here are the ones the scheme rows that rest on them should be read against."])
 
 
 def _saturated_row(rid: str, sat: List[str]) -> Section:
@@ -340,11 +382,12 @@ def rr3(by: Dict, cv: Dict, ideal: Dict, desc: str) -> Section:
 
 def rr4(ctx: Context, names: List[str], day: float, desc: str) -> Section:
     from ..traces import value_popularity
+    from .tracedir import workload_of
 
     rows, fig = [], _figure(7, 3.4)
     ax = fig.subplots()
     for n in names:
-        trace = next((t for t in ctx.traces if t.name == n), None)
+        trace = next((t for t in ctx.traces if workload_of(str(t)) == n), None)
         # Profiles under the same reading of Table III as every other run.
         src = {"path": trace} if trace else {"profile": n, "overrides": reading_set(n) or None}
         p = value_popularity(day_s=day, points=50, **src)
