@@ -124,6 +124,9 @@ def test_hotr_rows_leave_a_saturated_workload_out_of_the_verdict_and_the_figure(
     assert s.claim.ours == {"HotR read mean vs baseline %": pytest.approx(-20.0)}
     assert judge(s.claim)["verdict"] == "reproduced"
     assert [r[-1] for r in s.rows] == [False, True]  # the table still shows it, marked
+    from detour.reproduce.figures import add_figures
+
+    add_figures("hotr", [s])  # the figure is drawn from the section, as the report does
     ax = s.figures[0][1].axes[0]
     assert "saturated" in [t.get_text() for t in ax.texts]  # in place of its bars
     # Every workload saturated: the row is `saturated`, whatever the numbers.
