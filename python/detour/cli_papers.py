@@ -16,6 +16,52 @@ OBSERVABLES = {
 }
 
 
+def add_parsers(sub) -> None:
+    """`detour calibrate` and `detour reproduce` on the command line's subparsers."""
+    _parser_calibrate(sub)
+    _parser_reproduce(sub)
+
+
+def _parser_calibrate(sub) -> None:
+    p = sub.add_parser("calibrate", help="scale one knob of a profile until the baseline shows a figure its paper "
+                       "reports about the baseline (docs/reproduce.md, Calibration)")
+    p.add_argument("profile", metavar="PROFILE", help="a synthetic workload profile or a spec file")
+    p.add_argument("--observable", "-O", choices=sorted(OBSERVABLES), required=True,
+                   help="the baseline figure to hit: " + "; ".join(f"{k}: {v}" for k, v in sorted(OBSERVABLES.items())).replace("%", "%%"))
+    p.add_argument("--knob", "-k", choices=("rate", "burst", "skew"), default="rate",
+                   help="rate (arrival rate factor), burst (peak-to-mean of on/off arrivals at the profile's mean "
+                        "rate) or skew (zipf theta)")
+    p.add_argument("--target", type=float, help="another value of the same baseline figure (default: the paper's)")
+    p.add_argument("--compat", metavar="PEER", help="the timing rules of the runs (a bundle of `detour config --compat`)")
+    p.add_argument("--requests", type=int, metavar="N", help="cut the profile to N requests for the search")
+    p.add_argument("--tol", type=float, default=0.05, help="relative tolerance on the target (default 0.05)")
+    p.add_argument("--profile-set", dest="profile_overrides", action="append", default=[], metavar="KEY=VALUE",
+                   help="override one key of the profile (repeatable)")
+    p.add_argument("--set", dest="config_sets", action="append", default=[], metavar="KEY=VALUE",
+                   help="override one configuration key of the baseline runs (repeatable), e.g. device.blocks_per_plane=32")
+    p.add_argument("--out", "-o", metavar="FILE", help="write the calibration as JSON (knob, target, achieved, points tried)")
+
+
+def _parser_reproduce(sub) -> None:
+    p = sub.add_parser("reproduce", help="run a paper's experiments and write a report beside its numbers (docs/reproduce.md)")
+    p.add_argument("paper", metavar="PAPER", help="hotr, cr5m, ... or all (`detour reproduce --list`)", nargs="?")
+    p.add_argument("--out", "-o", metavar="DIR", help="output directory (default: reproduce/<paper>)")
+    p.add_argument("--quick", action="store_true", help="short workloads: a few minutes on 2 cores")
+    p.add_argument("--trace", action="append", default=[], metavar="FILE",
+                   help="run the experiments on this real trace instead of the calibrated profiles (repeatable)")
+    p.add_argument("--traces", metavar="DIR",
+                   help="run each experiment on the real traces the paper names, found in DIR by their published "
+                        "file names (hm_0.csv, Financial1.spc, ...), each under the paper's name for it")
+    p.add_argument("--workers", "-j", type=int, metavar="N", help="parallel runs (default: every core)")
+    p.add_argument("--backend", choices=("local", "ray"), default="local", help="local process pool (default) or a Ray cluster")
+    p.add_argument("--address", metavar="HOST:PORT", help="the Ray cluster's address (with --backend ray)")
+    p.add_argument("--compat", metavar="PEER", default="paper",
+                   help="timing rules: paper (the default: the simulator the paper ran on, judged, with Detour's "
+                        "default rules beside it), none (Detour's own only), or a bundle of `detour config --compat`")
+    p.add_argument("--list", action="store_true", help="list the papers")
+    p.add_argument("--quiet", "-q", action="store_true", help="print only the report's path")
+
+
 def _parse_set(kv: str) -> tuple:
     """KEY=VALUE with VALUE read as TOML (anything unparsable is a string)."""
     from . import _toml
