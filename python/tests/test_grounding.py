@@ -107,6 +107,8 @@ def test_cr5m_runs_with_ssdsims_stock_buffer(tmp_path):
     pages, size = c["write_buffer"]["pages"], c["device"]["page_size"]
     assert pages * size <= 131074 < (pages + 1) * size  # SSDSim's dram capacity, in whole pages
     assert c["host"]["write_ack"] == "buffer" and c["write_buffer"]["policy"] == "lru"
+    # Sec. III-B: mirroring off while a full mirror chip's expired data is reclaimed
+    assert c["scheme"]["raid"]["reclaim"] == "drain"
 
 
 class FakeRun:

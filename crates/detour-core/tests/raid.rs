@@ -420,3 +420,44 @@ fn an_interleaved_mirroring_write_moves_its_data_once() {
     assert_eq!(twice.requests.latency_ns[1] - once.requests.latency_ns[1], page_ns);
     assert_eq!(once.summary.verify_errors + twice.summary.verify_errors, 0);
 }
+
+/// One-page updates of stripes whose first member is on channel 0 (parity
+/// channel 3 - j % 4, so every j but j % 4 == 3), 100 ms apart (every
+/// operation, a drain's included, long done before the next), plus one
+/// 5 ms after the 102nd, while a drain's reclaims still run.
+fn channel0_updates() -> Vec<Request> {
+    let js: Vec<u64> = (0..).filter(|j| j % 4 != 3).take(112).collect();
+    let mut reqs: Vec<Request> = (0..111).map(|k| req(k as u64 * 100_000_000, 3 * js[k], 1, IoKind::Write)).collect();
+    reqs.push(req(101 * 100_000_000 + 5_000_000, 3 * js[111], 1, IoKind::Write));
+    reqs.sort_by_key(|r| r.time_ns);
+    reqs
+}
+
+#[test]
+fn a_full_mirror_chip_drains_under_reclaim_drain() {
+    // Channel 0's mirror holds 102 entries: min(its mirror chip below the
+    // thresholds, a quarter of its data chip's over-provisioning: 2 planes
+    // x 32 blocks x 32 pages x 0.2 / 4 = 102.4).
+    let reqs = channel0_updates();
+    let drain = run("cr5m", &["scheme.raid.reclaim=drain"], &reqs);
+    let rolling = run("cr5m", &["scheme.raid.reclaim=rolling"], &reqs);
+    // Drain: the 102nd update fills the mirror, all 102 entries are
+    // reclaimed at once and mirroring stops; the update 5 ms later finds it
+    // off and pre-reads instead (RCW; its stripe's other members were never
+    // written, so nothing to read); the 9 after it mirror again. Each
+    // reclaim reads its one written member, but the 102nd's page is still
+    // being programmed: 101 reads.
+    assert_eq!(counter(&drain, "mirror_drains"), 1.0);
+    assert_eq!(counter(&drain, "reclaims_background"), 102.0);
+    assert_eq!(counter(&drain, "prereads_reclaim"), 101.0);
+    assert_eq!(counter(&drain, "stripe_writes_mw"), 111.0);
+    assert_eq!(counter(&drain, "stripe_writes_rcw"), 1.0);
+    assert_eq!(counter(&drain, "mirror_entries"), 9.0);
+    // Rolling: from the 102nd on, each mirroring write reclaims the oldest
+    // entry (11 of them), so mirroring never stops and the table stays full.
+    assert_eq!(counter(&rolling, "reclaims_background"), 11.0);
+    assert_eq!(counter(&rolling, "stripe_writes_mw"), 112.0);
+    assert_eq!(counter(&rolling, "stripe_writes_rcw"), 0.0);
+    assert_eq!(counter(&rolling, "mirror_entries"), 101.0);
+    assert_eq!(drain.summary.verify_errors + rolling.summary.verify_errors, 0);
+}

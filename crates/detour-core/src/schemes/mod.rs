@@ -45,7 +45,7 @@ pub use conventional::Conventional;
 pub use dedup::{Dedup, DedupConfig, Mode as DedupMode, Placement, ReplicationIo};
 pub use hotr::{HotR, HotrConfig, Staging};
 pub use plan::{GroupSpec, Plan, PlannedOp};
-pub use raid::{FailUnit, MirrorChannel, MirrorWrite, RaidConfig};
+pub use raid::{FailUnit, MirrorChannel, MirrorWrite, RaidConfig, Reclaim};
 pub use rails::{Rails, RailsConfig};
 pub use registry::{SchemeEntry, SchemeSection};
 pub use ttflash::{StripeUnit, TtFlash, TtflashConfig};

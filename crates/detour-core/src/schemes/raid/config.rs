@@ -19,6 +19,8 @@ pub struct RaidConfig {
     /// CR5M: how a mirroring write uses the channel when its copy is on the
     /// same channel.
     pub mirror_write: MirrorWrite,
+    /// CR5M: what happens when a mirror chip reaches its threshold.
+    pub reclaim: Reclaim,
     /// What fails. Default "none".
     pub fail_unit: FailUnit,
     /// Index of the failed die, chip or channel (dense ids). Default 0.
@@ -57,6 +59,24 @@ pub enum MirrorWrite {
     Separate,
 }
 
+/// CR5M's expired-data reclaim at the mirror threshold (`scheme.raid.reclaim`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Reclaim {
+    /// A full mirror chip gets one background reclaim (its oldest stripe)
+    /// per host write, so it hovers just under its limit and mirroring
+    /// stays on: the model before issue 49's third round.
+    #[default]
+    Rolling,
+    /// The paper's Sec. III-B: "an expired data reclaim process will be
+    /// carried out when MW is disabled", the first case being "when the
+    /// available capacity of mirroring chip is lower than a predefined
+    /// threshold". A full mirror chip disables MW on its channel and every
+    /// entry of the channel is reclaimed in the background; MW comes back
+    /// when the channel's table is empty and those reclaims have finished.
+    Drain,
+}
+
 /// `scheme.raid.fail_unit`.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
@@ -86,6 +106,7 @@ impl Default for RaidConfig {
             mirror_threshold: 0.02,
             mirror_channel: MirrorChannel::Same,
             mirror_write: MirrorWrite::Interleaved,
+            reclaim: Reclaim::Rolling,
             fail_unit: FailUnit::None,
             fail_index: 0,
             fail_at_us: 0.0,

@@ -6,6 +6,7 @@
 //! (MPPN) on the channel's mirror chip. The `ma` table is the paper's MA
 //! field of the mapping entry: 0 is NULL, otherwise the entry's index + 1.
 
+use super::config::Reclaim;
 use super::parity::ParityRaid;
 use super::{abandon, alloc_in, can_alloc_in};
 use crate::ftl::{Chunked, Stream};
@@ -32,6 +33,10 @@ pub struct MirrorTable {
     /// LPNs in the order they were mirrored (stale ones are skipped): the
     /// oldest are reclaimed first when a mirror chip runs out of room.
     pub fifo: Vec<VecDeque<Lpn>>,
+    /// `reclaim = "drain"`: channels whose mirroring is off while their
+    /// entries are reclaimed, and the reclaim operations still in flight.
+    pub draining: Vec<bool>,
+    pub drain_left: u64,
 }
 
 impl MirrorTable {
@@ -41,6 +46,8 @@ impl MirrorTable {
             count: vec![0; channels as usize],
             limit: vec![limit; channels as usize],
             fifo: vec![VecDeque::new(); channels as usize],
+            draining: vec![false; channels as usize],
+            drain_left: 0,
             entries: Vec::new(),
             free: Vec::new(),
         }
@@ -100,14 +107,16 @@ impl MirrorTable {
 
 impl ParityRaid {
     /// MW is possible for every updated page: no failure, and each page's
-    /// mirror chip is idle (no outstanding command) and below its threshold.
+    /// mirror chip is idle (no outstanding command), below its threshold
+    /// and not being drained.
     pub(super) fn mw_ok(&self, upd: &[(Lpn, Token)], ctx: &Ctx) -> bool {
         if self.fail.active || self.instant {
             return false;
         }
         upd.iter().all(|&(lpn, _)| {
             let ch = self.layout.data_channel(lpn);
-            !self.mirror_table.full(ch) && self.mirror_dies_of(ch).all(|d| ctx.load.occ(d) == 0)
+            let t = &self.mirror_table;
+            !t.full(ch) && !t.draining[ch as usize] && self.mirror_dies_of(ch).all(|d| ctx.load.occ(d) == 0)
         })
     }
 
@@ -171,9 +180,14 @@ impl ParityRaid {
     }
 
     /// Mirror chips at their threshold: recompute the parity of the stripe
-    /// of the oldest mirrored page, in the background.
+    /// of the oldest mirrored page (`rolling`), or of every mirrored page of
+    /// the channel (`drain`), in the background.
     pub(super) fn reclaim_full_mirrors(&mut self, ctx: &mut Ctx) {
         for ch in 0..self.layout.n {
+            if self.reclaim == Reclaim::Drain {
+                self.drain(ch, ctx);
+                continue;
+            }
             if !self.mirror_table.full(ch) {
                 continue;
             }
@@ -188,7 +202,58 @@ impl ParityRaid {
             }
         }
     }
+
+    /// `reclaim = "drain"`: a full channel stops mirroring and reclaims all
+    /// its entries; one that could not plan them all (no free page) goes on
+    /// at the next write. Its ops are tagged so their completions can turn
+    /// mirroring back on (`drain_done`).
+    fn drain(&mut self, ch: u32, ctx: &mut Ctx) {
+        let c = ch as usize;
+        if self.mirror_table.full(ch) && !self.mirror_table.draining[c] {
+            self.mirror_table.draining[c] = true;
+            self.stats.drains += 1;
+        }
+        if !self.mirror_table.draining[c] {
+            return;
+        }
+        let mut plan = Plan::default();
+        while let Some(lpn) = self.mirror_table.oldest(ch) {
+            let j = self.layout.stripe(lpn);
+            if self.parity_update(j, &[], Class::Background, ctx, &mut plan).is_err() {
+                self.mirror_table.fifo[c].push_front(lpn);
+                break;
+            }
+            self.stats.reclaims += 1;
+        }
+        for op in plan.ops.iter_mut() {
+            op.tag = TAG_RECLAIM;
+        }
+        self.mirror_table.drain_left += plan.ops.len() as u64;
+        if !plan.ops.is_empty() {
+            ctx.background.push(plan);
+        }
+        self.end_drains();
+    }
+
+    /// One reclaim operation of a drain finished.
+    pub(super) fn drain_done(&mut self) {
+        self.mirror_table.drain_left -= 1;
+        self.end_drains();
+    }
+
+    /// With no reclaim in flight, every drained (empty) channel mirrors again.
+    fn end_drains(&mut self) {
+        let t = &mut self.mirror_table;
+        if t.drain_left == 0 {
+            for ch in 0..t.draining.len() {
+                t.draining[ch] &= t.count[ch] > 0;
+            }
+        }
+    }
 }
+
+/// Tags the operations of a drain's reclaims (`Reclaim::Drain`).
+pub const TAG_RECLAIM: u32 = 0x5EC1_A000;
 
 pub fn invalidate(ctx: &mut Ctx, ppn: Ppn) {
     if ppn != NO_PAGE {

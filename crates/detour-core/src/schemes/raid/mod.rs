@@ -27,7 +27,7 @@ mod stats;
 mod stripe;
 mod write;
 
-pub use config::{FailUnit, MirrorChannel, MirrorWrite, RaidConfig};
+pub use config::{FailUnit, MirrorChannel, MirrorWrite, RaidConfig, Reclaim};
 pub use cr1::Cr1;
 pub use parity::ParityRaid;
 pub use pure::Pure;

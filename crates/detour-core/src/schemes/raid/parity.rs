@@ -3,12 +3,12 @@
 //! are in write.rs, mirroring in mirror.rs.
 
 use super::failure::Failure;
-use super::mirror::MirrorTable;
+use super::mirror::{MirrorTable, TAG_RECLAIM};
 use super::rebuild::{Rebuild, TAG_REBUILD};
 use super::stats::Stats;
 use super::stripe::Layout;
 use super::Org;
-use super::config::{MirrorChannel, MirrorWrite, RaidConfig};
+use super::config::{MirrorChannel, MirrorWrite, RaidConfig, Reclaim};
 use crate::schemes::registry::Env;
 use crate::device::Geometry;
 use crate::error::{Error, Result};
@@ -34,6 +34,8 @@ pub struct ParityRaid {
     mirror_next: bool,
     /// CR5M mirroring writes share one data transfer (`mirror_write = "interleaved"`).
     pub(super) mirror_shared: bool,
+    /// CR5M at the mirror threshold (`scheme.raid.reclaim`).
+    pub(super) reclaim: Reclaim,
     pub(super) rebuild_state: Rebuild,
     /// Reused by every stripe write (a page each): the pages allocated for
     /// its members and parity, and its pre-reads.
@@ -71,6 +73,7 @@ impl ParityRaid {
             instant: false,
             mirror_next: raid.mirror_channel == MirrorChannel::Next,
             mirror_shared: raid.mirror_write == MirrorWrite::Interleaved && raid.mirror_channel != MirrorChannel::Next,
+            reclaim: raid.reclaim,
             rebuild_state: Rebuild::default(),
             alloc_buf: Vec::new(),
             read_buf: Vec::new(),
@@ -264,6 +267,8 @@ impl Scheme for ParityRaid {
     fn on_complete(&mut self, op: &OpDone, ctx: &mut Ctx) {
         if op.tag == TAG_REBUILD {
             self.rebuild_done(op, ctx);
+        } else if op.tag == TAG_RECLAIM {
+            self.drain_done();
         }
     }
 
@@ -286,6 +291,10 @@ impl Scheme for ParityRaid {
         let mut v = self.stats.to_vec();
         let entries: u32 = self.mirror_table.count.iter().sum();
         v.push(("mirror_entries", entries as f64));
+        if self.reclaim == Reclaim::Drain {
+            // Only where asked for: the other runs' counters stay as they were.
+            v.push(("mirror_drains", self.stats.drains as f64));
+        }
         v.push(("lost_pages", self.fail.lost as f64));
         v.push(("failed_at_us", self.fail.at_us()));
         let rb = &self.rebuild_state;

@@ -25,6 +25,8 @@ pub struct Stats {
     /// Background expired-data reclaims (mirror chip over its threshold) and their pre-reads.
     pub reclaims: u64,
     pub prereads_reclaim: u64,
+    /// `reclaim = "drain"`: times a full mirror chip turned its channel's mirroring off.
+    pub drains: u64,
     /// Programs planned per channel on its data chips (host data, CR1
     /// copies, parity; not GC, not CR5M's mirror chips).
     pub chan_writes: Vec<u64>,
