@@ -129,15 +129,18 @@ PARITY_COST = "{0:,} reconstruct-writes and {1:,} read-modify-writes read {2:.2f
 CASES: List[Case] = [
     Case("hotr", "conventional", "fin2-aged", "4ch x 2 chips, hot reads staged in over-provisioned space",
          HOTR_METRIC, -1, "HotR Fig. 5: mean response time -21.8% on average",
-         ("hotr.staging_hits", "hotr.migrations"),
+         ("hotr.staging_hits", "hotr.migrations", "hotr.reads_blocked", "hotr.reads_redirected_staging"),
          "{0:,} reads ({share}) went to staging copies instead of a die busy programming",
          "its {1:,} migrations added programs, and only {0:,} reads ({share}) found a staging copy",
          {"scheme.hotr.replace": True},  # the R-LRU keeps the hottest pages staged (Sec. III-B)
-         contrary="on fin2 (82% reads: the paper's worst case of interference, 74.6% slower than ideal) the "
-                  "migrations' programs block more reads than the staging copies spare: reads +3.3% here, and "
-                  "more as the load rises (+6.5% at 20,000 req/s, +18% at 40,000, where the baseline blocks 34% "
-                  "of reads as the paper's does); on HotR's other profiles on this device reads gain (hm -12%, "
-                  "hpc46 -8%, hpc28 -2%: docs/schemes/hotr.md)"),
+         # Filled from the run by `contrary_note` (the test checks the sign
+         # is still not the paper's): why, in the run's own numbers.
+         contrary="the staging copies live in the aged device's over-provisioned space, so its {1:,} migrations "
+                  "also cost {gc_moves:+,} GC copies and {gc_erases:+,} erases against the baseline "
+                  "({programs_pct:+.1f}% programs in all), each blocking reads too; of the {2:,} reads that "
+                  "found their die writing ({blocked_share} of the pages read; the paper's baseline: 33%) {3:,} "
+                  "({4}) had a staging copy to go to, where the paper avoids 63%: the pages staged carry only "
+                  "{share} of the reads"),
     Case("rails", "conventional", "fin2-aged", "4ch x 4 chips: a mirror for every chip (Rails 4+4, HotR Sec. IV-B)",
          HOTR_METRIC, -1, "HotR Fig. 5: Rails the fastest of all", ("rails.reads_read_half", "rails.swaps"),
          "{0:,} reads ({share}) went to the half that was not writing ({1:,} role swaps)",
@@ -234,7 +237,31 @@ def verdict(row: Row) -> str:
         head += f" [{', '.join(parts)}]"
     if row.agrees:
         return f"{head}. The paper's sign ({c.claim})."
-    return f"{head}. NOT the paper's sign ({c.claim})" + (f": {c.contrary}." if c.contrary else ".")
+    note = contrary_note(row)
+    return f"{head}. NOT the paper's sign ({c.claim})" + (f": {note}." if note else ".")
+
+
+def contrary_note(row: Row) -> str:
+    """The case's `contrary` note filled from the run: its counters ({0},
+    {1}, ...), {share} of the first over the pages read, {4} the fourth
+    over the third, and, against the baseline, the change in GC copies,
+    erases and all programs, and {blocked_share}: the third counter over
+    the pages read."""
+    c = row.case
+    if not c.contrary:
+        return ""
+    gc, bgc = row.result.summary["gc"], row.base.summary["gc"]
+    programs = [g["programs_host"] + g["programs_gc"] + g["programs_aux"] for g in (gc, bgc)]
+    n = row.result.summary["pages"]["host_read"]
+    counts = tuple(row.counts) + (("-",) if len(row.counts) < 4 else
+                                  (f"{row.counts[3] / row.counts[2]:.1%}" if row.counts[2] else "-",))
+
+    def pct(k: int) -> str:
+        return f"{row.counts[k] / n:.1%}" if n and len(row.counts) > k else "-"
+
+    return c.contrary.format(*counts, share=pct(0), blocked_share=pct(2),
+                             gc_moves=int(gc["moves"] - bgc["moves"]), gc_erases=int(gc["erases"] - bgc["erases"]),
+                             programs_pct=(programs[0] / programs[1] - 1) * 100 if programs[1] else 0.0)
 
 
 def _key(scheme: str, wl: str, overrides: Dict[str, Any]) -> Tuple:

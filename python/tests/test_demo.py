@@ -70,7 +70,21 @@ def test_each_scheme_shows_its_papers_sign(quick):
     wrong = {r.case.scheme: round(r.gain_pct, 2) for r in rows if r.agrees == bool(r.case.contrary)}
     assert not wrong, wrong
     for r in rows:
-        assert (r.case.contrary in r.line) if r.case.contrary else "NOT" not in r.line
+        assert (d.contrary_note(r) in r.line) if r.case.contrary else "NOT" not in r.line
+
+
+def test_hotr_migrates_only_on_blocked_reads_and_its_note_is_computed(quick):
+    # HotR Sec. III-C: a page is copied to staging from a read found
+    # blocked, so migrations never outnumber the blocked reads; the note
+    # on its sign is filled from this run's counters, not typed
+    _, rows, _ = quick
+    r = next(r for r in rows if r.case.scheme == "hotr")
+    c = r.result.summary["scheme_counters"]
+    assert 0 < c["hotr.migrations"] + c["hotr.migrations_skipped"] <= c["hotr.reads_blocked"]
+    assert 0 < c["hotr.reads_redirected_staging"] <= c["hotr.reads_blocked"]
+    note = d.contrary_note(r)
+    assert f"{int(c['hotr.migrations']):,} migrations" in note and f"{int(c['hotr.reads_blocked']):,} reads" in note
+    assert "{" not in note
 
 
 def test_only_hotr_is_contrary():

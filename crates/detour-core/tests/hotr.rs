@@ -232,3 +232,52 @@ fn with_replace_hotter_pages_take_the_place_of_colder_ones() {
     assert!(counter(&swap, "hotr.migrations") > counter(&keep, "hotr.migrations"));
     assert!(counter(&swap, "hotr.migrations_skipped") < counter(&keep, "hotr.migrations_skipped"));
 }
+
+/// Sec. III-C migrates a listed page from the branch for a read found
+/// blocked: with nothing writing, repeated reads stage nothing by default,
+/// while `migrate_on = "any"` stages them; with writes running, the
+/// default stages pages and never more than the blocked reads allow.
+#[test]
+fn migration_follows_blocked_reads_as_in_sec_3c() {
+    // writes of pages 0..200 first, then (after the device is idle) only reads of them
+    let mut reqs: Vec<Request> = (0..200).map(|p| req(p * 1_000_000, p, 1, IoKind::Write)).collect();
+    reqs.extend((0..4000u64).map(|i| req(1_000_000_000 + i * 50_000, i % 200, 1, IoKind::Read)));
+    for (l, r) in reqs.iter_mut().enumerate() {
+        r.line = l as u64 + 1;
+    }
+    let run = |extra: &[&str]| {
+        let mut o = TINY.to_vec();
+        o.extend_from_slice(&["scheme.name=hotr", "scheme.hotr.migrate_share=0.5"]);
+        o.extend_from_slice(extra);
+        let r = sim::run_requests(small(&o), &reqs).unwrap();
+        assert_eq!(r.summary.verify_errors, 0);
+        r.summary
+    };
+    let blocked = run(&[]);
+    assert_eq!(counter(&blocked, "hotr.reads_blocked"), 0.0);
+    assert_eq!(counter(&blocked, "hotr.migrations"), 0.0, "{:?}", blocked.scheme_counters);
+    let any = run(&["scheme.hotr.migrate_on=any"]);
+    assert!(counter(&any, "hotr.migrations") > 0.0, "{:?}", any.scheme_counters);
+    // with writes interleaved, a migration needs a blocked read of a listed page
+    let mut rng = ChaCha8Rng::seed_from_u64(3);
+    let mut t = 0;
+    let mixed: Vec<Request> = (0..10_000u64)
+        .map(|i| {
+            t += rng.random_range(0..300_000);
+            let (page, kind) = if rng.random_range(0..10) < 6 {
+                (rng.random_range(0..100), IoKind::Read)
+            } else {
+                (1000 + rng.random_range(0..3000), IoKind::Write)
+            };
+            let mut r = req(t, page, 1, kind);
+            r.line = i + 1;
+            r
+        })
+        .collect();
+    let mut o = TINY.to_vec();
+    o.extend_from_slice(&["scheme.name=hotr", "scheme.hotr.migrate_share=0.5", "device.flash.cell=tlc"]);
+    let s = sim::run_requests(small(&o), &mixed).unwrap().summary;
+    assert_eq!(s.verify_errors, 0);
+    let (m, b) = (counter(&s, "hotr.migrations"), counter(&s, "hotr.reads_blocked"));
+    assert!(m > 0.0 && m + counter(&s, "hotr.migrations_skipped") <= b, "{:?}", s.scheme_counters);
+}

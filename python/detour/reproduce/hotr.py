@@ -295,7 +295,8 @@ def hr4(by: Dict, desc: str, replace: bool = False) -> Section:
     s.measured({"reads redirected %": 17.8, "blocked reads redirected %": 63.0},
                {"reads redirected %": avg, "blocked reads redirected %": avoided} if judged else {}, saturated=sat,
                why="Only a blocked read of a page already staged is redirected. HotR stages at most 10% of the pages "
-                   "read, each after its second read while listed" + (
+                   "read, each copied from a read found blocked after its first read listed it (Sec. III-C; "
+                   "scheme.hotr.migrate_on)" + (
                        " (a hotter page replacing a colder one in a full staged set: scheme.hotr.replace)" if replace
                        else ", and a full staged set takes no hotter newcomer (scheme.hotr.replace is not in this "
                             "build)") + ", so the staged pages see only part of the blocked reads.")

@@ -63,6 +63,25 @@ pub struct HotrConfig {
     /// takes its place. Default false: a full staged set takes no new page
     /// until one of its pages is written or falls out of the R-LRU.
     pub replace: bool,
+    /// Which reads of a listed, unstaged page migrate it. Default
+    /// "blocked": Sec. III-C copies a page to staging in the branch for a
+    /// read found blocked ("If a read request is blocked, ... If it hits
+    /// and the corresponding R-offset is NULL, the read request is serviced
+    /// by the flash chips. After the read data pages are fetched ... HotR
+    /// writes them to the staging space"). "any": every such read, blocked
+    /// or not (this scheme's behaviour before 2026-11-28).
+    pub migrate_on: MigrateOn,
+}
+
+/// `scheme.hotr.migrate_on`.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum MigrateOn {
+    /// Only a read whose die was writing when it was planned (Sec. III-C).
+    #[default]
+    Blocked,
+    /// Any read of a listed page without a copy.
+    Any,
 }
 
 /// `scheme.hotr.staging`.
@@ -78,7 +97,7 @@ pub enum Staging {
 
 impl Default for HotrConfig {
     fn default() -> Self {
-        HotrConfig { staging: Staging::Op, staging_share: 0.02, migrate_share: 0.10, rlru_per_chip: 4096, min_hits: 1, replace: false }
+        HotrConfig { staging: Staging::Op, staging_share: 0.02, migrate_share: 0.10, rlru_per_chip: 4096, min_hits: 1, replace: false, migrate_on: MigrateOn::Blocked }
     }
 }
 
@@ -262,8 +281,10 @@ impl HotR {
             plan.read(g, 0, r_ppn, Class::HostRead, 0);
             return;
         }
-        // A first read only lists the page (hits = 0); a later one migrates it.
-        let migrate = r_ppn == NO_PAGE && hits >= self.cfg.min_hits && self.cfg.migrate_share > 0.0;
+        // A first read only lists the page (hits = 0); a later one migrates
+        // it, by default only when it found its die writing (Sec. III-C).
+        let when = blocked || self.cfg.migrate_on == MigrateOn::Any;
+        let migrate = when && r_ppn == NO_PAGE && hits >= self.cfg.min_hits && self.cfg.migrate_share > 0.0;
         plan.read(g, 0, ppn, Class::HostRead, if migrate { MIGRATE } else { 0 });
     }
 
