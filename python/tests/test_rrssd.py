@@ -154,3 +154,36 @@ def test_rr5_judges_a_windows_copies_on_the_papers_device():
     assert row[2] == pytest.approx(1000 * 500 / 6e7)  # minutes: copies x copy time
     assert s.claim.ours == {f"weekly vs daily copies % ({n})": 600.0 for n in ["mail", "homes", "webvm"]}
     assert judge(s.claim)["verdict"] == "reproduced"
+
+
+def test_fig4_calibration_reaches_reachable_targets_and_reports_the_bound(tmp_path, monkeypatch):
+    """rr-4 (issue 49): Fig. 4's read popularity is a calibration target.
+    homes reaches its 14% by read skew alone; a target above uniform
+    repeats widens the pool; webvm's 7% is below the bound Table III's
+    read_unique sets (1 - 0.2 / 0.68), so the profile keeps its own knobs."""
+    from detour.reproduce import rrssd_fig4 as f4
+    from detour.reproduce.rrssd import reading_set
+
+    monkeypatch.setattr(f4, "STEPS", 6)
+    homes = f4.calibrate("homes", 60.0, reading_set("homes"))
+    assert homes is not None and homes.knobs["content.read_pool"] == f4.POOL0
+    assert abs(homes.reached - 14.0) / 14.0 < 0.10
+    webvm = f4.calibrate("webvm", 60.0, reading_set("webvm"))
+    assert webvm is not None and webvm.knobs == {} and webvm.bound == pytest.approx(100 * (1 - 0.2 / 0.68))
+    assert webvm.reached >= webvm.bound - 0.5
+    assert f4.calibrate("hadoop", 60.0, reading_set("hadoop")) is None  # Fig. 4 gives no hadoop
+
+
+def test_rr4_is_a_calibration_target_never_judged(tmp_path):
+    from detour.reproduce.base import Context
+    from detour.reproduce.rrssd import reading_set
+    from detour.reproduce.rrssd_fig4 import Fig4, rr4
+    from detour.reproduce.verdict import judge
+
+    ctx = Context("rr-ssd", tmp_path, say=lambda s: None)
+    fig4 = {"mail": Fig4(30.0, 30.5, {"content.read_theta": 0.7, "content.read_pool": 16384})}
+    sets = lambda n: {**reading_set(n), **(fig4[n].knobs if n in fig4 else {})}  # noqa: E731
+    s = rr4(ctx, ["mail"], 60.0, "d", sets, "repeat-share", fig4)
+    assert s.rows[0][3] == "read_theta 0.7, read_pool 16384"
+    assert s.claim is not None and s.claim.calibrated == ["values serving 80% of reads % (mail)"]
+    assert judge(s.claim)["verdict"] == "calibrated"

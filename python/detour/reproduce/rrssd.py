@@ -10,6 +10,7 @@ import numpy as np
 
 from ..plots import _figure, grid, labels, scheme_style
 from .base import Context, Run, Runs, Section, change, mean, nearest_rank, per_item, saturated
+from .rrssd_fig4 import PAPER_TOP80, Fig4, calibrate_cached, rr4
 
 TITLE = "RR-SSD: content-popularity selective replication (rr-1..rr-12)"
 PAPER_FILE = "rr-ssd-content-popularity-replication.txt"
@@ -39,7 +40,6 @@ PAPER_TABLE4 = {  # read RR, total RR, read Oracle, total Oracle (%)
     "webvm": (23.43, 15.71, 26.60, 19.07), "homes": (35.11, 16.89, 45.21, 17.71), "mail": (45.37, 40.26, 57.61, 48.05),
     "hadoop": (11.70, 9.55, 22.73, 19.38), "trans": (19.97, 11.01, 37.23, 21.59), "desktop": (7.83, 5.11, 17.05, 11.95)}
 PAPER_TABLE5 = {"webvm": 9.27, "mail": 12.39, "homes": 11.41, "hadoop": 12.16, "trans": 9.87, "desktop": 6.19}
-PAPER_TOP80 = {"homes": 14.0, "webvm": 7.0, "mail": 30.0}
 PAPER_TABLE1 = {"mail": (160.9, 7.96, 1253.2, 62.01), "homes": (5.6, 0.28, 39.4, 1.95), "webvm": (2.2, 0.11, 17.2, 0.85)}
 #: Why gains differ from the paper's in either direction (docs/schemes/rr-ssd.md).
 LOAD = (f"How much replication gains depends on the load (arrivals compressed {1 / SCALE:.0f}x here) and on how "
@@ -126,18 +126,31 @@ def reading_set(name: str, reading: str = READING) -> Dict[str, Any]:
     return {} if rd is None else {"content.read_unique": READINGS[reading](name, rd)}
 
 
+#: Fig. 4's calibrated read popularity per profile (set by `experiments`).
+FIG4: Dict[str, Fig4] = {}
+
+
+def profile_set(name: str) -> Dict[str, Any]:
+    """Every override a profile runs with: Table III's read column in
+    READING, and Fig. 4's calibrated read popularity where it has one."""
+    return {**reading_set(name), **(FIG4[name].knobs if name in FIG4 else {})}
+
+
 def experiments(ctx: Context) -> List[Section]:
     global _T0_NS
     day = TRACE_DAY_S if ctx.traces else PROFILE_DAY_S
+    FIG4.clear()
+    if not ctx.traces:
+        FIG4.update(calibrate_cached(ctx, PROFILES, day, {p: reading_set(p) for p in PROFILES}))
     extra = {"duration_s": 3 * PROFILE_DAY_S} if ctx.quick else {}
     w = ctx.workloads(PROFILES, quick_requests=None, full_requests=None, extra=extra or None)
     for x in w:
         if "profile" in x:
-            x["set"] = {**x.get("set", {}), **reading_set(x["profile"])}
+            x["set"] = {**x.get("set", {}), **profile_set(x["profile"])}
     base = {"host.time_scale": SCALE, **AGED}
     for p in PROFILES if not ctx.traces else []:
         ctx.calibrate([p], read_queue_share(extra=base), KNOB, requests=CAL_REQUESTS,
-                      profile_overrides=reading_set(p) or None)
+                      profile_overrides=profile_set(p) or None)
     w = ctx.at_load(w)
     desc = ctx.describe(PROFILES, SOURCE) + (f"; Table III's read column read as {READING} (content.read_unique = "
                                              + ", ".join(f"{p} {reading_set(p)['content.read_unique']:g}" for p in PROFILES)
@@ -173,7 +186,7 @@ def experiments(ctx: Context) -> List[Section]:
     if not keep:
         return [_saturated_row(rid, sat) for rid in ROWS]
     sections = [rr1(cv, desc, bool(ctx.calibrations)), rr2(cv, desc, day), rr3(by, cv, ideal_all, desc),
-                rr4(ctx, names, day, desc), rr5(by, weekly, cost, desc), rr6(by, desc), rr7(by, desc),
+                rr4(ctx, names, day, desc, profile_set, READING, FIG4), rr5(by, weekly, cost, desc), rr6(by, desc), rr7(by, desc),
                 rr8(by, alpha, desc), rr9(by, desc), rr10(by, desc), rr11(by, desc), rr12(by, desc)]
     sections.insert(0, grounding(ctx, by, cv, sections[3], desc))
     for sec in sections:
@@ -214,7 +227,10 @@ def grounding(ctx: Context, by: Dict, cv: Dict, rr4_section: Section, desc: str)
             figs.append(Figure(n, "CA-SSD write speedup over conventional %", "Table III", wg,
                                (conv.lat("write") / ca.lat("write") - 1) * 100, "-"))
         if n in PAPER_TOP80:
+            f4 = FIG4.get(n)
             figs.append(Figure(n, "values serving 80% of reads %", "Fig. 4", PAPER_TOP80[n], top80.get(n, NAN),
+                               (f"calibrated: {f4.knob_text()}" + (f" (out of reach: at least {f4.bound:.3g}% with "
+                                "Table III's read_unique)" if f4.bound >= f4.target else "")) if f4 else
                                given(ctx, "read_unique, zipf (Table III read as " + READING + ")")))
         b = conv.summary["breakdown_us"]["read"]
         cal = ctx.calibrations.get(n)
@@ -226,7 +242,8 @@ def grounding(ctx: Context, by: Dict, cv: Dict, rr4_section: Section, desc: str)
         "replication), so they say whether our CA-SSD and load stand for the paper's: the paper's deduplication "
         "removes most read queueing (49-300%), ours far less where the row misses. Fig. 1's read queueing is a "
         "range; a profile inside it is on target (the calibration stops at the first point inside).",
-        "Not calibrated on the CA-SSD gains or Fig. 4 in this run: one knob (burst) is set by Fig. 1's range, and "
+        "Not calibrated on the CA-SSD gains in this run: burst is set by Fig. 1's range and the read popularity "
+        "knobs (read_theta, read_pool) by Fig. 4 (rr-4); "
         "the rows missed here are the ones the scheme rows that rest on them should be read against."])
 
 
@@ -377,40 +394,6 @@ def rr3(by: Dict, cv: Dict, ideal: Dict, desc: str) -> Section:
                    f"{mean(r[2] for r in rows):.1f}% (paper 25.3%). Ideal-All-Chip as the paper defines it (Sec. I, "
                    "Fig. 3): the conventional SSD's writes, reads from the least-loaded chip. The last two columns are "
                    "Oracle over CA-SSD, whose gain includes deduplication's fewer writes.")
-    return s
-
-
-def rr4(ctx: Context, names: List[str], day: float, desc: str) -> Section:
-    from ..traces import value_popularity
-    from .tracedir import workload_of
-
-    rows, fig = [], _figure(7, 3.4)
-    ax = fig.subplots()
-    for n in names:
-        trace = next((t for t in ctx.traces if workload_of(str(t)) == n), None)
-        # Profiles under the same reading of Table III as every other run.
-        src = {"path": trace} if trace else {"profile": n, "overrides": reading_set(n) or None}
-        p = value_popularity(day_s=day, points=50, **src)
-        days = p.get("days", [])
-        rows.append([n, p["top80_read_values"] * 100, PAPER_TOP80.get(n, NAN), int(p["distinct_values"]),
-                     mean(d["read_yesterday"] for d in days[1:]) * 100, mean(d["new_values"] for d in days)])
-        cdf = p.get("cdf") or []
-        if cdf:
-            ax.plot([c["values"] * 100 for c in cdf], [c["reads"] * 100 for c in cdf], label=n)
-    labels(ax, "rr-4: value popularity (reads)", "values, most read first (%)", "reads (%)")
-    ax.legend(title="workload")
-    s = Section("rr-4", "Value popularity: share of read values serving 80% of reads; day-over-day persistence",
-                "top 14% / 7% / 30% of values serve 80% of reads (homes / web / mail)", desc,
-                ["workload", "values for 80% of reads %", "paper %", "distinct values",
-                 "reads of values read the day before %", "new values per day"], rows)
-    s.figures.append(("rr-4", fig))
-    s.measured(**_per_workload(PAPER_TOP80, {r[0]: r[1] for r in rows}, "values serving 80% of reads %"),
-               why=f"The profiles follow Table III read as {READING} (content.read_unique); the share of reads to "
-                   "values never read before bounds how concentrated reads can be, and the profiles' zipf skew sets "
-                   "the rest. Nothing here is calibrated to Fig. 4.")
-    s.notes.append(f"Table III read as {READING}: " + ", ".join(f"{n} content.read_unique = "
-                   f"{reading_set(n).get('content.read_unique', NAN):g}" for n in names) + " (the share of reads to "
-                   "values never read before).")
     return s
 
 
