@@ -53,10 +53,10 @@ def test_mqsim_every_key_is_accounted_for_and_unmapped_ones_have_reasons(tmp_pat
     named = {e.key.rsplit("/", 1)[-1] for e in imp.entries}
     assert leaves <= named, f"keys neither mapped nor listed: {sorted(leaves - named)}"
     unmapped = {e.key.rsplit("/", 1)[-1]: e for e in imp.unmapped}
-    for key in ("CMT_Capacity", "Queue_Fetch_Size", "GC_Hard_Threshold", "Data_Cache_DRAM_tRCD", "Ideal_Mapping_Table", "Intensity", "Priority_Class"):
+    for key in ("CMT_Capacity", "Queue_Fetch_Size", "GC_Hard_Threshold", "Data_Cache_DRAM_tRCD", "Ideal_Mapping_Table", "Intensity"):
         assert key in unmapped and len(unmapped[key].reason) > 10, key
     assert all(e.reason and e.reason != "as above" for e in imp.unmapped)
-    assert "Flash_Channel_Count" not in unmapped and "Page_Capacity" not in unmapped
+    assert "Flash_Channel_Count" not in unmapped and "Page_Capacity" not in unmapped and "Priority_Class" not in unmapped
     # The device file lists them too, one comment line each.
     text = (imp.write(tmp_path / "imp") / "device.toml").read_text()
     assert "#   Device_Parameter_Set/CMT_Capacity = 2097152: " in text
@@ -100,6 +100,18 @@ def test_mqsim_scenario_runs_its_flows_at_once_closed_loop_in_one_command(tmp_pa
                        capture_output=True, text=True)
     assert p.returncode == 0, p.stderr
     assert "scenario1-flow1: (closed loop, iodepth=16" in p.stdout and "scenario1-flow2: (closed loop, iodepth=2" in p.stdout
+
+
+def test_mqsim_priority_classes_and_arbitration_are_imported(tmp_path):
+    # Scenario 2: an URGENT and a HIGH flow; PRIORITY_OUT_OF_ORDER arbitrates
+    # their classes per chip (TSU_Priority_OutOfOrder.cpp).
+    imp = import_mqsim(MQ_CONFIG, MQ_WORKLOAD)
+    assert imp.config["scheduler"]["arbitration"] == "nvme_wrr"
+    mapped = {e.key: e for e in imp.mapped}
+    assert mapped["workload/scenario 2/flow 1/Priority_Class"].detour == "flows[].priority"
+    out = imp.write(tmp_path / "imp")
+    tables = _toml.loads((out / "scenario2.toml").read_text())["flows"]
+    assert [t["priority"] for t in tables] == ["urgent", "high"]
 
 
 def test_mqsim_trace_flow_is_found_beside_the_workload_and_replays(tmp_path):

@@ -214,7 +214,11 @@ def _ftl(r: _Reader) -> None:
     policy = r.text("Transaction_Scheduling_Policy").upper()
     if policy in ("PRIORITY_OUT_OF_ORDER", "OUT_OF_ORDER"):
         r.imp.set(r.label("Transaction_Scheduling_Policy"), "priority", "scheduler.order", policy,
-                  "reads before writes per chip (TSU_OutOfOrder / TSU_Priority_OutOfOrder); flow priority classes are not modelled")
+                  "reads before writes per chip (TSU_OutOfOrder / TSU_Priority_OutOfOrder)")
+        arb, why = (("nvme_wrr", "per chip, URGENT first, then HIGH/MEDIUM/LOW by weighted round robin 4:2:1 "
+                     "(TSU_Priority_OutOfOrder::get_next_read_service_queue)") if policy == "PRIORITY_OUT_OF_ORDER" else
+                    ("fifo", "TSU_OutOfOrder keeps one user queue per chip: flows' classes are not read"))
+        r.imp.set(r.label("Transaction_Scheduling_Policy"), arb, "scheduler.arbitration", policy, why)
     else:
         r.skip("Transaction_Scheduling_Policy", f"{policy}: Detour's queues are by class (priority) or FCFS; FLIN's fairness is not modelled")
     mapping = r.text("Address_Mapping").upper() if "Address_Mapping" in r.keys else "PAGE_LEVEL"

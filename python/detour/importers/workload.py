@@ -18,6 +18,7 @@ from typing import Optional
 from . import Flow, Imported
 
 SECTOR = 512
+_CLASSES = ("URGENT", "HIGH", "MEDIUM", "LOW")
 _FLOW_TAGS = ("IO_Flow_Parameter_Set_Synthetic", "IO_Flow_Parameter_Set_Trace_Based")
 _RESOURCES = (("Channel_IDs", "channels"), ("Chip_IDs", "chips_per_channel"), ("Die_IDs", "dies_per_chip"),
               ("Plane_IDs", "planes_per_die"))
@@ -56,11 +57,11 @@ def read_workload(path: Path, imp: Imported, device_reader) -> list:
                 imp.flows.append(Flow(name, profile=profile))
                 table = f.flow_table(name, profile, j - 1, len(flows))
                 if table is not None:
-                    tables.append(table)
+                    tables.append(table | {"priority": f.priority})
             else:
                 flow = f.trace(name)
                 imp.flows.append(flow)
-                tables.append({"name": name, "trace": flow.trace})
+                tables.append({"name": name, "trace": flow.trace, "priority": f.priority})
             f.rest()
     return out
 
@@ -70,6 +71,7 @@ class _FlowReader:
         self.path, self.prefix, self.imp = path, prefix, imp
         self.keys = {c.tag: (c.text or "").strip() for c in el}
         self.seen: set[str] = set()
+        self.priority = "high"
 
     def label(self, key: str) -> str:
         return f"{self.prefix}/{key}"
@@ -96,11 +98,22 @@ class _FlowReader:
                 self.imp.same(self.label(key), ids, "the whole device, as Detour's workloads use it")
             else:
                 self.imp.skip(self.label(key), ids, "Detour does not confine a workload to part of the device")
+        self.priority = self._priority(flows_in_scenario)
+
+    def _priority(self, flows_in_scenario: int) -> str:
+        """The flow's NVMe class as `flows[].priority`: MQSim files its
+        transactions in the TSU's queue of that class per chip
+        (TSU_Priority_OutOfOrder::Schedule); `scheduler.arbitration =
+        "nvme_wrr"` (set from Transaction_Scheduling_Policy) serves them."""
+        raw = self.text("Priority_Class", "HIGH").strip().upper()
+        if raw not in _CLASSES:
+            raise ValueError(f"{self.path}: {self.label('Priority_Class')}: {raw!r} is not one of {', '.join(_CLASSES)}")
         if "Priority_Class" in self.keys:
             why = ("one flow: its class matters only against others" if flows_in_scenario == 1 else
-                   "Detour has one host queue; flow priority classes are not modelled")
-            (self.imp.same if flows_in_scenario == 1 else self.imp.skip)(self.label("Priority_Class"),
-                                                                          self.text("Priority_Class", ""), why)
+                   "the scenario's [[flows]] table carries it; served by scheduler.arbitration (MQSim's "
+                   "PRIORITY_OUT_OF_ORDER TSU: URGENT first, then HIGH/MEDIUM/LOW 4:2:1)")
+            self.map("Priority_Class", "flows[].priority", why)
+        return raw.lower()
 
     def rest(self) -> None:
         for key in sorted(set(self.keys) - self.seen):

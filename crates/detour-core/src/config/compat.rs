@@ -67,6 +67,7 @@ const MQSIM: &[Setting] = &[
     s("write_buffer.admission", "\"destage\"", "with WRITE_CACHE, write_to_destage_buffer (Data_Cache_Manager_Flash_Advanced.cpp) writes a page back at once when its LPA is not in the bloom filter of LPAs written since its last reset (every bloom_filter_reset_step, 1 s): \"Eagerly write back cold data\"; it admits a request's pages only while back_pressure_buffer_depth stays under back_pressure_buffer_max_depth, one page per plane of the device (SSD_Device.cpp); the rest of the request waits for write-backs to end (handle_transaction_serviced_signal_from_PHY); no flush at the end. Only matters with a [write_buffer]"),
     s("host.link_gbps", "3.2821", "PCIe: 4 lanes x 1.0 GB/s (ssdconfig.xml) carrying 128-byte payloads in 156-byte packets (PCIe_Link::estimate_transfer_time): 4 x 128 / 156 GB/s; write data is fetched before the request is split, read data sent after its last transaction, one FIFO per direction"),
     s("scheduler.suspension", "false", "a non-idle chip refuses new reads (service_read_transaction falls through to `return false` for WRITING/ERASING), so suspension never happens"),
+    s("scheduler.arbitration", "\"nvme_wrr\"", "PRIORITY_OUT_OF_ORDER keeps user read and write queues per chip and priority class and serves URGENT first, then HIGH/MEDIUM/LOW by weighted round robin (get_next_read_service_queue / get_next_write_service_queue, TSU_Priority_OutOfOrder.cpp; weights 4/2/1 from IO_Flow_Priority_Class::get_scheduling_weight); the host fetches every submission queue on its own (Input_Stream_Manager_NVMe::Submission_queue_tail_pointer_update), so classes act at the chips only"),
     s("scheduler.suspend_min_remaining_us", "100", "where suspension is turned back on (a TSU with that fall-through mended), a read is issued to a programming chip only while the program has Preferred_suspend_write_time_for_read (100 us) left; it suspends the program if it is for the same die, else runs beside it (NVM_PHY_ONFI_NVDDR2::send_command_to_chip suspends a busy die only)"),
 ];
 
@@ -108,6 +109,7 @@ impl Compat {
                 "Detour's default: a read of a page being programmed is served from the write buffer",
             ),
             s("scheduler.suspend_min_remaining_us", "0", "Detour's default"),
+            s("scheduler.arbitration", "\"fifo\"", "Detour's default: flows' priority classes are not read"),
             s("host.link_gbps", "0", "Detour's default: the host link takes no time"),
             s("write_buffer.admission", "\"room\"", "Detour's default: a page enters while the buffer has room"),
         ];

@@ -91,6 +91,10 @@ pub struct FlowConfig {
     /// profiles`), with `profile_set` overrides (`"key=value"`). Default "".
     pub profile: String,
     pub profile_set: Vec<String>,
+    /// NVMe priority class of the flow's submission queue: `urgent`,
+    /// `high` (default), `medium` or `low`; read under
+    /// `scheduler.arbitration = "nvme_wrr"` (MQSim's Priority_Class).
+    pub priority: crate::scheduler::arbiter::PriorityClass,
 }
 
 impl Default for FlowConfig {
@@ -111,6 +115,7 @@ impl Default for FlowConfig {
             trace: String::new(),
             profile: String::new(),
             profile_set: Vec::new(),
+            priority: crate::scheduler::arbiter::PriorityClass::High,
         }
     }
 }

@@ -160,6 +160,14 @@ pub struct SchedulerConfig {
     /// (SSDSim's INTERLEAVE_TWO_PLANE, `compute_serve_time`). Default false:
     /// a batch is one die's planes, each page transferred in turn.
     pub chip_program_batches: bool,
+    /// How a unit chooses among its queued host operations' NVMe priority
+    /// classes (`flows[].priority`): `fifo` (ignored; default) or
+    /// `nvme_wrr` (URGENT first, then HIGH/MEDIUM/LOW by `wrr_weights`;
+    /// MQSim's PRIORITY_OUT_OF_ORDER TSU, scheduler/arbiter.rs).
+    pub arbitration: crate::scheduler::arbiter::Arbitration,
+    /// Weights of HIGH, MEDIUM and LOW under `nvme_wrr`. Default [4, 2, 1]
+    /// (MQSim's IO_Flow_Priority_Class::get_scheduling_weight).
+    pub wrr_weights: [u32; 3],
 }
 
 #[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
@@ -245,6 +253,8 @@ impl Default for SchedulerConfig {
             multiplane_reads: true,
             multiplane_same_page: false,
             chip_program_batches: false,
+            arbitration: crate::scheduler::arbiter::Arbitration::Fifo,
+            wrr_weights: [4, 2, 1],
         }
     }
 }

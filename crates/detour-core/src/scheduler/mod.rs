@@ -36,6 +36,7 @@
 //!   whose batch ends with nothing queued or suspended skips the dispatch
 //!   search.
 
+pub mod arbiter;
 pub mod ops;
 mod policy;
 mod queue;
@@ -49,6 +50,7 @@ use crate::config::{SchedulerConfig, ServiceUnit, WriteAck};
 use crate::device::{ChannelState, DieState, Geometry, OpKind, Phase, Suspended, Timing, MAX_PLANES};
 use crate::engine::{Event, EventQueue};
 use crate::types::Time;
+use arbiter::{Arbiter, Arbitration};
 use policy::{Pick, Policy, Queues};
 
 /// No page constraint on a multi-plane batch (`multiplane_same_page` off).
@@ -118,6 +120,9 @@ pub struct Scheduler {
     /// multi-plane batch.
     pending: Vec<u32>,
     flagged: Table<bool>,
+    /// Priority classes arbitrated per unit (`scheduler.arbitration =
+    /// "nvme_wrr"`, arbiter.rs); None leaves the policy's pick alone.
+    arbiter: Option<Box<Arbiter>>,
 }
 
 impl Scheduler {
@@ -149,7 +154,14 @@ impl Scheduler {
             counts: Table::new(geo.dies() as usize, DieCounts::default()),
             pending: Vec::new(),
             flagged: Table::new(units, false),
+            arbiter: (cfg.arbitration == Arbitration::NvmeWrr).then(|| Box::new(Arbiter::new(units, cfg.wrr_weights))),
         })
+    }
+
+    /// Whether operations' priority classes are read (`FlashOp::prio`).
+    #[inline]
+    pub fn arbitrates(&self) -> bool {
+        self.arbiter.is_some()
     }
 
     /// A read-only view of the live per-die load, for schemes.
@@ -215,6 +227,9 @@ impl Scheduler {
         }
         let qi = self.policy.queue_of(class);
         self.queues.at_mut(die)[qi].push_back(id, &mut self.ops);
+        if let Some(a) = self.arbiter.as_mut() {
+            a.joined(die, qi, self.ops.get(id).prio);
+        }
         let d = self.dies.at_mut(die);
         d.occ += 1;
         d.host_occ += class.is_host() as u32;
@@ -329,9 +344,13 @@ impl Scheduler {
     /// Start the next batch on an idle die, or resume its suspended op.
     fn dispatch(&mut self, die: usize, q: &mut EventQueue) {
         let suspended = self.dies.at(die).suspended.is_some();
-        let Some(Pick { queue: qi, prev, id: head }) = self.policy.pick(self.queues.at(die), &self.ops, suspended) else {
+        let Some(mut pick) = self.policy.pick(self.queues.at(die), &self.ops, suspended) else {
             return self.resume(die, q);
         };
+        if let (Some(a), false) = (self.arbiter.as_mut(), suspended) {
+            pick = a.arbitrate(die, self.queues.at(die), &self.ops, pick);
+        }
+        let Pick { queue: qi, prev, id: head } = pick;
         if suspended && self.unit_dies > 1 && self.suspend_beside(die, head, q) {
             return;
         }
@@ -347,6 +366,10 @@ impl Scheduler {
         let multiplane = self.cfg.multiplane && (kind != OpKind::Read || self.cfg.multiplane_reads);
         if multiplane && (self.geo.planes_per_die > 1 || self.chip_wide(kind)) {
             self.gather_planes(die, qi);
+        }
+        if let Some(a) = self.arbiter.as_mut() {
+            let d = self.dies.at(die);
+            a.started(die, &d.batch[..d.n as usize], &self.ops, &self.policy);
         }
         let d = self.dies.at_mut(die);
         if d.suspended.is_none() {
@@ -581,6 +604,9 @@ impl Scheduler {
     pub fn fail_die(&mut self, die: u32) {
         let d = self.checked(self.unit_of(die));
         self.dies.at_mut(d).failed = true;
+        if let Some(a) = self.arbiter.as_mut() {
+            a.emptied(d);
+        }
         for qi in 0..3 {
             while let Some(id) = self.queues.at_mut(d)[qi].pop_front(&self.ops) {
                 let op = self.ops.get_mut(id);

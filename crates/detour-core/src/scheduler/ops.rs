@@ -42,6 +42,9 @@ pub struct FlashOp {
     pub stage: u8,
     /// Read-retry steps this read needs (`[nand]` error model; else 0).
     pub retries: u8,
+    /// NVMe priority class of its flow (`arbiter::PriorityClass as u8`),
+    /// read only under `scheduler.arbitration = "nvme_wrr"`.
+    pub prio: u8,
     pub group: u32,
     pub die: u32,
     /// Page read or programmed; first page of the block for an erase.

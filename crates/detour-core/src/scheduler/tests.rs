@@ -24,6 +24,7 @@ pub(super) fn op(kind: OpKind, class: Class, ppn: u32) -> FlashOp {
         flags: 0,
         stage: 0,
         retries: 0,
+        prio: 1,
         group: 0,
         die: 0,
         ppn,

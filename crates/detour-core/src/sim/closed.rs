@@ -33,6 +33,7 @@ use crate::engine::Event;
 use crate::ensure_config;
 use crate::error::{Error, Result};
 use crate::metrics::{FlowKind, FlowSummary, FlowTally};
+use crate::scheduler::arbiter::PriorityClass;
 use crate::types::NS_PER_US;
 use crate::workload::job::JobStream;
 use crate::workload::{profiles, reader, Request};
@@ -62,6 +63,8 @@ struct Stream {
     /// Requests issued before this time are left out of the statistics.
     ramp_ns: u64,
     iodepth: u32,
+    /// Its flow's NVMe priority class (`PriorityClass as u8`).
+    prio: u8,
     /// An issue was refused: the limits only tighten, so it never issues again.
     done: bool,
 }
@@ -102,6 +105,7 @@ impl ClosedLoop {
                     think_ns: 0,
                     ramp_ns: ns(f.ramp_s),
                     iodepth: 0,
+                    prio: f.priority as u8,
                     done: false,
                 });
             } else {
@@ -160,6 +164,17 @@ impl ClosedLoop {
     /// Whether a request of `stream` issued at `arrival` falls in its ramp.
     fn in_ramp(&self, stream: u16, arrival: u64) -> bool {
         stream > 0 && self.streams.get(stream as usize - 1).is_some_and(|s| arrival < s.ramp_ns)
+    }
+
+    /// The priority class of a request of `stream` (0, the run's own
+    /// workload, and work of no stream: HIGH, as MQSim files transactions
+    /// of no class, TSU_Priority_OutOfOrder::Schedule).
+    pub fn priority(&self, stream: u16) -> u8 {
+        let high = PriorityClass::High as u8;
+        if stream == 0 {
+            return high;
+        }
+        self.streams.get(stream as usize - 1).map_or(high, |s| s.prio)
     }
 
     pub fn summaries(&self) -> Vec<FlowSummary> {
@@ -291,6 +306,7 @@ fn job_streams(cfg: &Config, i: usize, logical: u64, needs_content: bool) -> Res
         think_ns: (f.think_us * NS_PER_US as f64).round() as u64,
         ramp_ns,
         iodepth: f.iodepth,
+        prio: f.priority as u8,
         done: false,
     };
     Ok((0..f.numjobs).map(stream).collect())

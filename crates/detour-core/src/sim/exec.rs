@@ -125,12 +125,14 @@ impl Simulation {
                 retries = self.ftl.read_retries(p.ppn, self.q.now());
             }
         }
+        let prio = if self.sched.arbitrates() { self.priority_of(t) } else { 0 };
         let op = FlashOp {
             kind: p.kind,
             class: p.class,
             flags: p.flags,
             stage: p.stage,
             retries,
+            prio,
             group,
             die: self.geo.die_of(p.ppn),
             ppn: p.ppn,
@@ -146,6 +148,16 @@ impl Simulation {
             failed: false,
         };
         self.sched.ops.insert(op)
+    }
+
+    /// The NVMe priority class of transaction `t`'s operations: its
+    /// request's flow's (arbiter.rs); HIGH for the run's own workload and
+    /// for work of no request.
+    #[cold]
+    fn priority_of(&self, t: u32) -> u8 {
+        let txn = self.txns.get(t);
+        let stream = if matches!(txn.kind, TxnKind::Host { .. }) { txn.io.stream } else { 0 };
+        self.closed.as_ref().map_or(crate::scheduler::arbiter::PriorityClass::High as u8, |c| c.priority(stream))
     }
 
     /// Put planned operation `p` into the arena behind the group's last one,
