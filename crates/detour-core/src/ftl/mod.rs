@@ -386,6 +386,7 @@ impl Ftl {
     /// counts the read against its block's read disturb. Kept out of line:
     /// its callers are the hot planning path, which must not grow for a
     /// model that is off by default.
+    #[cold]
     #[inline(never)]
     pub fn read_retries(&mut self, ppn: Ppn, now: crate::types::Time) -> u8 {
         let block = self.geo.block_of(ppn);
@@ -394,6 +395,7 @@ impl Ftl {
 
     /// A program of `ppn` finished at `now`: a block's first page starts
     /// its data's retention age (`[nand]`). Out of line, as `read_retries`.
+    #[cold]
     #[inline(never)]
     pub fn programmed_at(&mut self, ppn: Ppn, now: crate::types::Time) {
         if self.geo.page_in_block(ppn) == 0 {

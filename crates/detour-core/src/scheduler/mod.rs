@@ -37,6 +37,7 @@
 //!   search.
 
 pub mod arbiter;
+mod batch;
 pub mod ops;
 mod policy;
 mod queue;
@@ -106,6 +107,8 @@ pub struct Scheduler {
     unit_dies: u32,
     /// Host programs are acknowledged when their data is in (`WriteAck::Transfer`).
     ack_transfer: bool,
+    /// Each kind's multi-plane batch rule (`batch::index`).
+    batch: [batch::BatchRule; 3],
     /// One state per service unit (die or chip); `dies` for the common case.
     dies: Table<DieState>,
     channels: Table<ChannelState>,
@@ -146,6 +149,7 @@ impl Scheduler {
             policy: Policy::new(cfg, geo.planes_per_die as usize)?,
             unit_dies,
             ack_transfer: ack == WriteAck::Transfer,
+            batch: batch::rules(cfg, geo),
             dies: Table::new(units, DieState::default()),
             channels: Table::new(geo.channels as usize, ChannelState::default()),
             queues: Table::new(units, Default::default()),
@@ -363,9 +367,9 @@ impl Scheduler {
         d.data_out = false;
         d.bus_ns = 0;
         d.array_ns = 0;
-        let multiplane = self.cfg.multiplane && (kind != OpKind::Read || self.cfg.multiplane_reads);
-        if multiplane && (self.geo.planes_per_die > 1 || self.chip_wide(kind)) {
-            self.gather_planes(die, qi);
+        let rule = self.batch[batch::index(kind)];
+        if rule.gather {
+            self.gather_planes(die, qi, rule);
         }
         if let Some(a) = self.arbiter.as_mut() {
             let d = self.dies.at(die);
@@ -382,7 +386,7 @@ impl Scheduler {
             OpKind::Read | OpKind::Erase => n * t.command,
             // SSDSim starts every page's transfer of an INTERLEAVE_TWO_PLANE
             // batch at once (compute_serve_time): the channel is held one page time
-            OpKind::Program if self.chip_wide(kind) && self.pairs_planes(die) => t.command + t.transfer,
+            OpKind::Program if rule.chip_wide && self.pairs_planes(die) => t.command + t.transfer,
             OpKind::Program => {
                 let d = self.dies.at(die);
                 let shared = d.batch[..d.n as usize].iter().filter(|&&id| self.ops.get(id).flags & flags::SHARED_DATA_IN != 0).count();
@@ -392,27 +396,12 @@ impl Scheduler {
         self.request_bus(die, bus, q)
     }
 
-    /// Whether a batch of `kind` spans the unit's dies (`chip_program_batches`).
-    #[inline]
-    fn chip_wide(&self, kind: OpKind) -> bool {
-        self.cfg.chip_program_batches && kind == OpKind::Program
-    }
-
     /// Operations of a batch a slot each: its plane in the die, or under
-    /// `chip_wide` its (die in chip, plane) pair; and how many slots.
+    /// `chip_wide` its (die in chip, plane) pair.
     #[inline]
     fn slot(&self, chip_wide: bool, op_die: u32, plane: u32) -> usize {
         let p = self.geo.plane_in_die(plane);
         (if chip_wide { (op_die % self.geo.dies_per_chip) * self.geo.planes_per_die + p } else { p }) as usize
-    }
-
-    fn slots(&self, chip_wide: bool) -> usize {
-        let per_die = self.geo.planes_per_die as usize;
-        if chip_wide {
-            (per_die * self.geo.dies_per_chip as usize).min(MAX_PLANES)
-        } else {
-            per_die
-        }
     }
 
     /// Whether two operations of the unit's batch are on one die.
@@ -424,9 +413,8 @@ impl Scheduler {
 
     /// Add same-kind operations on other planes of the die to the batch,
     /// from the queues the policy names, each only so deep.
-    fn gather_planes(&mut self, die: usize, qi: usize) {
-        let chip_wide = self.chip_wide(self.dies.at(die).kind);
-        let planes = self.slots(chip_wide);
+    fn gather_planes(&mut self, die: usize, qi: usize, rule: batch::BatchRule) {
+        let (chip_wide, planes) = (rule.chip_wide, rule.slots);
         let scan = self.policy.batch_scan(qi);
         // Most dispatches find nothing else queued: skip the plane lookups.
         let qs = self.queues.at(die);
@@ -444,17 +432,16 @@ impl Scheduler {
             if self.dies.at(die).n as usize >= planes {
                 break;
             }
-            self.gather_from(die, queue, scan.depth, first, &mut used);
+            self.gather_from(die, queue, (scan.depth, rule), first, &mut used);
         }
     }
 
     /// `gather_planes` over one queue, at most `depth` operations deep;
     /// `first` is the batch's die and, unless NO_PAGE, the page all share.
-    fn gather_from(&mut self, die: usize, qi: usize, depth: usize, first: (u32, u32), used: &mut [bool; MAX_PLANES]) {
+    fn gather_from(&mut self, die: usize, qi: usize, scan: (usize, batch::BatchRule), first: (u32, u32), used: &mut [bool; MAX_PLANES]) {
         let (first_die, page) = first;
         let kind = self.dies.at(die).kind;
-        let chip_wide = self.chip_wide(kind);
-        let planes = self.slots(chip_wide);
+        let (depth, batch::BatchRule { chip_wide, slots: planes, .. }) = scan;
         let (mut prev, mut id) = (NO_OP, self.queues.at(die)[qi].front().unwrap_or(NO_OP));
         let mut scanned = 0;
         while scanned < depth && id != NO_OP && (self.dies.at(die).n as usize) < planes {
@@ -523,10 +510,7 @@ impl Scheduler {
         let t = match d.kind {
             // A batch's planes sense together, so it retries as long as its
             // worst page does.
-            OpKind::Read if self.timing.retry > 0 => {
-                let k = d.batch[..d.n as usize].iter().map(|&id| self.ops.get(id).retries).max().unwrap_or(0);
-                self.timing.read + k as Time * self.timing.retry
-            }
+            OpKind::Read if self.timing.retry > 0 => retried_read_time(d, &self.ops, &self.timing),
             OpKind::Read => self.timing.read,
             OpKind::Program => self.timing.program,
             OpKind::Erase => self.timing.erase,
@@ -619,6 +603,16 @@ impl Scheduler {
             }
         }
     }
+}
+
+/// A read batch's sense time with its read retries (a batch's planes
+/// sense together, so it retries as long as its worst page does). Out of
+/// line and cold, as the error model is off by default.
+#[cold]
+#[inline(never)]
+fn retried_read_time(d: &DieState, ops: &OpSlab, t: &Timing) -> Time {
+    let k = d.batch[..d.n as usize].iter().map(|&id| ops.get(id).retries).max().unwrap_or(0);
+    t.read + k as Time * t.retry
 }
 
 #[cfg(test)]

@@ -68,6 +68,9 @@ impl Simulation {
 
     /// Refresh the blocks whose reads passed `nand.refresh_steps`, as GC
     /// collects a victim (their data is rewritten, so it is young again).
+    /// Cold: only the `[nand]` error model asks for refreshes.
+    #[cold]
+    #[inline(never)]
     pub(super) fn refresh(&mut self) -> Result<()> {
         while let Some((plane, block)) = self.ftl.start_refresh() {
             self.collect(plane, block)?;

@@ -7,11 +7,10 @@
 //! write of a flushing page makes it dirty again once its flush ends, so
 //! the newer data is flushed too and never lost.
 
+use super::page_list::PageList;
 use crate::config::FlushPolicy;
 use crate::ftl::Chunked;
 use crate::types::{Lpn, Token};
-
-const NONE: u32 = u32::MAX;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum State {
@@ -19,29 +18,15 @@ enum State {
     Flushing { rewritten: bool },
 }
 
-#[derive(Clone, Copy, Debug)]
-struct Slot {
-    lpn: Lpn,
-    token: Token,
-    state: State,
-    prev: u32,
-    next: u32,
-}
-
 pub struct WriteBuffer {
     cap: u32,
     policy: FlushPolicy,
-    /// LPN -> slot + 1 (0: not buffered); lazily mapped like the FTL's map.
-    slot_of: Chunked<u32>,
+    /// The buffered pages; the order is the flush list (dirty pages only),
+    /// first to flush at the front.
+    pages: PageList<State>,
     /// One bit per LPN: buffered. Most host pages are not, and 1 bit per
     /// page (not 32) keeps that answer in cache.
     present: Chunked<u64>,
-    slots: Vec<Slot>,
-    free: Vec<u32>,
-    /// The flush list (dirty pages only), first to flush at `head`.
-    head: u32,
-    tail: u32,
-    used: u32,
     flushing: u32,
 }
 
@@ -50,26 +35,21 @@ impl WriteBuffer {
         WriteBuffer {
             cap: capacity,
             policy,
-            slot_of: Chunked::new(logical_pages as u64, 0),
+            pages: PageList::new(logical_pages),
             present: Chunked::new((logical_pages as u64).div_ceil(64), 0),
-            slots: Vec::new(),
-            free: Vec::new(),
-            head: NONE,
-            tail: NONE,
-            used: 0,
             flushing: 0,
         }
     }
 
     pub fn used(&self) -> u32 {
-        self.used
+        self.pages.len()
     }
     pub fn flushing(&self) -> u32 {
         self.flushing
     }
     /// Pages waiting to be flushed.
     pub fn dirty(&self) -> u32 {
-        self.used - self.flushing
+        self.used() - self.flushing
     }
 
     #[inline]
@@ -87,21 +67,17 @@ impl WriteBuffer {
         if !self.has(lpn) {
             return None;
         }
-        match self.slot_of.get(lpn) {
-            0 => None,
-            s => Some(s - 1),
-        }
+        self.pages.slot(lpn)
     }
 
     /// The data the buffer holds for `lpn`, if any; a read counts as a use
     /// under LRU.
     pub fn read(&mut self, lpn: Lpn) -> Option<Token> {
         let s = self.slot(lpn)?;
-        if self.policy == FlushPolicy::Lru && self.slots[s as usize].state == State::Dirty {
-            self.unlink(s);
-            self.push_back(s);
+        if self.policy == FlushPolicy::Lru && self.pages.tag(s) == State::Dirty {
+            self.pages.move_to_back(s);
         }
-        Some(self.slots[s as usize].token)
+        Some(self.pages.token(s))
     }
 
     /// Cache hints for the entries of `lpns` (a request read ahead), as the
@@ -122,42 +98,25 @@ impl WriteBuffer {
     /// needs a free slot (None when the buffer is full).
     pub fn write(&mut self, lpn: Lpn, token: Token) -> Option<bool> {
         if let Some(s) = self.slot(lpn) {
-            let slot = &mut self.slots[s as usize];
-            slot.token = token;
-            match slot.state {
-                State::Flushing { .. } => slot.state = State::Flushing { rewritten: true },
-                State::Dirty if self.policy == FlushPolicy::Lru => {
-                    self.unlink(s);
-                    self.push_back(s);
-                }
+            self.pages.set_token(s, token);
+            match self.pages.tag(s) {
+                State::Flushing { .. } => self.pages.set_tag(s, State::Flushing { rewritten: true }),
+                State::Dirty if self.policy == FlushPolicy::Lru => self.pages.move_to_back(s),
                 State::Dirty => {}
             }
             return Some(true);
         }
-        if self.used >= self.cap {
+        if self.used() >= self.cap {
             return None;
         }
-        let slot = Slot { lpn, token, state: State::Dirty, prev: NONE, next: NONE };
-        let s = match self.free.pop() {
-            Some(s) => {
-                self.slots[s as usize] = slot;
-                s
-            }
-            None => {
-                self.slots.push(slot);
-                (self.slots.len() - 1) as u32
-            }
-        };
-        self.slot_of.set(lpn, s + 1);
+        self.pages.insert(lpn, token, State::Dirty);
         self.mark(lpn, true);
-        self.used += 1;
-        self.push_back(s);
         Some(false)
     }
 
     /// The data held for `lpn` (no LRU touch).
     pub fn token(&self, lpn: Lpn) -> Option<Token> {
-        self.slot(lpn).map(|s| self.slots[s as usize].token)
+        self.slot(lpn).map(|s| self.pages.token(s))
     }
 
     /// Take the next pages to flush, marking them in flight: the first in
@@ -166,7 +125,7 @@ impl WriteBuffer {
     pub fn take_run(&mut self, max: u32) -> Option<(Lpn, u32)> {
         let (start, _) = self.take_victim()?;
         let mut n = 1;
-        while n < max && self.head != NONE && self.slots[self.head as usize].lpn == start.wrapping_add(n) {
+        while n < max && self.pages.front().is_some_and(|s| self.pages.lpn(s) == start.wrapping_add(n)) {
             self.take_victim();
             n += 1;
         }
@@ -178,12 +137,10 @@ impl WriteBuffer {
     /// to be flushed (absent, or already in flight).
     pub fn take(&mut self, lpn: Lpn) -> bool {
         let Some(s) = self.slot(lpn) else { return false };
-        if self.slots[s as usize].state != State::Dirty {
+        if self.pages.tag(s) != State::Dirty {
             return false;
         }
-        self.unlink(s);
-        self.slots[s as usize].state = State::Flushing { rewritten: false };
-        self.flushing += 1;
+        self.start_flush(s);
         true
     }
 
@@ -193,53 +150,30 @@ impl WriteBuffer {
 
     /// Take the next page to flush, marking it in flight: (lpn, token).
     pub fn take_victim(&mut self) -> Option<(Lpn, Token)> {
-        let s = (self.head != NONE).then_some(self.head)?;
-        self.unlink(s);
-        let slot = &mut self.slots[s as usize];
-        slot.state = State::Flushing { rewritten: false };
+        let s = self.pages.front()?;
+        self.start_flush(s);
+        Some((self.pages.lpn(s), self.pages.token(s)))
+    }
+
+    /// Dirty slot `s` leaves the flush list: its flush is in flight.
+    fn start_flush(&mut self, s: u32) {
+        self.pages.unlink(s);
+        self.pages.set_tag(s, State::Flushing { rewritten: false });
         self.flushing += 1;
-        Some((slot.lpn, slot.token))
     }
 
     /// The flush of `lpn` is programmed: free its slot, or, if the host
     /// wrote it meanwhile, queue it to be flushed again.
     pub fn flushed(&mut self, lpn: Lpn) {
         let Some(s) = self.slot(lpn) else { return };
-        let State::Flushing { rewritten } = self.slots[s as usize].state else { return };
+        let State::Flushing { rewritten } = self.pages.tag(s) else { return };
         self.flushing -= 1;
         if rewritten {
-            self.slots[s as usize].state = State::Dirty;
-            self.push_back(s);
+            self.pages.set_tag(s, State::Dirty);
+            self.pages.push_back(s);
         } else {
-            self.slot_of.set(lpn, 0);
+            self.pages.release(s);
             self.mark(lpn, false);
-            self.free.push(s);
-            self.used -= 1;
-        }
-    }
-
-    fn push_back(&mut self, s: u32) {
-        self.slots[s as usize].prev = self.tail;
-        self.slots[s as usize].next = NONE;
-        if self.tail == NONE {
-            self.head = s;
-        } else {
-            self.slots[self.tail as usize].next = s;
-        }
-        self.tail = s;
-    }
-
-    fn unlink(&mut self, s: u32) {
-        let Slot { prev, next, .. } = self.slots[s as usize];
-        if prev == NONE {
-            self.head = next;
-        } else {
-            self.slots[prev as usize].next = next;
-        }
-        if next == NONE {
-            self.tail = prev;
-        } else {
-            self.slots[next as usize].prev = prev;
         }
     }
 }

@@ -292,14 +292,11 @@ impl Simulation {
         match op.kind {
             OpKind::Read => {
                 op.token = if op.failed { 0 } else { self.ftl.token(op.ppn) };
-                if op.retries > 0 {
-                    self.txns.get_mut(t).retry_steps += op.retries as u32;
-                }
                 if self.ftl.unpin(op.ppn) {
                     self.issue_erase(self.geo.block_of(op.ppn))?;
                 }
-                if op.retries > 0 && self.ftl.refresh_pending() {
-                    self.refresh()?;
+                if op.retries > 0 {
+                    self.read_retried(t, op.retries)?;
                 }
             }
             OpKind::Program => {
@@ -325,6 +322,21 @@ impl Simulation {
         // operations (and their pins) go away.
         if !self.gc_blocked.is_empty() {
             self.start_wanted_gc()?;
+        }
+        Ok(())
+    }
+
+    /// A read of transaction `t` took `retries` read-retry steps: count
+    /// them, and refresh the blocks that crossed `nand.refresh_steps`.
+    /// Cold and out of line: the error model is off by default, and
+    /// inlined here it made every completion's frame bigger
+    /// (docs/benchmarks-log.md, thirty-second session).
+    #[cold]
+    #[inline(never)]
+    fn read_retried(&mut self, t: u32, retries: u8) -> Result<()> {
+        self.txns.get_mut(t).retry_steps += retries as u32;
+        if self.ftl.refresh_pending() {
+            self.refresh()?;
         }
         Ok(())
     }

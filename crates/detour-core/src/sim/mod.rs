@@ -17,6 +17,7 @@ mod instant;
 mod link;
 mod memory;
 mod oracle;
+mod page_list;
 mod park;
 mod read_cache;
 pub mod request_path;

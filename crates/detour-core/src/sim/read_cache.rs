@@ -22,36 +22,19 @@
 //! A hit costs what a write-buffer hit costs (`ftl.buffer_read_ns`, then the
 //! host link if one is modelled): the same DRAM and the same path out.
 
+use super::page_list::PageList;
 use super::Simulation;
-use crate::ftl::Chunked;
 use crate::metrics::ReadCacheSummary;
 use crate::schemes::{Plan, Stall};
 use crate::types::{Lpn, Token};
 use std::ops::Range;
 
-const NONE: u32 = u32::MAX;
-
-#[derive(Clone, Copy, Debug)]
-struct Slot {
-    lpn: Lpn,
-    /// The page's data (verify mode; 0 otherwise).
-    token: Token,
-    prev: u32,
-    next: u32,
-}
-
-/// An LRU set of logical pages: `head` most recently used.
+/// An LRU set of logical pages: least recently used at the front.
 pub(super) struct ReadCache {
     /// Its own capacity (`separate`), or the shared DRAM's (`shared`).
     cap: u32,
     shared: bool,
-    /// LPN -> slot + 1 (0: not cached), mapped lazily like the FTL's map.
-    slot_of: Chunked<u32>,
-    slots: Vec<Slot>,
-    free: Vec<u32>,
-    head: u32,
-    tail: u32,
-    len: u32,
+    pages: PageList<()>,
     pub(super) s: ReadCacheSummary,
 }
 
@@ -60,12 +43,7 @@ impl ReadCache {
         ReadCache {
             cap,
             shared,
-            slot_of: Chunked::new(logical_pages as u64, 0),
-            slots: Vec::new(),
-            free: Vec::new(),
-            head: NONE,
-            tail: NONE,
-            len: 0,
+            pages: PageList::new(logical_pages),
             s: ReadCacheSummary { capacity_pages: cap as u64, ..Default::default() },
         }
     }
@@ -79,50 +57,32 @@ impl ReadCache {
         }
     }
 
-    fn slot(&self, lpn: Lpn) -> Option<u32> {
-        self.slot_of.get(lpn).checked_sub(1)
-    }
-
     /// The page's data if cached, made most recently used.
     pub(super) fn get(&mut self, lpn: Lpn, buffered: u32) -> Option<Token> {
         self.shrink(buffered);
-        let s = self.slot(lpn)?;
-        self.unlink(s);
-        self.push_front(s);
-        Some(self.slots[s as usize].token)
+        let s = self.pages.slot(lpn)?;
+        self.pages.move_to_back(s);
+        Some(self.pages.token(s))
     }
 
     /// Put a page read from the flash in (a cached page is left as it is).
     pub(super) fn insert(&mut self, lpn: Lpn, token: Token, buffered: u32) {
         let room = self.room(buffered);
         self.shrink(buffered);
-        if room == 0 || self.slot(lpn).is_some() {
+        if room == 0 || self.pages.slot(lpn).is_some() {
             return;
         }
-        if self.len == room {
+        if self.pages.len() == room {
             self.evict_lru();
         }
-        let slot = Slot { lpn, token, prev: NONE, next: NONE };
-        let s = match self.free.pop() {
-            Some(s) => {
-                self.slots[s as usize] = slot;
-                s
-            }
-            None => {
-                self.slots.push(slot);
-                self.slots.len() as u32 - 1
-            }
-        };
-        self.slot_of.set(lpn, s + 1);
-        self.push_front(s);
-        self.len += 1;
+        self.pages.insert(lpn, token, ());
         self.s.inserts += 1;
     }
 
     /// The host changed the page's data: drop it.
     pub(super) fn forget(&mut self, lpn: Lpn) {
-        if let Some(s) = self.slot(lpn) {
-            self.remove(s);
+        if let Some(s) = self.pages.slot(lpn) {
+            self.pages.remove(s);
             self.s.invalidations += 1;
         }
     }
@@ -130,44 +90,16 @@ impl ReadCache {
     /// Give room back to buffered writes (`shared`).
     fn shrink(&mut self, buffered: u32) {
         let room = self.room(buffered);
-        while self.len > room {
+        while self.pages.len() > room {
             self.evict_lru();
         }
     }
 
     fn evict_lru(&mut self) {
-        let s = self.tail;
-        self.remove(s);
-        self.s.evictions += 1;
-    }
-
-    fn remove(&mut self, s: u32) {
-        self.unlink(s);
-        self.slot_of.set(self.slots[s as usize].lpn, 0);
-        self.free.push(s);
-        self.len -= 1;
-    }
-
-    fn unlink(&mut self, s: u32) {
-        let Slot { prev, next, .. } = self.slots[s as usize];
-        match prev {
-            NONE => self.head = next,
-            p => self.slots[p as usize].next = next,
+        if let Some(s) = self.pages.front() {
+            self.pages.remove(s);
+            self.s.evictions += 1;
         }
-        match next {
-            NONE => self.tail = prev,
-            n => self.slots[n as usize].prev = prev,
-        }
-    }
-
-    fn push_front(&mut self, s: u32) {
-        self.slots[s as usize].prev = NONE;
-        self.slots[s as usize].next = self.head;
-        match self.head {
-            NONE => self.tail = s,
-            h => self.slots[h as usize].prev = s,
-        }
-        self.head = s;
     }
 
     /// The summary, with the hit ratio.
@@ -248,14 +180,9 @@ impl Simulation {
 mod tests {
     use super::*;
 
+    /// Most recently used first.
     fn order(c: &ReadCache) -> Vec<Lpn> {
-        let mut v = Vec::new();
-        let mut s = c.head;
-        while s != NONE {
-            v.push(c.slots[s as usize].lpn);
-            s = c.slots[s as usize].next;
-        }
-        v
+        c.pages.order().into_iter().rev().collect()
     }
 
     /// Worked by hand, capacity 3: insert 1 2 3 -> [3 2 1]; get 1 -> [1 3 2];
