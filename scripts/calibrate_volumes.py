@@ -57,6 +57,8 @@ def shape(name: str) -> dict:
     if VOLUMES[name].get("runs"):
         return {"size": 65536, "sequential": 0.5}
     return {"size": [[16384, 70.0], [32768, 15.0], [65536, 15.0]], "sequential": 0.1}
+
+
 #: knob -> (log space?, default slope of its observable, bounds)
 SEARCH = {
     "rate_per_s": (True, 1.0, (1e2, 5e6)),
