@@ -41,12 +41,14 @@ def steps(heading: str) -> List[Tuple[str, str]]:
     section = DOC[start:end if end > 0 else len(DOC)]
     out, pos = [], 0
     for m in re.finditer(r"```rust\n(.*?)```", section, flags=re.S):
+        if len(out) == 2:
+            break
         paths = re.findall(r"`(crates/[^`]+\.rs)`", section[pos:m.start()])
         assert paths, f"{heading}: no file named before block {len(out) + 1}"
         out.append((paths[-1], m.group(1)))
         pos = m.end()
-    assert len(out) >= 2, f"{heading}: the file's block and the registry's"
-    return out[:2]
+    assert len(out) == 2, f"{heading}: the file's block and the registry's"
+    return out
 
 
 def registry_line(block: str) -> str:
