@@ -64,8 +64,9 @@ def compats() -> List[Tuple[str, str]]:
 def compat_settings(name: str) -> List[Tuple[str, str, str]]:
     """(key, TOML value, the peer behaviour it follows) of one bundle."""
 
-def schemes() -> List[Tuple[str, str, str]]:
-    """(name, description, config section or "") of every registered scheme."""
+def schemes() -> List[Tuple[str, str, str, List[str], Optional[str], Optional[str]]]:
+    """(name, description, config section or "", activity counters, colour
+    or None, baseline or None) of every registered scheme's entry."""
 
 def policies() -> List[Tuple[str, str, str]]:
     """(config key, name, description) of every registered GC victim,

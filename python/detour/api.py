@@ -140,7 +140,9 @@ def compat_settings(name: str) -> list:
 def schemes() -> list:
     """`[(name, description), ...]` of every registered scheme, in the
     registry's order (`schemes/mod.rs`)."""
-    return [(name, about) for name, about, _section in _detour.schemes()]
+    from .registry import schemes as entries
+
+    return [(e.name, e.about) for e in entries()]
 
 
 @dataclass(repr=False)

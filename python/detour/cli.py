@@ -344,10 +344,10 @@ def cmd_policies(a: argparse.Namespace) -> None:
 
 
 def cmd_schemes(a: argparse.Namespace) -> None:
-    from . import _detour
+    from .registry import schemes
 
-    rows = [(name, about, f"[scheme.{section}]" if section else "") for name, about, section in _detour.schemes()]
-    print(report.table(["scheme", "description", "config section"], rows))
+    rows = [(e.name, e.about, f"[scheme.{e.section}]" if e.section else "", e.baseline or "-") for e in schemes()]
+    print(report.table(["scheme", "description", "config section", "baseline"], rows))
 
 
 def cmd_profiles(a: argparse.Namespace) -> None:

@@ -29,7 +29,7 @@ from importlib import resources
 from pathlib import Path
 from typing import Any, Dict, Iterator, List, Optional, Tuple
 
-from . import plots, report
+from . import plots, registry, report
 from .api import Result, run
 from .reproduce.hotr import KIND as HOTR_KIND
 
@@ -93,18 +93,18 @@ def workloads(requests: int = DEMO_REQUESTS) -> Dict[str, Workload]:
 class Case:
     """One scheme on its paper's setting. `metric` is the latency the paper
     reports ((kind, stat) of `summary.latency_us`); `paper` the sign it finds
-    against `baseline` (-1 faster, +1 slower, 0 the same); `counters` the
-    scheme counters that show the mechanism, the first one registered as
-    the scheme's activity where it has one; `helped` / `hurt` say why with
-    them ({0}, {1}: their values; {share}: the first over the metric's
-    requests)."""
+    against `baseline` (-1 faster, +1 slower, 0 the same; None: no paper, a
+    scheme without a case of its own); `counters` the scheme counters that
+    show the mechanism, the first one registered as the scheme's activity
+    where it has one; `helped` / `hurt` say why with them ({0}, {1}: their
+    values; {share}: the first over the metric's requests). The baseline
+    is the scheme's registry entry's."""
 
     scheme: str
-    baseline: str
     workload: str
     setting: str
     metric: Tuple[str, str]
-    paper: int
+    paper: Optional[int]
     claim: str
     counters: Tuple[str, ...] = ()
     helped: str = ""
@@ -114,6 +114,10 @@ class Case:
     #: measured about it (the test checks the sign is still not the paper's,
     #: so the note cannot outlive its truth).
     contrary: str = ""
+
+    @property
+    def baseline(self) -> str:
+        return registry.scheme(self.scheme).baseline or "conventional"
 
 
 ALL = ("all", "mean")
@@ -127,7 +131,7 @@ HOTR_METRIC = (HOTR_KIND, "mean")
 PARITY = ("stripe_writes_rcw", "stripe_writes_rmw", "prereads_per_write")
 PARITY_COST = "{0:,} reconstruct-writes and {1:,} read-modify-writes read {2:.2f} pages back per page written"
 CASES: List[Case] = [
-    Case("hotr", "conventional", "fin2-aged", "4ch x 2 chips, hot reads staged in over-provisioned space",
+    Case("hotr", "fin2-aged", "4ch x 2 chips, hot reads staged in over-provisioned space",
          HOTR_METRIC, -1, "HotR Fig. 5: mean response time -21.8% on average",
          ("hotr.staging_hits", "hotr.migrations", "hotr.reads_blocked", "hotr.reads_redirected_staging"),
          "{0:,} reads ({share}) went to staging copies instead of a die busy programming",
@@ -141,55 +145,66 @@ CASES: List[Case] = [
                   "found their die writing ({blocked_share} of the pages read; the paper's baseline: 33%) {3:,} "
                   "({4}) had a staging copy to go to, where the paper avoids 63%: the pages staged carry only "
                   "{share} of the reads"),
-    Case("rails", "conventional", "fin2-aged", "4ch x 4 chips: a mirror for every chip (Rails 4+4, HotR Sec. IV-B)",
+    Case("rails", "fin2-aged", "4ch x 4 chips: a mirror for every chip (Rails 4+4, HotR Sec. IV-B)",
          HOTR_METRIC, -1, "HotR Fig. 5: Rails the fastest of all", ("rails.reads_read_half", "rails.swaps"),
          "{0:,} reads ({share}) went to the half that was not writing ({1:,} role swaps)",
          "every write programs both halves; {0:,} reads ({share}) went to the half not writing",
          {"device.chips_per_channel": 4}),
-    Case("ttflash", "conventional", "fin2-aged", "5ch x 2 chips: 4+1 parity stripes (HotR Sec. IV-B)", HOTR_METRIC, +1,
+    Case("ttflash", "fin2-aged", "5ch x 2 chips: 4+1 parity stripes (HotR Sec. IV-B)", HOTR_METRIC, +1,
          "HotR Fig. 5, 8: TTFlash slower than the baseline (its rebuilds add reads)",
          ("ttflash.reads_reconstructed", "ttflash.reconstruction_reads"),
          "{0:,} blocked reads ({share}) were rebuilt from parity at a cost of {1:,} flash reads",
          "{0:,} rebuilt reads ({share}) cost {1:,} extra flash reads, and every write programs parity too",
          {"device.channels": 5, "scheme.ttflash.width": 5}),
-    Case("collisions", "conventional", "msr-patterned", "4ch x 2 chips x 2 dies = the profile's stride of 16 dies",
+    Case("collisions", "msr-patterned", "4ch x 2 chips x 2 dies = the profile's stride of 16 dies",
          ("read", "mean"), -1, "collision paper, abstract: mean read latency down on the MSR traces, by up to 37%",
          ("collisions.replications", "collisions.replica_reads"),
          "{0:,} pages of colliding pairs were replicated to less loaded dies; {1:,} reads went to a replica",
          "its {0:,} replica programs cost more than the {1:,} reads served by a replica saved"),
-    Case("pure", "conventional", "trace", "4ch x 2 chips, no redundancy", ALL, 0,
+    Case("pure", "trace", "4ch x 2 chips, no redundancy", ALL, 0,
          "CR5M paper: the unprotected baseline, the conventional FTL under another name",
          (), "", ""),
-    Case("cr1", "pure", "trace", "8ch x 2 chips: mirrored channels (CR5M Table III)", ALL, -1,
+    Case("cr1", "trace", "8ch x 2 chips: mirrored channels (CR5M Table III)", ALL, -1,
          "CR5M Sec. IV-B: CR1 the fastest (twice the chips)", ("mirror_reads",),
          "{0:,} reads ({share}) went to the mirror channel", "{0:,} reads ({share}) went to the mirror channel, "
          "and every write programs two channels", {"device.channels": 8}),
-    Case("cr4", "pure", "trace", "4ch x 2 chips: 3 data channels + 1 parity channel", ALL, +1,
+    Case("cr4", "trace", "4ch x 2 chips: 3 data channels + 1 parity channel", ALL, +1,
          "CR5M Sec. IV-B: parity makes CR4 slower than the pure SSD, the slowest of all by its parity channel", PARITY, "", PARITY_COST + ", all on one channel"),
-    Case("cr5", "pure", "trace", "4ch x 2 chips: rotating parity", ALL, +1,
+    Case("cr5", "trace", "4ch x 2 chips: rotating parity", ALL, +1,
          "CR5M Sec. IV-B: parity makes CR5 slower than the pure SSD", PARITY, "", PARITY_COST),
-    Case("cr5m", "cr5", "trace", "4ch x 3 chips: one hidden mirror chip per channel (CR5M Table III)", ALL, -1,
+    Case("cr5m", "trace", "4ch x 3 chips: one hidden mirror chip per channel (CR5M Table III)", ALL, -1,
          "CR5M Sec. IV-B: mean response time -6..-25.8% against CR5", ("mirror_chip_writes", "stripe_writes_mw"),
          "{0:,} small writes went to a mirror chip instead of a parity update",
          "{0:,} small writes went to a mirror chip, and flushing them back to parity cost more",
          {"device.chips_per_channel": 3, "scheme.raid.mirror_write": "interleaved"}),
-    Case("ca-ssd", "conventional", "webvm", "4ch x 2 chips, content-addressed FTL", ("write", "mean"), -1,
+    Case("ca-ssd", "webvm", "4ch x 2 chips, content-addressed FTL", ("write", "mean"), -1,
          "RR-SSD Table III: CA-SSD cuts write response time", ("dedup.write_hits",),
          "{0:,} written pages ({share}) repeated a stored value and cost no program",
          "only {0:,} written pages ({share}) repeated a stored value"),
-    Case("rr-ssd", "ca-ssd", "webvm", "CA-SSD + popular values replicated each scaled day", ("read", "mean"), -1,
+    Case("rr-ssd", "webvm", "CA-SSD + popular values replicated each scaled day", ("read", "mean"), -1,
          "RR-SSD Table IV: read service time -23.9% on average against CA-SSD",
          ("dedup.replica_reads", "dedup.replicas"),
          "{0:,} reads ({share}) went to the least-loaded of {1:,} replicas",
          "its replica programs cost more than the {0:,} reads ({share}) served by a replica saved"),
-    Case("oracle", "ca-ssd", "webvm", "CA-SSD + every value on every die, for free", ("read", "mean"), -1,
+    Case("oracle", "webvm", "CA-SSD + every value on every die, for free", ("read", "mean"), -1,
          "RR-SSD Fig. 3, 9: Ideal-All-Chip replication, the bound of read redirection", ("oracle.shadow_reads",),
          "{0:,} reads ({share}) went to a less loaded die than their own", ""),
-    Case("pblru", "ca-ssd", "webvm", "CA-SSD + blocked pages copied on-line (PBLRU)", ("read", "mean"), -1,
+    Case("pblru", "webvm", "CA-SSD + blocked pages copied on-line (PBLRU)", ("read", "mean"), -1,
          "RR-SSD Fig. 11: PBLRU improves reads, less than RR-SSD", ("pblru.copies_made", "dedup.replica_reads"),
          "{0:,} blocked pages were copied; {1:,} reads went to a copy",
          "its {0:,} copies cost programs, and {1:,} reads went to a copy"),
 ]
+
+
+def all_cases() -> List[Case]:
+    """`CASES`, then a plain case for every registered scheme that has none
+    (a scheme just added, before anyone wrote its paper's case): the
+    bundled trace against its baseline, its activity counters shown, no
+    paper sign claimed."""
+    have = {c.scheme for c in CASES}
+    plain = [Case(e.name, "trace", "the demo device as it is", ALL, None, "no paper case yet", e.activity)
+             for e in registry.schemes() if e.baseline and e.name not in have]
+    return CASES + plain
 
 
 @dataclass
@@ -205,7 +220,7 @@ class Row:
 
     @property
     def agrees(self) -> bool:
-        return _sign(self.gain_pct) == self.case.paper
+        return self.case.paper is None or _sign(self.gain_pct) == self.case.paper
 
 
 def _sign(gain_pct: float) -> int:
@@ -235,6 +250,8 @@ def verdict(row: Row) -> str:
     if kind == "all":  # which side moved: the reads a scheme redirects, or the writes it adds to
         parts = (f"{k}s {gain_pct(row.result, row.base, (k, stat)):+.1f}%" for k in ("read", "write"))
         head += f" [{', '.join(parts)}]"
+    if c.paper is None:
+        return f"{head}. ({c.claim})."
     if row.agrees:
         return f"{head}. The paper's sign ({c.claim})."
     note = contrary_note(row)
@@ -294,7 +311,7 @@ def run_cases(device: str = DEMO_DEVICE, trace=None, requests: int = DEMO_REQUES
     the rows and {(scheme, workload, overrides): Result}."""
     wls, cache, rows = workloads(requests), {}, []
     with (_given(trace) if trace is not None else demo_trace()) as full, _first(full, requests) as path:
-        for c in cases or CASES:
+        for c in cases or all_cases():
             wl = wls[c.workload]
             r = _run(cache, c.scheme, c.workload, wl, c.overrides, path, device, progress)
             b = _run(cache, c.baseline, c.workload, wl, _own(c.baseline, c.workload), path, device, progress)
@@ -306,9 +323,7 @@ def run_cases(device: str = DEMO_DEVICE, trace=None, requests: int = DEMO_REQUES
 
 
 def _section(scheme: str) -> str:
-    from . import _detour
-
-    return next((sec for name, _about, sec in _detour.schemes() if name == scheme), "")
+    return registry.scheme(scheme).section
 
 
 def _number(v: float):
@@ -320,6 +335,7 @@ def _own(scheme: str, wl: str) -> Dict[str, Any]:
     # A baseline that is itself a case on the workload (cr5 for cr5m) runs
     # on its own setting.
     return next((c.overrides for c in CASES if c.scheme == scheme and c.workload == wl), {})
+
 
 
 def idle(r: Result) -> Optional[str]:
@@ -340,7 +356,7 @@ def table(rows: List[Row]) -> str:
         kind, stat = c.metric
         base, ours = (r.summary["latency_us"][kind][stat] for r in (row.base, row.result))
         out.append([c.scheme, c.baseline, c.workload, c.setting, f"{kind} {stat}", f"{base:.1f}",
-                    f"{ours:.1f}", f"{row.gain_pct:+.1f}", {-1: "faster", 0: "same", 1: "slower"}[c.paper],
+                    f"{ours:.1f}", f"{row.gain_pct:+.1f}", {-1: "faster", 0: "same", 1: "slower", None: "-"}[c.paper],
                     c.counters[0] if c.counters else "-", f"{row.counts[0]:,.0f}" if c.counters else "-",
                     *(report.fmt((r.summary.get("energy") or {}).get("joules")) for r in (row.base, row.result))])
     text = report.table(list(HEADERS), out)
@@ -357,7 +373,7 @@ def demo_trace() -> Iterator[Path]:
 
 def demo(out_dir="detour-demo", device: str = DEMO_DEVICE, trace=None, echo=print, progress: bool = False,
          requests: int = DEMO_REQUESTS) -> List[Row]:
-    """Run every case (`CASES`) with its baseline; write each run's results
+    """Run every case (`all_cases()`) with its baseline; write each run's results
     to `out_dir/<scheme>@<workload>/`, the table and the lines to
     `out_dir/comparison.txt` and the figure to `out_dir/comparison.png`.
     Returns the rows."""

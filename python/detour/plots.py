@@ -18,17 +18,33 @@ def _figure(width: float, height: float):
     return fig
 
 
+def derived_colour(name: str) -> str:
+    """A colour from the name alone, the same in every run (a hash, not
+    Python's salted `hash`): for a scheme whose entry names none, so a new
+    scheme needs no colour edit. Mid saturation and value keep it apart
+    from the greys of the baselines."""
+    import colorsys
+    import hashlib
+
+    hue = int.from_bytes(hashlib.sha256(name.encode()).digest()[:4], "big") / 2**32
+    r, g, b = colorsys.hsv_to_rgb(hue, 0.65, 0.8)
+    return "#{:02x}{:02x}{:02x}".format(*(round(c * 255) for c in (r, g, b)))
+
+
+def _scheme_colours() -> dict:
+    from .registry import schemes
+
+    return {e.name: e.colour or derived_colour(e.name) for e in schemes()}
+
+
 #: One colour per scheme, the same in every figure (the demo, the sweeps,
-#: every reproduction), chosen to stay apart when all 14 schemes share a
-#: plot: a 10-colour cycle gave conventional and ca-ssd, hotr and rr-ssd,
-#: rails and oracle, ttflash and pblru one colour each. The two baselines
-#: are greys; the reproductions' variants (Random, Static, on-line) follow.
+#: every reproduction): each scheme's entry names it (`.colour(...)` in its
+#: Rust file), chosen to stay apart when all 14 schemes share a plot (a
+#: 10-colour cycle gave conventional and ca-ssd, hotr and rr-ssd, rails and
+#: oracle, ttflash and pblru one colour each); the two baselines are
+#: greys. The reproductions' variants (Random, Static, on-line) follow.
 SCHEME_COLORS = {
-    "conventional": "#404040", "ca-ssd": "#a9a9a9",
-    "hotr": "#4363d8", "rails": "#f58231", "ttflash": "#3cb44b",
-    "pure": "#9a6324", "cr1": "#42d4f4", "cr4": "#808000", "cr5": "#911eb4", "cr5m": "#e6194b",
-    "collisions": "#f032e6",
-    "rr-ssd": "#469990", "oracle": "#000075", "pblru": "#800000",
+    **_scheme_colours(),
     "random": "#bfef45", "static": "#dcbeff", "online": "#fabed4", "ideal": "#ffd8b1",
 }
 #: Names the reports use for a scheme (lower-cased): the HotR baseline is

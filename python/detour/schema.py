@@ -138,7 +138,7 @@ SECTIONS = (
     )),
     # `gc`
     Section('gc', kinds=(), fields=(
-        F('runs', 'int', "GC victim blocks chosen on planes below `ftl.gc_threshold` free blocks, by `ftl.gc_policy`: `greedy` (default) the full block with the fewest valid pages; `cost-benefit` the largest age x free / used, age counted in blocks filled since; `random` the fewest valid pages of `ftl.gc_choices` candidates drawn at random; `fifo` the block filled first. Ties go to the block first in the plane's free order, which starts at block p on plane p"),
+        F('runs', 'int', "GC victim blocks chosen on planes below `ftl.gc_threshold` free blocks, by `ftl.gc_policy` (`greedy`, the default, the full block with the fewest valid pages; `detour policies` lists every registered policy with what it picks). Ties go to the block first in the plane's free order, which starts at block p on plane p"),
         F('moves', 'int', 'live pages GC copied out of victim blocks'),
         F('moves_dropped', 'int', 'GC copies discarded because the host overwrote the page while it was being copied'),
         F('erases', 'int', 'blocks erased'),

@@ -33,12 +33,28 @@ def test_bundled_trace_is_what_the_script_writes(tmp_path):
         assert (tmp_path / "demo.trace").read_bytes() == bundled.read_bytes()
 
 
-def test_every_scheme_has_one_case_against_another_scheme():
+def test_every_scheme_has_one_case_against_its_entrys_baseline():
+    # the papers' cases name registered schemes; a scheme without one (just
+    # added) still runs, on a plain case built from its registry entry
     names = [n for n, _ in detour.schemes()]
-    assert sorted(c.scheme for c in d.CASES) == sorted(n for n in names if n != "conventional")
-    for c in d.CASES:
+    assert sorted(c.scheme for c in d.all_cases()) == sorted(n for n in names if n != "conventional")
+    assert {c.scheme for c in d.CASES} <= set(names)
+    for c in d.all_cases():
         assert c.baseline in names and c.baseline != c.scheme and c.workload in d.workloads()
-        assert c.paper in (-1, 0, 1) and c.claim
+        assert c.paper in ((-1, 0, 1) if c in d.CASES else (None,)) and c.claim
+
+
+def test_a_scheme_without_a_case_gets_a_plain_one(monkeypatch):
+    monkeypatch.setattr(d, "CASES", [c for c in d.CASES if c.scheme != "cr5m"])
+    plain = next(c for c in d.all_cases() if c.scheme == "cr5m")
+    assert (plain.baseline, plain.workload, plain.paper, plain.counters) == ("cr5", "trace", None, ())
+    from types import SimpleNamespace
+
+    res = SimpleNamespace(summary={"latency_us": {k: {"mean": 1.0} for k in ("read", "write")}})
+    row = d.Row(plain, res, res, -3.0, ())
+    line = d.verdict(row)
+    assert row.agrees and line.startswith("cr5m: helped (-3.0% all mean vs cr5)"), line
+    assert line.endswith(" (no paper case yet).") and "NOT" not in line, line
 
 
 def test_every_scheme_acts_on_its_setting(quick):
@@ -116,7 +132,7 @@ def test_figure_and_table_are_written(quick):
 
 def test_demo_command(tmp_path, monkeypatch):
     # the CLI path only (the full demo is `make demo`): two cases
-    monkeypatch.setattr(d, "CASES", [c for c in d.CASES if c.scheme in ("cr5", "cr5m")])
+    monkeypatch.setattr(d, "all_cases", lambda: [c for c in d.CASES if c.scheme in ("cr5", "cr5m")])
     from detour.cli import main
 
     assert main(["demo", "--out", str(tmp_path / "d")]) == 0
@@ -127,15 +143,15 @@ def test_verdict_says_when_a_run_goes_against_its_paper():
     # the rule on made-up numbers: a scheme the paper finds faster, measured 5% slower
     from types import SimpleNamespace
 
-    case = d.Case("x", "conventional", "trace", "", ("read", "mean"), -1, "claim", ("c",), "{0:,} helped ({share})",
+    case = d.Case("hotr", "trace", "", ("read", "mean"), -1, "claim", ("c",), "{0:,} helped ({share})",
                   "{0:,} did not help ({share})")
     res = SimpleNamespace(summary={"pages": {"host_read": 200}})
     row = d.Row(case, res, res, 5.0, (50,))
     assert not row.agrees
-    assert d.verdict(row) == "x: hurt (+5.0% read mean vs conventional): 50 did not help (25.0% of the pages read). " \
+    assert d.verdict(row) == "hotr: hurt (+5.0% read mean vs conventional): 50 did not help (25.0% of the pages read). " \
                              "NOT the paper's sign (claim)."
     row.gain_pct = -5.0
-    assert row.agrees and d.verdict(row).startswith("x: helped (-5.0% read mean vs conventional): 50 helped")
+    assert row.agrees and d.verdict(row).startswith("hotr: helped (-5.0% read mean vs conventional): 50 helped")
 
 
 def test_hotr_family_reads_the_reproductions_reading():

@@ -47,6 +47,17 @@ def test_every_scheme_has_its_own_colour():
     assert len({to_rgba(c) for c in plots.SCHEME_COLORS.values()}) == len(plots.SCHEME_COLORS)
 
 
+def test_a_scheme_names_its_colour_on_its_entry_or_gets_one_from_its_name():
+    from detour.registry import schemes
+
+    for e in schemes():
+        assert plots.SCHEME_COLORS[e.name] == (e.colour or plots.derived_colour(e.name)), e.name
+    assert sum(bool(e.colour) for e in schemes()) >= 14  # the shipped ones name theirs
+    derived = plots.derived_colour("delayed")  # docs/extending.md's example names none
+    assert derived == plots.derived_colour("delayed") and len(derived) == 7 and derived.startswith("#")
+    assert to_rgba(derived) not in {to_rgba(c) for n, c in plots.SCHEME_COLORS.items() if n != "delayed"}
+
+
 def test_comparison_uses_the_palette_and_one_legend_for_both_panels():
     names = [n for n, _ in detour.schemes()]
     fig = plots.comparison_figure(fake_results(names), title="t")

@@ -19,8 +19,9 @@
 //! - [`scheduler`]: per-die priority queues, multi-plane batches,
 //!   program/erase suspension, channel arbitration.
 //! - [`ftl`]: page state, allocation, GC, the shared page map.
-//! - [`policy`]: the policy families' registries (GC victim, scheduling
-//!   order, mapping): docs/extending.md.
+//! - [`registry`]: the one registry mechanism, for schemes and every policy
+//!   family; [`policy`]: the families (GC victim, scheduling order,
+//!   mapping) and their config values: docs/extending.md.
 //! - [`schemes`]: the [`schemes::Scheme`] trait and every scheme; a scheme
 //!   only plans, it never touches the event queue.
 //! - [`sim`]: the event loop joining them; [`sim::run`] is the entry point.
@@ -45,6 +46,7 @@ pub mod error;
 pub mod ftl;
 pub mod metrics;
 pub mod policy;
+pub mod registry;
 pub mod scheduler;
 pub mod schemes;
 pub mod setup;
@@ -53,5 +55,7 @@ pub mod types;
 pub mod workload;
 
 pub use error::{Error, ErrorKind, Result};
+/// `crate::registry!`: the one registry macro (schemes and policies).
+pub(crate) use registry::registry;
 pub use types::*;
 pub use workload::Request;

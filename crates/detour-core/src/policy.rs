@@ -1,8 +1,9 @@
 //! Policy families: the scheduling order (`scheduler.order`), the GC victim
 //! (`ftl.gc_policy`) and the mapping (`ftl.mapping`). Each family is a
-//! folder whose mod.rs holds its interface and its registry, one line per
-//! variant, and each variant is a file of its own exporting `VARIANT`: its
-//! name, a one-line description and what it runs (docs/extending.md).
+//! folder whose mod.rs holds its interface and its registry
+//! (`crate::registry!`, the schemes' mechanism too), one line per variant,
+//! and each variant is a file of its own exporting `ENTRY`: its name, a
+//! one-line description and what it runs (docs/extending.md).
 //!
 //! The config holds a variant's name as plain text (config/ knows no
 //! registry). A [`Choice`] can only hold a registered name: setup/ makes
@@ -15,13 +16,8 @@ use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use std::fmt;
 use std::marker::PhantomData;
 
-/// What every family's variant tells about itself.
-pub trait Entry: Sync + 'static {
-    /// Its config value.
-    fn name(&self) -> &'static str;
-    /// One line for listings.
-    fn about(&self) -> &'static str;
-}
+use crate::registry::unknown;
+pub use crate::registry::{find, Entry};
 
 /// A policy family: the key that names its variant, and its registry. The
 /// key's default is the config's (config/), like every other default.
@@ -31,34 +27,9 @@ pub trait Family: 'static {
     const ALL: &'static [Self::Variant];
 }
 
-/// Declare a family's registry: each listed variant's module (a file beside
-/// the family's mod.rs) and the slice of their `VARIANT`s, in that order.
-/// The list holds one module a line, so adding a variant adds one line.
-macro_rules! registry {
-    ($(#[$attr:meta])* $vis:vis const $name:ident: &[$ty:ty] = [$($m:ident,)*];) => {
-        $(mod $m;)*
-        $(#[$attr])*
-        $vis const $name: &[$ty] = &[$($m::VARIANT),*];
-    };
-}
-pub(crate) use registry;
-
-/// The variant of `all` named `name`, or an error naming `key` and listing
-/// the known names.
-pub fn find<V: Entry>(all: &'static [V], key: &str, name: &str) -> Result<&'static V> {
-    all.iter().find(|v| v.name() == name).ok_or_else(|| Error::config(key, unknown(all, name)))
-}
-
-/// Worded as serde words an unknown enum variant, as the other settings
-/// with a fixed set of values are refused.
-fn unknown<V: Entry>(all: &[V], name: &str) -> String {
-    let known: Vec<String> = all.iter().map(|v| format!("`{}`", v.name())).collect();
-    format!("unknown variant `{name}`, expected one of {}", known.join(", "))
-}
-
 /// (name, description) of every variant of `F`, in registry order.
 pub fn list<F: Family>() -> Vec<(&'static str, &'static str)> {
-    F::ALL.iter().map(|v| (v.name(), v.about())).collect()
+    crate::registry::list(F::ALL)
 }
 
 /// A registered variant of family `F`, as a config value: written and read
@@ -180,7 +151,7 @@ pub(crate) mod tests {
     /// line, which `examples` (the test registry the example is compiled
     /// in) holds too.
     pub fn check_registry_line(doc_block: &str, mod_rs: &str, examples: &str) {
-        let start = mod_rs.find("crate::policy::registry! {\n").expect("mod.rs invokes crate::policy::registry!");
+        let start = mod_rs.find("crate::registry! {\n").expect("mod.rs invokes crate::registry!");
         let real: Vec<&str> = mod_rs[start..].lines().take_while(|l| *l != "}").collect();
         let open = real.iter().position(|l| l.ends_with("= [")).expect("the registry's list opens with `= [`") + 1;
         let doc: Vec<&str> = doc_block.lines().collect();

@@ -68,9 +68,6 @@ fn every_ticking_scheme_ends_at_the_edge_of_gcs_room() {
 struct Hoarder;
 
 impl prelude::Scheme for Hoarder {
-    fn name(&self) -> &'static str {
-        "conventional"
-    }
     fn plan_read(&mut self, lpns: Range<Lpn>, ctx: &mut Ctx, plan: &mut Plan) -> Result<(), Stall> {
         for lpn in lpns {
             ctx.read_mapped(lpn, Class::HostRead, plan);

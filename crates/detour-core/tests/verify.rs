@@ -18,9 +18,6 @@ struct Misroute {
 }
 
 impl Scheme for Misroute {
-    fn name(&self) -> &'static str {
-        "misroute"
-    }
     fn plan_read(&mut self, lpns: Range<Lpn>, ctx: &mut Ctx, plan: &mut Plan) -> Result<(), Stall> {
         for lpn in lpns {
             self.reads += 1;
@@ -75,9 +72,6 @@ fn honest_scheme_has_no_errors_and_verify_off_reports_zero() {
 struct ForgetsGc(Conventional);
 
 impl Scheme for ForgetsGc {
-    fn name(&self) -> &'static str {
-        "forgets-gc"
-    }
     fn plan_read(&mut self, lpns: Range<Lpn>, ctx: &mut Ctx, plan: &mut Plan) -> Result<(), Stall> {
         self.0.plan_read(lpns, ctx, plan)
     }

@@ -3,11 +3,19 @@
 use detour_core::schemes::SCHEMES;
 use pyo3::prelude::*;
 
-/// `(name, description, config section)` of every registered scheme, in
-/// the registry's order (the section is "" for a scheme without one).
+/// What Python reads of a scheme's registry entry.
+type SchemeFacts = (&'static str, &'static str, &'static str, Vec<&'static str>, Option<&'static str>, Option<&'static str>);
+
+/// `(name, description, config section, activity counters, colour,
+/// baseline)` of every registered scheme, in the registry's order: the
+/// section is "" for a scheme without one, the colour None for one the
+/// plots derive from the name, the baseline None for `conventional`.
 #[pyfunction]
-pub fn schemes() -> Vec<(&'static str, &'static str, &'static str)> {
-    SCHEMES.iter().map(|e| (e.name, e.about, e.section.map_or("", |s| s.key))).collect()
+pub fn schemes() -> Vec<SchemeFacts> {
+    let facts = |e: &'static detour_core::schemes::SchemeEntry| {
+        (e.name, e.about, e.section.map_or("", |s| s.key), e.activity.to_vec(), e.colour, e.measured_against())
+    };
+    SCHEMES.iter().map(facts).collect()
 }
 
 /// `(config key, name, description)` of every registered policy of the

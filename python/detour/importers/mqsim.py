@@ -15,6 +15,7 @@ import xml.etree.ElementTree as ET
 from pathlib import Path
 from typing import Callable, Optional
 
+from ..registry import gc_policies
 from . import Imported, spelled_out
 from .workload import read_workload
 
@@ -258,7 +259,7 @@ def _gc_policy(r: _Reader) -> None:
     elif policy == "FIFO":
         r.imp.set(r.label(key), "fifo", "ftl.gc_policy", policy, "the oldest written block")
     else:
-        r.skip(key, f"{policy}: Detour's GC policies are greedy, random of d choices (RGA), fifo and cost-benefit")
+        r.skip(key, f"{policy}: Detour's GC policies are {', '.join(gc_policies())}")
 
 
 def _wear_leveling(r: _Reader) -> None:

@@ -15,8 +15,8 @@ pub struct FtlConfig {
     /// GC starts on a plane when its free blocks fall below this share.
     pub gc_threshold: f64,
     /// Which block GC reclaims: a name of ftl/gc/victim/'s registry
-    /// (greedy, the default; cost-benefit; random, of d choices; fifo),
-    /// checked against it by setup/.
+    /// (`greedy` by default; `detour policies` lists them), checked
+    /// against it by setup/.
     pub gc_policy: String,
     /// Candidates drawn by `gc_policy = "random"`. Default 8.
     pub gc_choices: u32,

@@ -20,7 +20,8 @@ pub const ENTRY: SchemeEntry = SchemeEntry::new(
     "conventional",
     "Page-mapped FTL with the configured allocation; one copy of every page",
     build,
-);
+)
+.colour("#404040");
 
 fn build(_: &Env) -> crate::error::Result<Box<dyn Scheme>> {
     Ok(Box::new(Conventional))
@@ -30,10 +31,6 @@ fn build(_: &Env) -> crate::error::Result<Box<dyn Scheme>> {
 pub struct Conventional;
 
 impl Scheme for Conventional {
-    fn name(&self) -> &'static str {
-        "conventional"
-    }
-
     fn plan_read(&mut self, lpns: Range<Lpn>, ctx: &mut Ctx, plan: &mut Plan) -> Result<(), Stall> {
         for lpn in lpns {
             ctx.read_mapped(lpn, Class::HostRead, plan);

@@ -34,6 +34,7 @@ pub const ENTRY: SchemeEntry = SchemeEntry::new(
     "HotR: hot read pages copied to staging; reads blocked by a write served there",
     build,
 )
+.colour("#4363d8")
     .section::<HotrConfig>()
     .activity(&["hotr.migrations", "hotr.staging_hits"]);
 
@@ -367,10 +368,6 @@ impl HotR {
 }
 
 impl Scheme for HotR {
-    fn name(&self) -> &'static str {
-        "hotr"
-    }
-
     fn uses_shared_map(&self) -> bool {
         true
     }

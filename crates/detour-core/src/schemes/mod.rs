@@ -6,14 +6,14 @@
 //! fills a [`Plan`]. The simulator runs the plan, and tells the scheme when
 //! operations finish and when GC moves a page. To add one, follow
 //! docs/extending.md: one file here (its config section, constructor and
-//! [`registry::SchemeEntry`]) and one line in `registry.rs`.
+//! [`registry::SchemeEntry`]) and one line in the `registry!` block below.
 //!
 //! ## What is where
 //!
 //! `prelude.rs` (everything a scheme file imports); the registry
 //! (`registry.rs`: `SchemeEntry`, a scheme's name, description, config
-//! section, activity counters, idle reason and constructor; the `registry!`
-//! block below, one line per scheme module); one file (or folder) per scheme:
+//! section, activity counters, idle reason, plot colour and constructor; the
+//! `crate::registry!` block below, one line per scheme module); one file (or folder) per scheme:
 //! `conventional`, `hotr`, `rails`, `ttflash`, `raid/` (pure, cr1, cr4, cr5,
 //! cr5m), `collisions/`, `dedup/` (CA-SSD, RR-SSD, Oracle, PBLRU), each
 //! described in `docs/schemes/` and holding its own config section
@@ -29,14 +29,18 @@ pub mod prelude;
 pub mod registry;
 pub mod requirements;
 
-registry::registry! {
-    conventional => [ENTRY],
-    hotr => [ENTRY],
-    rails => [ENTRY],
-    ttflash => [ENTRY],
-    raid => [PURE, CR1, CR4, CR5, CR5M],
-    collisions => [ENTRY],
-    dedup => [CA_SSD, RR_SSD, ORACLE, PBLRU],
+crate::registry! {
+    /// Every registered scheme, one module a line, in the order
+    /// `detour schemes` shows them; `scheme.name` names one.
+    pub const SCHEMES: &[SchemeEntry] = [
+        conventional,
+        hotr,
+        rails,
+        ttflash,
+        raid::{PURE, CR1, CR4, CR5, CR5M},
+        collisions,
+        dedup::{CA_SSD, RR_SSD, ORACLE, PBLRU},
+    ];
 }
 
 pub use collisions::{Collisions, CollisionsConfig, RateWindow};
@@ -81,9 +85,9 @@ pub struct OpDone {
 }
 
 /// The contract every scheme implements.
+/// Its name is its registry entry's (`SchemeEntry::name`), not the
+/// scheme's to tell.
 pub trait Scheme {
-    fn name(&self) -> &'static str;
-
     /// Pages the host may address when the scheme keeps part of the device
     /// for itself (hidden mirror or staging chips, parity): at most the
     /// configured logical space. None keeps the configured one.

@@ -34,6 +34,7 @@ pub const ENTRY: SchemeEntry = SchemeEntry::new(
     "Rails in-drive: mirrored halves, one serves reads while the other absorbs writes",
     build,
 )
+.colour("#f58231")
     .section::<RailsConfig>()
     .activity(&["rails.swaps"]);
 
@@ -177,10 +178,6 @@ impl Rails {
 }
 
 impl Scheme for Rails {
-    fn name(&self) -> &'static str {
-        "rails"
-    }
-
     fn logical_pages(&self, geo: &Geometry) -> Option<u32> {
         Some(geo.logical_pages / 2)
     }

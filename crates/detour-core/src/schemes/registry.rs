@@ -1,11 +1,13 @@
 //! The registry: every scheme Detour knows, one line each.
 //!
 //! A scheme's file holds its [`SchemeEntry`] (name, description, config
-//! section, constructor); the one other place that names it is its line in
-//! the `registry!` block of `schemes/mod.rs`, which declares the module and
-//! lists its entries in [`SCHEMES`]. `detour schemes`, the README's list
-//! (checked by a test), the config fuzz test and the scheme test table all
-//! read [`SCHEMES`].
+//! section, activity counters, idle reason, colour, baseline, constructor);
+//! the one other place that names it is its line in the `crate::registry!`
+//! block of `schemes/mod.rs` (the mechanism the policy families use too),
+//! which declares the module and lists its entries in [`SCHEMES`].
+//! `detour schemes`, the Python side's colours and demo baselines, the
+//! config fuzz test and the scheme test table all read [`SCHEMES`]; the
+//! simulator takes a scheme's name from its entry, never from the scheme.
 //!
 //! A scheme's parameters are its own section, `[scheme.<key>]`: a serde
 //! struct with the default on each field and its own range checks (the
@@ -23,18 +25,6 @@ use crate::metrics::warnings::IdleReason;
 use serde::de::DeserializeOwned;
 use serde::Serialize;
 use toml::Value;
-
-/// Declares each scheme module and lists its entries, in the order
-/// `detour schemes` shows them, as `SCHEMES`: `module => [ENTRY, ...]`.
-macro_rules! registry {
-    ($($module:ident => [$($entry:ident),+ $(,)?]),+ $(,)?) => {
-        $(mod $module;)+
-
-        /// Every registered scheme (`registry!` in schemes/mod.rs).
-        pub const SCHEMES: &[registry::SchemeEntry] = &[$($($module::$entry),+),+];
-    };
-}
-pub(super) use registry;
 
 /// One registered scheme.
 pub struct SchemeEntry {
@@ -63,6 +53,22 @@ pub struct SchemeEntry {
     /// Bytes per logical page of the page-indexed tables it reserves when
     /// built (sim/memory.rs checks them against the address space).
     pub table_bytes_per_lpn: u64,
+    /// Its colour in every figure ("#rrggbb"); None for one derived from
+    /// the name (python/detour/plots.py), so a new scheme needs none.
+    pub colour: Option<&'static str>,
+    /// The scheme it is measured against (the demo's baseline; cr5m's is
+    /// cr5): None for `conventional`, the baseline of everything else.
+    pub baseline: Option<&'static str>,
+}
+
+impl crate::registry::Entry for SchemeEntry {
+    fn name(&self) -> &'static str {
+        self.name
+    }
+
+    fn about(&self) -> &'static str {
+        self.about
+    }
 }
 
 impl SchemeEntry {
@@ -79,7 +85,25 @@ impl SchemeEntry {
             on_span: None,
             requires: None,
             table_bytes_per_lpn: 0,
+            colour: None,
+            baseline: None,
         }
+    }
+
+    pub const fn colour(mut self, rgb: &'static str) -> SchemeEntry {
+        self.colour = Some(rgb);
+        self
+    }
+
+    pub const fn baseline(mut self, scheme: &'static str) -> SchemeEntry {
+        self.baseline = Some(scheme);
+        self
+    }
+
+    /// The scheme it is measured against: its own `baseline`, else
+    /// `conventional` (None for `conventional` itself).
+    pub fn measured_against(&self) -> Option<&'static str> {
+        self.baseline.or((self.name != "conventional").then_some("conventional"))
     }
 
     /// Its parameters are `[scheme.<T::KEY>]`.
@@ -359,8 +383,7 @@ mod tests {
         for e in SCHEMES {
             let cfg = ConfigBuilder::from_preset("small").and_then(|b| b.set("scheme.name", e.name)).and_then(|b| b.build());
             let cfg = cfg.unwrap_or_else(|err| panic!("{}: {err}", e.name));
-            let s = build(&cfg).unwrap_or_else(|err| panic!("{}: {err}", e.name));
-            assert_eq!(s.name(), e.name);
+            build(&cfg).unwrap_or_else(|err| panic!("{}: {err}", e.name));
         }
     }
 

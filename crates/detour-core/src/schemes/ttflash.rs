@@ -39,6 +39,7 @@ pub const ENTRY: SchemeEntry = SchemeEntry::new(
     "TTFlash: k+1 RAID-5 over chips or channels; blocked reads rebuilt from parity",
     build,
 )
+.colour("#3cb44b")
     .section::<TtflashConfig>()
     .activity(&["ttflash.reads_reconstructed"]);
 
@@ -233,10 +234,6 @@ impl TtFlash {
 }
 
 impl Scheme for TtFlash {
-    fn name(&self) -> &'static str {
-        "ttflash"
-    }
-
     fn logical_pages(&self, _: &Geometry) -> Option<u32> {
         Some(self.logical)
     }

@@ -194,8 +194,7 @@ impl Simulation {
             if n == 0 || n > geo.logical_pages {
                 return Err(Error::Geometry(format!(
                     "scheme {} asks for {n} logical pages; the device offers 1..={}",
-                    scheme.name(),
-                    geo.logical_pages
+                    cfg.scheme.name, geo.logical_pages
                 )));
             }
             geo.logical_pages = n;
@@ -295,7 +294,7 @@ impl Simulation {
         // content, an arrival too many ticks away (sim/requirements.rs).
         let tick = (self.tick_interval(), self.cfg.scheme.tick_us > 0.0);
         let scale = self.cfg.host.time_scale;
-        let mut guard = requirements::InputGuard::new(workload, self.scheme.as_ref(), tick, scale, source);
+        let mut guard = requirements::InputGuard::new(workload, (self.scheme.as_ref(), &self.cfg.scheme.name), tick, scale, source);
         let workload: &mut dyn Iterator<Item = Result<Request>> = &mut guard;
         self.precondition(progress)?;
         self.pull_next(workload)?;
@@ -397,7 +396,7 @@ impl Simulation {
 
     fn finish(mut self) -> Result<RunResult> {
         let mut s = Summary {
-            scheme: self.scheme.name().to_string(),
+            scheme: self.cfg.scheme.name.clone(),
             device: self.cfg.name.clone(),
             seed: self.cfg.run.seed,
             verify: self.cfg.run.verify,

@@ -46,7 +46,7 @@ impl<'a> InputGuard<'a> {
     /// `tick_us_set`: `scheme.tick_us` overrides the scheme's own.
     pub fn new(
         inner: &'a mut dyn Iterator<Item = Result<Request>>,
-        scheme: &dyn Scheme,
+        (scheme, name): (&dyn Scheme, &str),
         (tick_ns, tick_us_set): (Option<u64>, bool),
         time_scale: f64,
         source: &str,
@@ -54,7 +54,7 @@ impl<'a> InputGuard<'a> {
         let most = scheme.max_ticks();
         let key = if tick_us_set { "scheme.tick_us" } else { scheme.tick_key() };
         let tick_limit = tick_ns.map(|ns| (ns as f64 * most / time_scale, most, key));
-        let scheme = scheme.needs_content().then(|| scheme.name().to_string());
+        let scheme = scheme.needs_content().then(|| name.to_string());
         InputGuard { inner, scheme, tick_limit, source: source.to_string() }
     }
 

@@ -75,7 +75,7 @@ impl Simulation {
     pub(super) fn apply_discard(&mut self, io: HostIo) -> Result<()> {
         let lpns = io.lpn..io.lpn + io.pages;
         self.check_discardable(lpns.clone())?;
-        let name = self.scheme.name();
+        let name = self.cfg.scheme.name.clone();
         let unmapped = self.with_ctx(|s, ctx| s.discard(lpns.clone(), ctx)).map_err(|why| {
             Error::config(
                 "trim.discards",

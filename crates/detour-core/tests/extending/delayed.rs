@@ -53,10 +53,6 @@ pub struct Delayed {
 }
 
 impl Scheme for Delayed {
-    fn name(&self) -> &'static str {
-        "delayed"
-    }
-
     fn plan_read(&mut self, lpns: Range<Lpn>, ctx: &mut Ctx, plan: &mut Plan) -> Result<(), Stall> {
         for lpn in lpns {
             ctx.read_mapped(lpn, Class::HostRead, plan);

@@ -24,7 +24,7 @@ use crate::config::Config;
 use crate::ensure_config;
 use crate::error::Result;
 
-pub(super) const VARIANT: Variant = Variant {
+pub(super) const ENTRY: Variant = Variant {
     name: "cmt",
     about: "a cached mapping table (DFTL) of ftl.cmt_size_kib, whole translation pages in LRU order, the rest on flash",
     check,

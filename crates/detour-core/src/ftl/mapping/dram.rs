@@ -9,7 +9,7 @@
 
 use super::Variant;
 
-pub(super) const VARIANT: Variant = Variant {
+pub(super) const ENTRY: Variant = Variant {
     name: "dram",
     about: "the whole map in DRAM: every lookup free (default)",
     check: |_cfg| Ok(()),

@@ -38,7 +38,7 @@ use crate::error::{Error, Result};
 use crate::policy::Choice;
 use crate::types::{Owner, Ppn, NO_PAGE};
 
-crate::policy::registry! {
+crate::registry! {
     /// Every mapping, one a line; `ftl.mapping` names one.
     pub const REGISTRY: &[Variant] = [
         dram,

@@ -4,7 +4,7 @@
 use super::*;
 use crate::policy::tests::{check_registry, check_registry_line, recipe};
 
-crate::policy::registry! {
+crate::registry! {
     /// The doc's example, registered as a real variant is.
     const EXAMPLES: &[Variant] = [
         direct,

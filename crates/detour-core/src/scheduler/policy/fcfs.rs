@@ -9,7 +9,7 @@
 use super::{priority, Variant};
 use crate::scheduler::ops::Class;
 
-pub(super) const VARIANT: Variant = Variant {
+pub(super) const ENTRY: Variant = Variant {
     name: "fcfs",
     about: "one first-come-first-served queue for every class (DiskSim's package queue)",
     queue_of,

@@ -27,7 +27,7 @@ use crate::config::SchedulerConfig;
 use crate::error::Result;
 use crate::policy::Choice;
 
-crate::policy::registry! {
+crate::registry! {
     /// Every scheduling policy, one a line; `scheduler.order` names one.
     pub const REGISTRY: &[Variant] = [
         priority,
@@ -148,7 +148,7 @@ impl Policy {
         // it is inlined: through the pointer the dispatch no longer sees
         // that it takes a head, and a run costs 2% more instructions. An
         // address that fails to compare equal only misses this fast path.
-        if std::ptr::fn_addr_eq(self.pick, priority::VARIANT.pick) {
+        if std::ptr::fn_addr_eq(self.pick, priority::ENTRY.pick) {
             priority::pick(qs, ops, suspended)
         } else {
             (self.pick)(qs, ops, suspended)

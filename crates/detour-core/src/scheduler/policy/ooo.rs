@@ -32,7 +32,7 @@ use super::{priority, BatchScan, Pick, Queues, Variant};
 use crate::device::OpKind;
 use crate::scheduler::ops::{OpSlab, NO_OP};
 
-pub(super) const VARIANT: Variant = Variant {
+pub(super) const ENTRY: Variant = Variant {
     name: "out-of-order",
     about: "priority's queues, but a read may pass a queued write while a program is suspended and batches fill from every queue (MQSim's out-of-order TSU)",
     queue_of: priority::queue_of,

@@ -11,7 +11,7 @@ use super::{BatchScan, Pick, Queues, Variant};
 use crate::device::OpKind;
 use crate::scheduler::ops::{Class, OpSlab};
 
-pub(super) const VARIANT: Variant = Variant {
+pub(super) const ENTRY: Variant = Variant {
     name: "priority",
     about: "host reads, then host writes, then background work, each queue first come first served (default)",
     queue_of,

@@ -52,6 +52,7 @@ pub const ENTRY: SchemeEntry = SchemeEntry::new(
     "A layer (over conventional by default) replicating pages of repeating imbalanced read-collision pairs",
     build,
 )
+.colour("#f032e6")
     .section::<CollisionsConfig>()
     .activity(&["collisions.replications"])
     .on_span(base_on_span)
@@ -326,10 +327,6 @@ impl Collisions {
 }
 
 impl Scheme for Collisions {
-    fn name(&self) -> &'static str {
-        "collisions"
-    }
-
     fn logical_pages(&self, geo: &Geometry) -> Option<u32> {
         self.inner.logical_pages(geo)
     }

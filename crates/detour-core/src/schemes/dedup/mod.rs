@@ -48,6 +48,7 @@ const fn entry(name: &'static str, about: &'static str, activity: &'static [&'st
 pub const CA_SSD: SchemeEntry = entry("ca-ssd", "CA-SSD: content-addressed dedup FTL; duplicate content costs no flash write", &["dedup.write_hits"], |env| {
     build(Mode::CaSsd, env)
 })
+.colour("#a9a9a9")
 .why_idle(idle::ca_ssd);
 pub const RR_SSD: SchemeEntry = entry(
     "rr-ssd",
@@ -55,19 +56,25 @@ pub const RR_SSD: SchemeEntry = entry(
     &["dedup.replica_reads"],
     |env| build(Mode::RrSsd, env),
 )
+.colour("#469990")
+.baseline("ca-ssd")
 .why_idle(idle::rr_ssd);
 pub const ORACLE: SchemeEntry = entry(
     "oracle",
     "Ideal-All-Chip replication on CA-SSD: every read served by the least-loaded die, free",
     &["oracle.shadow_reads"],
     |env| build(Mode::Oracle, env),
-);
+)
+.colour("#000075")
+.baseline("ca-ssd");
 pub const PBLRU: SchemeEntry = entry(
     "pblru",
     "PBLRU on CA-SSD: blocked pages replicated on-line in a priority-based LRU space",
     &["pblru.copies_made"],
     |env| build(Mode::Pblru, env),
 )
+.colour("#800000")
+.baseline("ca-ssd")
 .why_idle(idle::pblru);
 
 fn build(mode: Mode, env: &Env) -> Result<Box<dyn Scheme>> {
@@ -323,15 +330,6 @@ impl Scheme for Dedup {
     fn holds(&self, lpn: Lpn, ppn: Ppn, _: &Ctx) -> bool {
         let v = self.t.vpn_of(lpn);
         v != NO_VPN && self.t.vpns[v as usize].copies.contains(&ppn)
-    }
-
-    fn name(&self) -> &'static str {
-        match self.mode {
-            Mode::CaSsd => "ca-ssd",
-            Mode::RrSsd => "rr-ssd",
-            Mode::Oracle => "oracle",
-            Mode::Pblru => "pblru",
-        }
     }
 
     fn plan_read(&mut self, lpns: Range<Lpn>, ctx: &mut Ctx, plan: &mut Plan) -> Result<(), Stall> {

@@ -146,10 +146,6 @@ impl Cr1 {
 }
 
 impl Scheme for Cr1 {
-    fn name(&self) -> &'static str {
-        "cr1"
-    }
-
     fn logical_pages(&self, geo: &Geometry) -> Option<u32> {
         Some((geo.logical_pages / 2).min(Owner::MAX_INDEX))
     }

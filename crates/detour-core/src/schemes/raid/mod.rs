@@ -93,31 +93,40 @@ pub const PURE: SchemeEntry = entry(
     "The CR5M paper's pure SSD: conventional placement, no redundancy; takes scheme.raid.fail_* and counts lost pages",
     |env| build(Org::Pure, env),
     |_| Ok(()),
-);
+)
+.colour("#9a6324");
 pub const CR1: SchemeEntry = entry(
     "cr1",
     "Channel RAID-1: every page mirrored on a partner channel (half the capacity)",
     |env| build(Org::Cr1, env),
     |cfg| device_fits(Org::Cr1, &cfg.device),
-);
+)
+.colour("#42d4f4")
+.baseline("pure");
 pub const CR4: SchemeEntry = entry(
     "cr4",
     "Channel RAID-4: stripes of N-1 data pages, parity on a dedicated channel",
     |env| build(Org::Cr4, env),
     |cfg| device_fits(Org::Cr4, &cfg.device),
-);
+)
+.colour("#808000")
+.baseline("pure");
 pub const CR5: SchemeEntry = entry(
     "cr5",
     "Channel RAID-5: stripes of N-1 data pages, rotating parity, semi-dynamic allocation",
     |env| build(Org::Cr5, env),
     |cfg| device_fits(Org::Cr5, &cfg.device),
-);
+)
+.colour("#911eb4")
+.baseline("pure");
 pub const CR5M: SchemeEntry = entry(
     "cr5m",
     "CR5 with a hidden mirror chip per channel: small updates mirrored, parity deferred",
     |env| build(Org::Cr5m, env),
     |cfg| device_fits(Org::Cr5m, &cfg.device),
-);
+)
+.colour("#e6194b")
+.baseline("cr5");
 
 /// What organisation `org` needs of the device.
 fn device_fits(org: Org, d: &DeviceConfig) -> Result<()> {

@@ -224,10 +224,6 @@ fn mirror_limit(geo: &Geometry, thr: f64, env: &Env) -> u32 {
 }
 
 impl Scheme for ParityRaid {
-    fn name(&self) -> &'static str {
-        name_of(self.org)
-    }
-
     fn logical_pages(&self, geo: &Geometry) -> Option<u32> {
         Some(Layout::new(self.org, geo).logical_pages(geo))
     }

@@ -56,10 +56,6 @@ impl Pure {
 }
 
 impl Scheme for Pure {
-    fn name(&self) -> &'static str {
-        "pure"
-    }
-
     fn logical_pages(&self, geo: &crate::device::Geometry) -> Option<u32> {
         Some(geo.logical_pages.min(Owner::MAX_INDEX))
     }

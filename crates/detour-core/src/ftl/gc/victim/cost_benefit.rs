@@ -7,7 +7,7 @@
 
 use super::{Candidate, Fills, Policy, Variant};
 
-pub(super) const VARIANT: Variant = Variant {
+pub(super) const ENTRY: Variant = Variant {
     name: "cost-benefit",
     about: "the largest age x free / used, age in blocks filled since (LFS's cleaner)",
     build: |_cfg, blocks| Box::new(CostBenefit { fills: Fills::new(blocks) }),

@@ -2,10 +2,8 @@
 //! reclaims. Every policy sees the same candidates (full, unpinned blocks
 //! with a stale page, in the plane's free order) and ties go to the first.
 //!
-//! - `greedy.rs` (default): the fewest live pages.
-//! - `cost_benefit.rs`: the largest age x free / used (LFS's cleaner).
-//! - `random.rs`: the fewest live pages of `ftl.gc_choices` drawn at random.
-//! - `fifo.rs`: the block filled first.
+//! The registry below lists them, one file each (`greedy.rs`, the
+//! default: the fewest live pages); each file's header says what it picks.
 //!
 //! A policy is a trait object: GC consults it once per block it reclaims,
 //! and once per block filled, against the page moves and the erase that
@@ -16,7 +14,7 @@ use crate::config::Config;
 use crate::error::Result;
 use crate::policy::Choice;
 
-crate::policy::registry! {
+crate::registry! {
     /// Every GC victim policy, one a line; `ftl.gc_policy` names one.
     pub const REGISTRY: &[Variant] = [
         greedy,

@@ -8,7 +8,7 @@ use super::{min_first, Candidate, Policy, Variant};
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 
-pub(super) const VARIANT: Variant = Variant {
+pub(super) const ENTRY: Variant = Variant {
     name: "random",
     about: "the fewest live pages of ftl.gc_choices candidates drawn at random (power of d choices)",
     build: |cfg, _blocks| {

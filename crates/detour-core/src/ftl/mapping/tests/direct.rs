@@ -6,7 +6,7 @@
 
 use super::{Access, Cache, Variant};
 
-pub(super) const VARIANT: Variant = Variant {
+pub(super) const ENTRY: Variant = Variant {
     name: "direct",
     about: "a direct-mapped table of ftl.cmt_size_kib: translation page t only in slot t mod its size",
     check: |_cfg| Ok(()),

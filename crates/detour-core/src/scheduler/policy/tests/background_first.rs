@@ -8,7 +8,7 @@
 use super::{priority, Pick, Queues, Variant};
 use crate::scheduler::ops::OpSlab;
 
-pub(super) const VARIANT: Variant = Variant {
+pub(super) const ENTRY: Variant = Variant {
     name: "background-first",
     about: "background work before host reads and writes, otherwise as priority",
     queue_of: priority::queue_of,

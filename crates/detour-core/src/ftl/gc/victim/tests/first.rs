@@ -6,7 +6,7 @@
 
 use super::{Candidate, Policy, Variant};
 
-pub(super) const VARIANT: Variant = Variant {
+pub(super) const ENTRY: Variant = Variant {
     name: "first",
     about: "the first candidate in the plane's free order (a baseline making no choice)",
     build: |_cfg, _blocks| Box::new(First),
