@@ -344,7 +344,22 @@ fn bad_collision_keys_name_the_key() {
 /// Both stay verify-clean; an unknown mode is refused naming the key.
 #[test]
 fn recent_read_rate_prices_replicas_at_the_bursts_rate() {
-    let reqs = profile_reqs("msr-hm1", 60_000, &[]);
+    // A bursty volume whose reads are mostly planted same-die pairs, 16 KiB
+    // each (HM1's shape before its sequential runs): the replicas are then
+    // decided inside bursts, where the two rates differ most.
+    let reqs = profile_reqs(
+        "msr-hm1",
+        60_000,
+        &[
+            ("size", "16384"),
+            ("sequential", "0.1"),
+            ("pairs.read_share", "0.9"),
+            ("pairs.count", "58"),
+            ("pairs.theta", "0.657217"),
+            ("footprint_bytes", "9699328"),
+            ("arrival.rate_per_s", "44224.7"),
+        ],
+    );
     let run = |o: &[&str]| sim::run_requests(paper(&[&["run.verify=true", "scheme.name=collisions"], o].concat()), &reqs).unwrap();
     let life = run(&[]);
     let recent = run(&["scheme.collisions.rate=recent"]);
