@@ -13,7 +13,7 @@ use std::path::{Path, PathBuf};
 const LAYERS: &[&[&str]] = &[
     &["error", "types"],
     &["config"],
-    &["engine", "device", "policy"],
+    &["engine", "device", "policy", "registry"],
     &["scheduler"],
     &["ftl"],
     &["metrics"],
