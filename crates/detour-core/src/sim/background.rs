@@ -110,6 +110,9 @@ impl Simulation {
     }
 
     /// A GC copy landed: if the data was still live, tell the scheme.
+    /// Out of line: inlined into the completion path it grew every
+    /// completion's frame (docs/benchmarks-log.md, thirty-second session).
+    #[inline(never)]
     pub(super) fn finish_move(&mut self, from: Ppn, to: Ppn, owner: Owner) {
         if self.ftl.finish_move(from, to) {
             // A translation page's owner is its number: the directory
@@ -135,6 +138,8 @@ impl Simulation {
         ))
     }
 
+    /// Erase a moved-out victim. Out of line, as `finish_move`.
+    #[inline(never)]
     pub(super) fn issue_erase(&mut self, block: u32) -> Result<()> {
         self.ftl.erase_issued(block);
         let t = self.txns.alloc(TxnKind::Erase { block });
@@ -148,6 +153,8 @@ impl Simulation {
     }
 
     /// A block is free again: requests waiting for it retry, GC continues if needed.
+    /// Out of line, as `finish_move`.
+    #[inline(never)]
     pub(super) fn erase_done(&mut self, block: u32) -> Result<()> {
         self.ftl.erase_done(block);
         let plane = self.geo.plane_of_block(block);
