@@ -12,8 +12,9 @@ use std::path::{Path, PathBuf};
 /// request.
 const LAYERS: &[&[&str]] = &[
     &["error", "types"],
+    &["registry"],
     &["config"],
-    &["engine", "device", "policy", "registry"],
+    &["engine", "device", "policy"],
     &["scheduler"],
     &["ftl"],
     &["metrics"],

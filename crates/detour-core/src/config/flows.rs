@@ -94,7 +94,7 @@ pub struct FlowConfig {
     /// NVMe priority class of the flow's submission queue: `urgent`,
     /// `high` (default), `medium` or `low`; read under
     /// `scheduler.arbitration = "nvme_wrr"` (MQSim's Priority_Class).
-    pub priority: crate::scheduler::arbiter::PriorityClass,
+    pub priority: super::arbitration::PriorityClass,
 }
 
 impl Default for FlowConfig {
@@ -115,7 +115,7 @@ impl Default for FlowConfig {
             trace: String::new(),
             profile: String::new(),
             profile_set: Vec::new(),
-            priority: crate::scheduler::arbiter::PriorityClass::High,
+            priority: super::arbitration::PriorityClass::High,
         }
     }
 }

@@ -12,6 +12,7 @@
 //! `Config::preset` and `Config::from_toml_str` are setup/'s, the step
 //! above, which resolves and checks them.
 
+pub mod arbitration;
 mod builder;
 pub mod compat;
 mod energy;
@@ -164,7 +165,7 @@ pub struct SchedulerConfig {
     /// classes (`flows[].priority`): `fifo` (ignored; default) or
     /// `nvme_wrr` (URGENT first, then HIGH/MEDIUM/LOW by `wrr_weights`;
     /// MQSim's PRIORITY_OUT_OF_ORDER TSU, scheduler/arbiter.rs).
-    pub arbitration: crate::scheduler::arbiter::Arbitration,
+    pub arbitration: arbitration::Arbitration,
     /// Weights of HIGH, MEDIUM and LOW under `nvme_wrr`. Default [4, 2, 1]
     /// (MQSim's IO_Flow_Priority_Class::get_scheduling_weight).
     pub wrr_weights: [u32; 3],
@@ -253,7 +254,7 @@ impl Default for SchedulerConfig {
             multiplane_reads: true,
             multiplane_same_page: false,
             chip_program_batches: false,
-            arbitration: crate::scheduler::arbiter::Arbitration::Fifo,
+            arbitration: arbitration::Arbitration::Fifo,
             wrr_weights: [4, 2, 1],
         }
     }

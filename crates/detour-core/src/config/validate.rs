@@ -64,7 +64,7 @@ impl Config {
         in_range_f("scheduler.resume_us", s.resume_us, 0.0, 1e5)?;
         in_range_f("scheduler.suspend_min_remaining_us", s.suspend_min_remaining_us, 0.0, 1e7)?;
         in_range_u("scheduler.max_suspends", s.max_suspends as u64, 0, 1000)?;
-        crate::scheduler::arbiter::validate_weights(&s.wrr_weights)?;
+        super::arbitration::validate_weights(&s.wrr_weights)?;
 
         let f = &self.ftl;
         in_range_f("ftl.gc_threshold", f.gc_threshold, 0.0, 0.5)?;
