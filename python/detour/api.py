@@ -80,14 +80,17 @@ def capacity(cfg: str) -> dict:
     scheme keeps for itself), dies, planes, block and page sizes.
     `detour config` prints it above the TOML."""
     d = _toml.loads(cfg)["device"]
-    dies = d["channels"] * d["chips_per_channel"] * d["dies_per_chip"]
+    # spare chips (device.spare_chips, HotR's staging chip) are raw flash the host never addresses
+    spare = d.get("spare_chips", 0)
+    chips = d["channels"] * d["chips_per_channel"] + spare
+    dies = chips * d["dies_per_chip"]
     planes = dies * d["planes_per_die"]
     block = d["pages_per_block"] * d["page_size"]
     raw = planes * d["blocks_per_plane"] * block
     logical = _detour.logical_bytes(cfg)
     return {"raw_bytes": raw, "logical_bytes": logical, "raw_gib": raw / 2**30, "logical_gib": logical / 2**30,
             "logical_share": logical / raw if raw else 0.0, "channels": d["channels"],
-            "chips": d["channels"] * d["chips_per_channel"], "dies": dies, "planes": planes,
+            "chips": chips, "spare_chips": spare, "dies": dies, "planes": planes,
             "blocks": planes * d["blocks_per_plane"], "block_bytes": block, "page_bytes": d["page_size"]}
 
 

@@ -204,7 +204,9 @@ def capacity_text(cfg: str) -> str:
 
     c = capacity(cfg)
     return (f"capacity: {c['raw_gib']:,.3g} GiB raw, {c['logical_gib']:,.3g} GiB the host may address "
-            f"({100 * c['logical_share']:.1f}%); {c['channels']} channels, {c['chips']} chips, {c['dies']} dies, "
+            f"({100 * c['logical_share']:.1f}%); {c['channels']} channels, {c['chips']} chips"
+            + (f" ({c['spare_chips']} spare, on a channel of their own)" if c["spare_chips"] else "")
+            + f", {c['dies']} dies, "
             f"{c['planes']} planes, {c['blocks']:,} blocks of {c['block_bytes'] // 1024:,} KiB, "
             f"pages of {c['page_bytes'] // 1024} KiB")
 

@@ -91,8 +91,19 @@ pub struct DeviceConfig {
     pub page_size: u32,
     /// Share of physical pages hidden from the host (0.10 = 10%).
     pub overprovisioning: f64,
+    /// Chips beyond `channels x chips_per_channel` that the host never
+    /// addresses, all on one channel of their own (HotR's dedicated spare
+    /// chip, `scheme.hotr.staging = "spare-chip"`; docs/schemes/hotr.md).
+    /// The logical space and the placement of host data are the device's
+    /// without them. Default 0; 0..=chips_per_channel.
+    #[serde(skip_serializing_if = "is_zero")]
+    pub spare_chips: u32,
     pub flash: FlashConfig,
     pub channel: ChannelConfig,
+}
+
+fn is_zero(n: &u32) -> bool {
+    *n == 0
 }
 
 /// Array timing. Setting `cell` in a layer resets the three times to that

@@ -107,6 +107,7 @@ fn device(geo: [u32; 7], op: f64, flash: FlashConfig, channel: ChannelConfig) ->
         pages_per_block,
         page_size,
         overprovisioning: op,
+        spare_chips: 0,
         flash,
         channel,
     }

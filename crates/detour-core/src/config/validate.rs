@@ -52,6 +52,7 @@ impl Config {
             d.page_size
         );
         in_range_f("device.overprovisioning", d.overprovisioning, 0.0, 0.9)?;
+        in_range_u("device.spare_chips", d.spare_chips as u64, 0, d.chips_per_channel as u64)?;
         positive_f("device.flash.read_us", d.flash.read_us, 1e6)?;
         positive_f("device.flash.program_us", d.flash.program_us, 1e6)?;
         positive_f("device.flash.erase_us", d.flash.erase_us, 1e7)?;

@@ -4,6 +4,12 @@
 //! plane = die * planes_per_die + plane_in_die
 //! block = plane * blocks_per_plane + block_in_plane
 //! ppn  = block * pages_per_block + page_in_block
+//!
+//! Spare chips (`device.spare_chips`) come after the device's own chips:
+//! their dies have the ids from `host_dies()` on, and the channel formula
+//! puts them on channel `channels`, one of their own. Everything sized by
+//! `dies()`, `planes()` or `total_pages()` holds them; the host's logical
+//! space and the static placement of its pages (`host_planes()`) do not.
 
 use crate::config::{AllocOrder, DeviceConfig};
 use crate::error::{Error, Result};
@@ -67,8 +73,12 @@ pub struct Geometry {
     pub blocks_per_plane: u32,
     pub pages_per_block: u32,
     pub page_size: u32,
-    /// Pages the host can address: total pages less over-provisioning.
+    /// Pages the host can address: the device's own chips' pages less
+    /// over-provisioning (spare chips add none).
     pub logical_pages: u32,
+    /// Chips beyond `channels x chips_per_channel`, never addressed by the
+    /// host (`device.spare_chips`), on one extra channel.
+    pub spare_chips: u32,
     div: Divisors,
 }
 
@@ -89,9 +99,12 @@ impl Geometry {
             }
             total = total.saturating_mul(n as u64);
         }
-        if total >= u32::MAX as u64 {
+        // The spare chips' pages need page numbers too, but add no logical space.
+        let per_chip = total / (d.channels as u64 * d.chips_per_channel as u64);
+        let physical = total.saturating_add(per_chip.saturating_mul(d.spare_chips as u64));
+        if physical >= u32::MAX as u64 {
             return Err(Error::Geometry(format!(
-                "{total} physical pages do not fit 32-bit page numbers; use larger pages or fewer blocks"
+                "{physical} physical pages do not fit 32-bit page numbers; use larger pages or fewer blocks"
             )));
         }
         let logical = (total as f64 * (1.0 - d.overprovisioning)).floor() as u64;
@@ -111,6 +124,7 @@ impl Geometry {
             pages_per_block: d.pages_per_block,
             page_size: d.page_size,
             logical_pages: logical as u32,
+            spare_chips: d.spare_chips,
             div: Divisors {
                 pages_per_block: Divisor::new(d.pages_per_block),
                 pages_per_plane: Divisor::new(d.pages_per_block * d.blocks_per_plane),
@@ -123,9 +137,35 @@ impl Geometry {
         })
     }
 
+    /// Every chip, spare chips included.
     #[inline]
     pub fn chips(&self) -> u32 {
+        self.host_chips() + self.spare_chips
+    }
+    /// The device's own chips: `channels x chips_per_channel`.
+    #[inline]
+    pub fn host_chips(&self) -> u32 {
         self.channels * self.chips_per_channel
+    }
+    /// Dies of the device's own chips (ids 0..host_dies; spare dies follow).
+    #[inline]
+    pub fn host_dies(&self) -> u32 {
+        self.host_chips() * self.dies_per_chip
+    }
+    /// Planes of the device's own chips: where host data is placed.
+    #[inline]
+    pub fn host_planes(&self) -> u32 {
+        self.host_dies() * self.planes_per_die
+    }
+    /// Pages of the device's own chips (spare chips' excluded).
+    #[inline]
+    pub fn host_pages(&self) -> u32 {
+        self.host_planes() * self.pages_per_plane()
+    }
+    /// Channels with a bus: the device's, and one more for spare chips.
+    #[inline]
+    pub fn buses(&self) -> u32 {
+        self.channels + (self.spare_chips > 0) as u32
     }
     #[inline]
     pub fn dies(&self) -> u32 {

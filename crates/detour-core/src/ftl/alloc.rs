@@ -36,7 +36,7 @@ impl Ftl {
     /// The plane the configured policy puts `lpn` on now.
     pub fn plane_for_write(&mut self, lpn: Lpn, view: &LoadView) -> u32 {
         if self.dynamic {
-            self.least_loaded_plane(view, 0..self.geo.dies())
+            self.least_loaded_plane(view, 0..self.geo.host_dies())
         } else {
             self.static_plane(lpn)
         }

@@ -193,8 +193,10 @@ impl Ftl {
         let gc_free_blocks = ((cfg.ftl.gc_threshold * bpp as f64).ceil() as u32).max(GC_RESERVE + 1);
         let mut ftl = Ftl {
             geo: geo.clone(),
-            plane_of_lpn: (0..geo.planes()).map(|l| cfg.ftl.order.plane_for(geo, l)).collect(),
-            planes_div: Divisor::new(geo.planes()),
+            // Host pages are placed over the device's own planes only: a
+            // spare chip (device.spare_chips) is never the host's.
+            plane_of_lpn: (0..geo.host_planes()).map(|l| cfg.ftl.order.plane_for(geo, l)).collect(),
+            planes_div: Divisor::new(geo.host_planes()),
             dynamic: cfg.ftl.allocation == crate::config::Allocation::Dynamic,
             gc_free_blocks,
             pending_reads_from_flash: cfg.ftl.pending_reads_from_flash,

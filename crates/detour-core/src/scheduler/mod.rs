@@ -138,10 +138,10 @@ impl Scheduler {
         // `Table`): a geometry whose counts were changed after its
         // conversions were made could break that, so it is refused here.
         assert!(
-            units == 0 || geo.channel_of_die(units as u32 * unit_dies - 1) < geo.channels,
+            units == 0 || geo.channel_of_die(units as u32 * unit_dies - 1) < geo.buses(),
             "inconsistent geometry: die {} maps past {} channels",
             (units as u32 * unit_dies).saturating_sub(1),
-            geo.channels
+            geo.buses()
         );
         Ok(Scheduler {
             geo: geo.clone(),
@@ -152,7 +152,7 @@ impl Scheduler {
             ack_transfer: ack == WriteAck::Transfer,
             batch: batch::rules(cfg, geo),
             dies: Table::new(units, DieState::default()),
-            channels: Table::new(geo.channels as usize, ChannelState::default()),
+            channels: Table::new(geo.buses() as usize, ChannelState::default()),
             queues: Table::new(units, Default::default()),
             ops: OpSlab::default(),
             done: Vec::with_capacity(64),

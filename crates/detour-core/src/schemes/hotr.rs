@@ -8,18 +8,20 @@
 //! read again from flash is copied to staging once the read finished, off
 //! the critical path (on-demand migration: the data is in the controller,
 //! so the copy is one background program). Writes drop the entry and
-//! invalidate the staging copy. Staging is either a slice of
-//! over-provisioned space on any other die (`staging = "op"`) or a dedicated
-//! chip hidden from the host (`staging = "chip"`).
+//! invalidate the staging copy. Staging is a slice of over-provisioned
+//! space on any other die (`staging = "op"`), one of the device's own chips
+//! taken from the host (`staging = "chip"`), or the paper's dedicated spare
+//! chip beside the device's chips (`staging = "spare-chip"` with
+//! `device.spare_chips`): the host keeps its logical space and every chip.
 //!
 //! **Why:** read-intensive pages are rarely written, so a second copy of the
 //! hot ones stays valid for long and lets reads sidestep long programs.
 //!
 //! **References:** HotR (papers/hotr-hot-read-replication.txt), Sec. III.
 
-use super::registry::{Env, SchemeEntry, SchemeSection};
+use super::registry::{self, Env, SchemeEntry, SchemeSection};
 use super::{Ctx, OpDone, Plan, Scheme, Stall};
-use crate::config::{in_range_f, in_range_u, DeviceConfig};
+use crate::config::{in_range_f, in_range_u, Config, DeviceConfig};
 use crate::device::{Geometry, OpKind};
 use crate::error::Error;
 use crate::ftl::Stream;
@@ -36,7 +38,23 @@ pub const ENTRY: SchemeEntry = SchemeEntry::new(
 )
 .colour("#4363d8")
     .section::<HotrConfig>()
+    .requires(requires)
+    .spare_chips()
     .activity(&["hotr.migrations", "hotr.staging_hits"]);
+
+/// `staging = "spare-chip"` and `device.spare_chips` go together: the
+/// spare chips are the staging space, and nothing else uses them.
+fn requires(cfg: &Config) -> crate::error::Result<()> {
+    let spare = registry::section::<HotrConfig>(&cfg.scheme)?.staging == Staging::SpareChip;
+    match (spare, cfg.device.spare_chips) {
+        (true, 0) => Err(Error::config("scheme.hotr.staging", "\"spare-chip\" needs device.spare_chips = 1 (or more)")),
+        (false, n) if n > 0 => Err(Error::config(
+            "device.spare_chips",
+            format!("{n} spare chips, but only scheme.hotr.staging = \"spare-chip\" uses them"),
+        )),
+        _ => Ok(()),
+    }
+}
 
 fn build(env: &Env) -> crate::error::Result<Box<dyn Scheme>> {
     Ok(Box::new(HotR::new(&env.section()?, env.geometry)?))
@@ -49,7 +67,7 @@ pub struct HotrConfig {
     /// Where staging copies live. Default "op".
     pub staging: Staging,
     /// Staging capacity as a share of the physical pages (op mode only; in
-    /// chip mode it is the chip). Default 0.02; 0..=0.5.
+    /// the chip modes it is the chip). Default 0.02; 0..=0.5.
     pub staging_share: f64,
     /// Share of the pages read so far that may be held in staging (the paper's
     /// "10% hot read pages migrated"). Default 0.10; 0 disables migration.
@@ -92,8 +110,14 @@ pub enum Staging {
     /// In over-provisioned space on any die other than the original's.
     #[default]
     Op,
-    /// On the last chip, a dedicated staging chip hidden from the host.
+    /// On the last of the device's chips, taken from the host (which
+    /// loses its pages from the logical space and its die time).
     Chip,
+    /// On the spare chips beside the device's (`device.spare_chips`, on a
+    /// channel of their own): "a dedicated spare flash chip" (abstract,
+    /// Sec. I), counted by the paper as extra space (Sec. IV-B, Fig. 7's
+    /// cost "on the extra storage space that each scheme consumes").
+    SpareChip,
 }
 
 impl Default for HotrConfig {
@@ -138,8 +162,10 @@ struct Counts {
 
 pub struct HotR {
     cfg: HotrConfig,
+    /// Staging on dedicated dies (`host_dies..`): the chip modes.
     chip_mode: bool,
-    /// Dies the host may write (all but the staging chip in chip mode).
+    /// Dies the host may write (all but the staging chip in chip mode, the
+    /// device's own in spare-chip mode).
     host_dies: u32,
     entries: HashMap<Lpn, Entry>,
     /// R-LRU order per chip: stamp -> LPN, oldest first.
@@ -161,14 +187,21 @@ pub struct HotR {
 
 impl HotR {
     pub fn new(cfg: &HotrConfig, geo: &Geometry) -> crate::error::Result<HotR> {
-        let chip_mode = cfg.staging == Staging::Chip;
-        if chip_mode && geo.chips() < 2 {
+        if cfg.staging == Staging::Chip && geo.chips() < 2 {
             return Err(Error::config("scheme.hotr.staging", "\"chip\" needs at least 2 chips (one is the staging chip)"));
         }
-        let host_dies = if chip_mode { geo.dies() - geo.dies_per_chip } else { geo.dies() };
+        if (cfg.staging == Staging::SpareChip) != (geo.spare_chips > 0) {
+            return Err(Error::config("scheme.hotr.staging", "\"spare-chip\" staging and device.spare_chips >= 1 go together"));
+        }
+        let host_dies = match cfg.staging {
+            Staging::Op => geo.dies(),
+            Staging::Chip => geo.dies() - geo.dies_per_chip,
+            Staging::SpareChip => geo.host_dies(),
+        };
+        let chip_mode = host_dies < geo.dies();
         let capacity = if chip_mode {
-            // Leave the chip's GC head-room free, as the FTL does for the host.
-            (geo.pages_per_plane() as u64 * (geo.dies_per_chip * geo.planes_per_die) as u64) * 8 / 10
+            // Leave the chips' GC head-room free, as the FTL does for the host.
+            (geo.pages_per_plane() as u64 * ((geo.dies() - host_dies) * geo.planes_per_die) as u64) * 8 / 10
         } else {
             (cfg.staging_share * geo.total_pages() as f64) as u64
         };
@@ -373,8 +406,9 @@ impl Scheme for HotR {
     }
 
     fn logical_pages(&self, geo: &Geometry) -> Option<u32> {
+        // A spare chip comes on top: the host keeps the device's space.
         let chips = geo.chips() as u64;
-        self.chip_mode.then(|| (geo.logical_pages as u64 * (chips - 1) / chips) as u32)
+        (self.cfg.staging == Staging::Chip).then(|| (geo.logical_pages as u64 * (chips - 1) / chips) as u32)
     }
 
     fn plan_read(&mut self, lpns: Range<Lpn>, ctx: &mut Ctx, plan: &mut Plan) -> Result<(), Stall> {

@@ -59,6 +59,9 @@ pub struct SchemeEntry {
     /// The scheme it is measured against (the demo's baseline; cr5m's is
     /// cr5): None for `conventional`, the baseline of everything else.
     pub baseline: Option<&'static str>,
+    /// It can use chips the host never addresses (`device.spare_chips`);
+    /// every other scheme refuses them, as they would sit idle.
+    pub spare_chips: bool,
 }
 
 impl crate::registry::Entry for SchemeEntry {
@@ -87,6 +90,7 @@ impl SchemeEntry {
             table_bytes_per_lpn: 0,
             colour: None,
             baseline: None,
+            spare_chips: false,
         }
     }
 
@@ -134,6 +138,11 @@ impl SchemeEntry {
 
     pub const fn requires(mut self, check: fn(&Config) -> Result<()>) -> SchemeEntry {
         self.requires = Some(check);
+        self
+    }
+
+    pub const fn spare_chips(mut self) -> SchemeEntry {
+        self.spare_chips = true;
         self
     }
 }
@@ -299,7 +308,14 @@ pub fn inert_keys(cfg: &Config) -> Vec<String> {
 
 /// Check what scheme `name` needs of the device.
 pub fn requires(cfg: &Config, name: &str, extra: &[SchemeEntry]) -> Result<()> {
-    match find_in(name, extra)?.requires {
+    let entry = find_in(name, extra)?;
+    if cfg.device.spare_chips > 0 && !entry.spare_chips {
+        return Err(Error::config(
+            "device.spare_chips",
+            format!("scheme {name} does not use spare chips (hotr does, with scheme.hotr.staging = \"spare-chip\"); set it to 0"),
+        ));
+    }
+    match entry.requires {
         Some(check) => check(cfg),
         None => Ok(()),
     }

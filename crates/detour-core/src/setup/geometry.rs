@@ -42,8 +42,9 @@ pub(super) fn relations(cfg: &Config) -> Result<()> {
     // A share of a footprint is known only with the workload; if it does
     // not fit, preconditioning stops with an error naming the LPN.
     let valid = if p.span == PreconditionSpan::Footprint { 0.0 } else { p.valid };
-    let used = valid * geo.logical_pages as f64 + p.invalid * geo.total_pages() as f64;
-    let room = geo.total_pages() as f64 * (1.0 - f.gc_threshold) - 3.0 * (geo.planes() as f64) * d.pages_per_block as f64;
+    // Over the device's own chips: preconditioning never writes a spare chip.
+    let used = valid * geo.logical_pages as f64 + p.invalid * geo.host_pages() as f64;
+    let room = geo.host_pages() as f64 * (1.0 - f.gc_threshold) - 3.0 * (geo.host_planes() as f64) * d.pages_per_block as f64;
     ensure_config!(
         used <= room,
         "ftl.precondition.invalid",
@@ -64,7 +65,8 @@ pub(super) fn relations(cfg: &Config) -> Result<()> {
 fn spare_for_gc(geo: &Geometry) -> Result<()> {
     let need = (GC_RESERVE + 1) as f64;
     let ppb = geo.pages_per_block as f64;
-    let spare = (geo.total_pages() as f64 - geo.logical_pages as f64) / geo.planes() as f64 / ppb;
+    // The host's data lives on the device's own chips only (not device.spare_chips).
+    let spare = (geo.host_pages() as f64 - geo.logical_pages as f64) / geo.host_planes() as f64 / ppb;
     let bpp = geo.blocks_per_plane as f64;
     // The over-provisioning that leaves `need` blocks and one page more.
     let least = ((need + 1.0 / ppb) / bpp * 1000.0).ceil() / 1000.0;

@@ -77,7 +77,9 @@ impl Simulation {
         self.fill(valid, &mut report)?;
         // Wear first: GC runs as needed, so its overwrites may exceed the
         // free space; the steps below then start from a used device.
-        let wear = (p.wear * self.geo.total_pages() as f64) as u64;
+        // Shares of the physical space are of the device's own chips: the
+        // host never writes a spare chip (device.spare_chips).
+        let wear = (p.wear * self.geo.host_pages() as f64) as u64;
         if wear > 0 {
             self.overwrite("ftl.precondition.wear", valid, wear, None, &mut report)?;
         }
@@ -85,12 +87,14 @@ impl Simulation {
         if steady > 0 {
             self.replay_writes(steady, &mut report)?;
         }
-        let floor = self.geo.planes() as u64 * (self.gc_free_blocks() as u64 + 1);
+        // A spare chip's blocks stay free: they are above the floor, not below.
+        let spare_free: u64 = (self.geo.host_planes()..self.geo.planes()).map(|p| self.ftl.free_blocks(p) as u64).sum();
+        let floor = self.geo.host_planes() as u64 * (self.gc_free_blocks() as u64 + 1) + spare_free;
         let ppb = self.geo.pages_per_block as u64;
         let overwrites = if p.to_gc_threshold {
             self.ftl.free_blocks_total().saturating_sub(floor) * ppb
         } else {
-            (p.invalid * self.geo.total_pages() as f64) as u64
+            (p.invalid * self.geo.host_pages() as f64) as u64
         };
         if overwrites > 0 && valid == 0 {
             let key = if p.to_gc_threshold { "ftl.precondition.to_gc_threshold" } else { "ftl.precondition.invalid" };

@@ -60,7 +60,7 @@ def hr4(s: Section) -> Plot:
     series = [Series("baseline blocked %", v["baseline blocked %"])]
     for col, measure in cols.items():
         series += [Series(col, v[col]), Series(f"paper {col}", at_mean(groups, claim_paper(s, measure)), paper=True)]
-    return Plot("hr-4", "hr-4 (Fig. 6): reads HotR redirects to its staging copies",
+    return Plot("hr-4", "hr-4 (Fig. 6): reads HotR redirects to its staging copies on its spare chip",
                 [Panel("reads redirected, and the baseline's blocked reads", WL, "share of reads (%)", groups, series,
                        sat)], "paper: its averages, at 'mean'", ncols=1)
 

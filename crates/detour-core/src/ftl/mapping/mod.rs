@@ -265,7 +265,7 @@ impl Ftl {
     /// order gives its number (so the pages spread over the dies), or the
     /// next plane with room.
     fn alloc_translation(&mut self, tvpn: u32, programmed: bool) -> Option<Ppn> {
-        let (home, planes) = (self.static_plane(tvpn), self.geo.planes());
+        let (home, planes) = (self.static_plane(tvpn), self.geo.host_planes());
         let plane = (0..planes).map(|k| (home + k) % planes).find(|&p| self.can_alloc(p, Stream::Map))?;
         if programmed {
             self.alloc_programmed(plane, Stream::Map, Owner::id(tvpn), 0)
