@@ -277,3 +277,31 @@ fn ssdsims_chip_wide_program_batch_takes_one_transfer_and_one_program() {
     let s = run(small(&[&["compat=ssdsim"], &dev[..]].concat()), &four);
     assert_eq!(s.requests.latency_ns[0], CMD + XFER);
 }
+
+#[test]
+fn mqsims_reads_move_only_the_sectors_asked_for() {
+    // `scheduler.read_transfer = "requested"`: the data-out is the
+    // request's part of each page, in 512-byte sectors, at the page's rate
+    // (12.3 µs per 4 KiB); a translation-page read moves one sector.
+    let part = |bytes: u64| (2 * XFER * bytes + 4096) / 8192;
+    assert_eq!((part(2048), part(1024), part(512)), (6_150, 3_075, 1_538));
+    let at = |offset: u64, size: u32| detour_core::workload::Request { offset, size, ..req(0, 0, 1, IoKind::Read) };
+    // Half a page; the last 1 KiB of page 0 and the first of page 1 (two
+    // channels, in parallel); 1000 bytes from byte 1000 (sectors 1-3).
+    let cases = [(at(0, 2048), part(2048)), (at(3072, 2048), part(1024)), (at(1000, 1000), part(1536))];
+    for (r, xfer) in cases {
+        let page = run(small(&[]), &[r]);
+        assert_eq!(page.requests.latency_ns[0], CMD + T_READ + XFER, "whole page by default: {r:?}");
+        let bundle = run(small(&["compat=mqsim"]), &[r]);
+        let sectors = run(small(&["scheduler.read_transfer=requested"]), &[r]);
+        assert_eq!(sectors.requests.latency_ns[0], CMD + T_READ + xfer, "{r:?}");
+        // The bundle sets it (and adds its host link, the same both ways).
+        let link = run(small(&["compat=mqsim", "scheduler.read_transfer=page"]), &[r]);
+        assert_eq!(link.requests.latency_ns[0] - bundle.requests.latency_ns[0], XFER - xfer, "{r:?}");
+    }
+    // A one-page mapping table misses on the first read: the translation
+    // read (one sector) and then the data read (half a page), in turn.
+    let kv = ["scheduler.read_transfer=requested", "ftl.mapping=cmt", "ftl.cmt_size_kib=4", "ftl.precondition.valid=1.0"];
+    let r = run(small(&kv), &[at(0, 2048)]);
+    assert_eq!(r.requests.latency_ns[0], (CMD + T_READ + part(512)) + (CMD + T_READ + part(2048)));
+}

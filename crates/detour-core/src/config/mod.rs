@@ -34,7 +34,7 @@ pub use compat::Compat;
 pub use energy::{EnergyConfig, EnergyCosts};
 pub use flows::{FlowConfig, RwMode};
 pub use ftl::{Allocation, FtlConfig, PreconditionConfig, PreconditionSpan, WearLeveling};
-pub use model::{AddressMode, BufferAdmission, FlushClass, FlushPolicy, ServiceUnit, WriteAck, WriteBufferConfig};
+pub use model::{AddressMode, BufferAdmission, FlushClass, FlushPolicy, ReadTransfer, ServiceUnit, WriteAck, WriteBufferConfig};
 pub use nand::{ErrorModel, NandConfig, RberFit};
 pub use order::AllocOrder;
 pub use presets::CellType;
@@ -180,6 +180,9 @@ pub struct SchedulerConfig {
     /// Weights of HIGH, MEDIUM and LOW under `nvme_wrr`. Default [4, 2, 1]
     /// (MQSim's IO_Flow_Priority_Class::get_scheduling_weight).
     pub wrr_weights: [u32; 3],
+    /// What a read moves over the channel: `page` (default) or `requested`
+    /// (the sectors asked for; MQSim, see [`ReadTransfer`]).
+    pub read_transfer: ReadTransfer,
 }
 
 #[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
@@ -267,6 +270,7 @@ impl Default for SchedulerConfig {
             chip_program_batches: false,
             arbitration: arbitration::Arbitration::Fifo,
             wrr_weights: [4, 2, 1],
+            read_transfer: ReadTransfer::Page,
         }
     }
 }

@@ -51,6 +51,27 @@ pub enum ServiceUnit {
     Chip,
 }
 
+/// What a read moves over the channel after its array time
+/// (`scheduler.read_transfer`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum ReadTransfer {
+    /// The whole page, whatever the request asked for (Detour's default).
+    #[default]
+    Page,
+    /// Only the bytes asked for, in whole 512-byte sectors: a host read's
+    /// part of each of its pages, and one sector for a translation-page
+    /// read. MQSim sizes every transaction in sectors and times its data-out
+    /// by that size: `segment_user_request` (Host_Interface_NVMe.cpp) gives a
+    /// user read `transaction_size * SECTOR_SIZE_IN_BYTE`,
+    /// `generate_flash_read_request_for_mapping_data`
+    /// (Address_Mapping_Unit_Page_Level.cpp) a mapping read
+    /// `SECTOR_SIZE_IN_BYTE`, and NVM_PHY_ONFI_NVDDR2.cpp moves
+    /// `NVDDR2DataOutTransferTime(Data_and_metadata_size_in_byte)`. GC and
+    /// wear-levelling reads stay whole pages there too.
+    Requested,
+}
+
 /// Which buffered pages are flushed first.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]

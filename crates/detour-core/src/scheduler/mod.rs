@@ -48,7 +48,7 @@ pub use ops::{flags, Class, FlashOp, OpSlab, NO_OP};
 pub use policy::{list as orders, Orders};
 pub use view::LoadView;
 
-use crate::config::{SchedulerConfig, ServiceUnit, WriteAck};
+use crate::config::{ReadTransfer, SchedulerConfig, ServiceUnit, WriteAck};
 use crate::device::{ChannelState, DieState, Geometry, OpKind, Phase, Timing, MAX_PLANES};
 use crate::engine::{Event, EventQueue};
 use crate::types::Time;
@@ -451,10 +451,24 @@ impl Scheduler {
         }
         if d.kind == OpKind::Read {
             d.data_out = true;
-            let dur = d.n as u64 * self.timing.transfer;
+            let dur = self.data_out_ns(die);
             return self.request_bus(die, dur, q);
         }
         self.finish_batch(die, q)
+    }
+
+    /// The channel time of a read batch's data-out: a page each, or under
+    /// `read_transfer = "requested"` each operation's bytes (`xfer_bytes`)
+    /// at the page's rate.
+    fn data_out_ns(&self, die: usize) -> Time {
+        let d = self.dies.at(die);
+        let page = self.timing.transfer;
+        if self.cfg.read_transfer == ReadTransfer::Page {
+            return d.n as u64 * page;
+        }
+        let ps = self.geo.page_size as u64;
+        let part = |b: u64| if b == 0 || b >= ps { page } else { (2 * page * b + ps) / (2 * ps) };
+        d.batch[..d.n as usize].iter().map(|&id| part(self.ops.get(id).xfer_bytes as u64)).sum()
     }
 
     fn finish_batch(&mut self, die: usize, q: &mut EventQueue) {

@@ -36,6 +36,7 @@ pub(super) fn op(kind: OpKind, class: Class, ppn: u32) -> FlashOp {
         qnext: NO_OP,
         bus_ns: 0,
         array_ns: 0,
+        xfer_bytes: 0,
         early_ns: 0,
         failed: false,
     }

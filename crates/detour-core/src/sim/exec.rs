@@ -3,6 +3,7 @@
 
 use super::txn::{GroupState, TxnKind};
 use super::{Simulation, VerifyFailure};
+use crate::config::ReadTransfer;
 use crate::device::OpKind;
 use crate::engine::Event;
 use crate::error::Result;
@@ -108,7 +109,7 @@ impl Simulation {
         txn.lost += plan.lost;
         txn.open_groups += n as u32;
         for p in &plan.ops {
-            let id = self.insert_op(t, SOLO, p);
+            let id = self.insert_op(t, SOLO, plan.groups[p.group as usize].lpn, p);
             self.sched.submit(id, &mut self.q);
         }
         true
@@ -117,9 +118,13 @@ impl Simulation {
     /// Put planned operation `p` into the scheduler's arena as an operation
     /// of group `group` of `t`, pinning the block it reads.
     #[inline(always)]
-    fn insert_op(&mut self, t: u32, group: u32, p: &PlannedOp) -> u32 {
+    fn insert_op(&mut self, t: u32, group: u32, lpn: Lpn, p: &PlannedOp) -> u32 {
         let mut retries = 0;
+        let mut xfer_bytes = 0;
         if p.kind == OpKind::Read {
+            if self.cfg.scheduler.read_transfer == ReadTransfer::Requested {
+                xfer_bytes = self.read_bytes(t, lpn);
+            }
             self.ftl.pin(p.ppn);
             if self.ftl.nand.is_some() {
                 retries = self.ftl.read_retries(p.ppn, self.q.now());
@@ -144,10 +149,43 @@ impl Simulation {
             qnext: NO_OP,
             bus_ns: 0,
             array_ns: 0,
+            xfer_bytes,
             early_ns: 0,
             failed: false,
         };
         self.sched.ops.insert(op)
+    }
+
+    /// The bytes a read of page `lpn` for transaction `t` moves under
+    /// `scheduler.read_transfer = "requested"` (MQSim's sizing, see
+    /// [`ReadTransfer`]): one sector for a translation-page read; for a
+    /// host read, the part of the page its request covers, rounded out to
+    /// whole sectors; 0 (the whole page) for anything else.
+    #[cold]
+    fn read_bytes(&self, t: u32, lpn: Lpn) -> u32 {
+        const SECTOR: u64 = 512;
+        let txn = self.txns.get(t);
+        if txn.map_phase {
+            return SECTOR as u32;
+        }
+        let io = &txn.io;
+        if !matches!(txn.kind, TxnKind::Host { .. }) || io.write {
+            return 0;
+        }
+        // The request's pages are io.lpn.. in order (folding wraps them
+        // together); `i` is this page's place among them.
+        let ps = self.cfg.device.page_size as u64;
+        let i = lpn.wrapping_sub(io.lpn) as u64;
+        if i >= io.pages as u64 {
+            return 0;
+        }
+        let start = io.offset % ps;
+        let (lo, hi) = ((i * ps).max(start), ((i + 1) * ps).min(start + io.size as u64));
+        let (lo, hi) = (lo / SECTOR * SECTOR, hi.div_ceil(SECTOR) * SECTOR);
+        if hi <= lo || hi - lo >= ps {
+            return 0;
+        }
+        (hi - lo) as u32
     }
 
     /// The NVMe priority class of transaction `t`'s operations: its
@@ -166,7 +204,8 @@ impl Simulation {
     #[inline(always)]
     fn chain(&mut self, t: u32, base_group: u32, p: &PlannedOp, launch: bool) {
         let group = base_group + p.group;
-        let id = self.insert_op(t, group, p);
+        let lpn = self.txns.get(t).groups[group as usize].lpn;
+        let id = self.insert_op(t, group, lpn, p);
         let txn = self.txns.get_mut(t);
         let grp = &mut txn.groups[group as usize];
         let mut submit = false;
