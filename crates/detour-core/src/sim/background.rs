@@ -209,7 +209,7 @@ impl Simulation {
         self.start_wanted_gc()?;
         let busy = !self.q.is_empty() || self.sched.has_work();
         self.ticks.idle = if busy { 0 } else { self.ticks.idle + 1 };
-        let draining = self.outstanding > 0 && self.scheme.ticks_while_draining();
+        let draining = self.host.outstanding() > 0 && self.scheme.ticks_while_draining();
         let wanted = self.more_to_arrive() || draining;
         match self.tick_interval() {
             Some(iv) if wanted && self.ticks.idle <= IDLE_TICKS => self.arm_tick(iv),

@@ -218,7 +218,7 @@ impl Simulation {
         let now = self.q.now();
         let Some(c) = self.closed.as_mut() else { return Ok(()) };
         let Some(r) = c.next(s as usize, now) else {
-            if c.finished() && self.next_req.is_none() {
+            if c.finished() && !self.host.has_next() {
                 self.drain_buffer()?;
             }
             return Ok(());
@@ -259,7 +259,7 @@ impl Simulation {
 
     /// Whether requests are still to arrive, from the workload or a stream.
     pub(super) fn more_to_arrive(&self) -> bool {
-        self.next_req.is_some() || self.closed.as_ref().is_some_and(|c| !c.finished())
+        self.host.has_next() || self.closed.as_ref().is_some_and(|c| !c.finished())
     }
 }
 

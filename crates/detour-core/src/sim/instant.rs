@@ -52,7 +52,7 @@ impl Simulation {
             PreconditionSpan::Device => logical,
             _ if p.valid == 0.0 => 0,
             PreconditionSpan::Footprint => {
-                let bytes = match self.footprint_bytes.or(self.flows_footprint()?) {
+                let bytes = match self.host.footprint().or(self.flows_footprint()?) {
                     Some(b) => b,
                     None => {
                         return Err(Error::config(
@@ -189,7 +189,7 @@ impl Simulation {
     /// order, pass after pass of the replay, GC collecting as planes fill.
     fn replay_writes(&mut self, target: u64, report: &mut impl FnMut(u64, u64) -> Result<()>) -> Result<()> {
         const KEY: &str = "ftl.precondition.steady_writes";
-        let mut replay = self.replay.take().ok_or_else(|| {
+        let mut replay = self.host.take_replay().ok_or_else(|| {
             Error::config(KEY, "needs the workload a second time (Simulation::set_replay; the Python API and `detour run` give it)")
         })?;
         let (folded, mut written, mut chunk, mut k) = (self.n.folded, 0u64, Vec::with_capacity(REPLAY_CHUNK), 0u64);

@@ -38,8 +38,7 @@ use crate::types::{Lpn, Time, Token};
 use crate::workload::Request;
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
-use std::collections::VecDeque;
-use txn::{HostIo, Txns};
+use txn::Txns;
 
 /// Called every few thousand requests; returning false stops the run with
 /// [`Error::Interrupted`] (how Ctrl-C reaches the core).
@@ -117,14 +116,8 @@ pub struct Simulation {
     oracle: Option<oracle::Oracle>,
     /// One bit per LPN: the page holds data (written or placed).
     placed: Chunked<u64>,
-    next_req: Option<HostIo>,
-    /// The request after `next_req`, read one ahead so that the FTL entries
-    /// it will touch are fetched into cache before it is planned (None: not
-    /// read yet; Some(None): the workload has ended).
-    ahead: Option<Option<Result<Request>>>,
-    last_arrival: Time,
-    host_queue: VecDeque<HostIo>,
-    outstanding: u32,
+    /// The host front end: arrivals, the read-ahead, the queue-depth limit.
+    host: host::HostFront,
     /// Requests and flushes waiting for a free page.
     lot: park::ParkLot,
     /// Events handled when the lot was last woken whole (see `revive`).
@@ -154,12 +147,6 @@ pub struct Simulation {
     link: Option<link::HostLink>,
     /// The `[[flows]]` streams and per-flow figures (None without flows).
     closed: Option<Box<closed::ClosedLoop>>,
-    source: String,
-    /// Bytes the workload can address from 0, where known before the run
-    /// (`ftl.precondition.span = "footprint"`).
-    footprint_bytes: Option<u64>,
-    /// The workload made again, for `ftl.precondition.steady_writes`.
-    replay: Option<Replay>,
 }
 
 /// A request stream, as a replay makes it.
@@ -218,11 +205,7 @@ impl Simulation {
             log: RequestLog::new(RequestSink::Discard, log_period),
             oracle: verify.then(|| oracle::Oracle::new(geo.logical_pages, wbuf.is_some())),
             placed: Chunked::new((geo.logical_pages as u64).div_ceil(64), 0),
-            next_req: None,
-            ahead: None,
-            last_arrival: 0,
-            host_queue: VecDeque::new(),
-            outstanding: 0,
+            host: host::HostFront::new(&cfg.host),
             lot: park::ParkLot::new(geo.planes()),
             revived_at: u64::MAX,
             ticks: background::Ticks::default(),
@@ -243,9 +226,6 @@ impl Simulation {
             wbuf,
             link: link::HostLink::new(cfg.host.link_gbps),
             closed: closed::ClosedLoop::new(&cfg, geo.logical_bytes(), needs_content)?,
-            source: "<workload>".into(),
-            footprint_bytes: None,
-            replay: None,
             geo,
             cfg,
         })
@@ -262,13 +242,13 @@ impl Simulation {
     /// The bytes the workload can address (from 0): what
     /// `ftl.precondition.span = "footprint"` preconditions a share of.
     pub fn set_footprint(&mut self, bytes: u64) {
-        self.footprint_bytes = Some(bytes);
+        self.host.set_footprint(bytes);
     }
 
     /// The workload again, whose writes `ftl.precondition.steady_writes`
     /// replays before the run.
     pub fn set_replay(&mut self, replay: Replay) {
-        self.replay = Some(replay);
+        self.host.set_replay(replay);
     }
 
     /// Run `workload` to completion. `source` names it in error messages.
@@ -289,7 +269,7 @@ impl Simulation {
         sink: RequestSink,
     ) -> Result<RunResult> {
         self.log = RequestLog::new(sink, period_s(self.scheme.as_ref()));
-        self.source = source.to_string();
+        self.host.set_source(source);
         // Requests the scheme cannot use are refused: a dedup write without
         // content, an arrival too many ticks away (sim/requirements.rs).
         let tick = (self.tick_interval(), self.cfg.scheme.tick_us > 0.0);
@@ -373,7 +353,7 @@ impl Simulation {
     }
 
     fn check_all_done(&self) -> Result<()> {
-        let waiting = self.outstanding as usize + self.host_queue.len();
+        let waiting = self.host.waiting();
         if waiting == 0 {
             return Ok(());
         }
