@@ -326,14 +326,14 @@ impl Simulation {
             return self.plan_buffered_write(t, from);
         }
         let range = io.lpn + from..io.lpn + io.pages;
-        self.plan.clear();
+        self.scratch.plan.clear();
         self.ftl.clear_refusals();
         let mut unplaced = None;
         let stalled = if io.write {
-            self.tokens.clear();
-            self.tokens.extend((from..io.pages).map(|i| Self::write_token(&io, i)));
-            let mut plan = std::mem::take(&mut self.plan);
-            let tokens = std::mem::take(&mut self.tokens);
+            self.scratch.tokens.clear();
+            self.scratch.tokens.extend((from..io.pages).map(|i| Self::write_token(&io, i)));
+            let mut plan = std::mem::take(&mut self.scratch.plan);
+            let tokens = std::mem::take(&mut self.scratch.tokens);
             let r = self.with_ctx(|s, ctx| s.plan_write(range.clone(), &tokens, ctx, &mut plan));
             let done = r.err().map_or(io.pages - from, |s| s.done);
             self.fix_background_expectations();
@@ -342,8 +342,8 @@ impl Simulation {
                 self.lot.placed(lpn);
             }
             self.cache_forget(range.start..range.start + done);
-            self.plan = plan;
-            self.tokens = tokens;
+            self.scratch.plan = plan;
+            self.scratch.tokens = tokens;
             r.err().map(|s| from + s.done)
         } else {
             match self.place_unwritten(range.clone()) {
@@ -352,7 +352,7 @@ impl Simulation {
                     Some(from)
                 }
                 None => {
-                    let mut plan = std::mem::take(&mut self.plan);
+                    let mut plan = std::mem::take(&mut self.scratch.plan);
                     plan.clear();
                     if first {
                         self.count_buffer_reads(io.pages);
@@ -365,12 +365,12 @@ impl Simulation {
                         self.with_ctx(|s, ctx| s.plan_read(range.clone(), ctx, &mut plan))
                     };
                     self.n.buffered_reads += plan.buffered as u64;
-                    self.plan = plan;
+                    self.scratch.plan = plan;
                     r.err().map(|s| from + s.done)
                 }
             }
         };
-        let mut plan = std::mem::take(&mut self.plan);
+        let mut plan = std::mem::take(&mut self.scratch.plan);
         if stalled.is_some() && !io.write {
             plan.clear(); // a read waits whole for its pages to be placed
         }
@@ -380,7 +380,7 @@ impl Simulation {
         self.launch_planned(t, plan, first, from, stalled, unplaced)
     }
 
-    /// Start what was planned for `t` (`plan`, handed back to `self.plan`
+    /// Start what was planned for `t` (`plan`, handed back to `self.scratch.plan`
     /// afterwards), and park the rest from page `stalled` on, if any, until
     /// an erase frees a page.
     #[inline]
@@ -394,7 +394,7 @@ impl Simulation {
         unplaced: Option<Lpn>,
     ) -> Result<()> {
         self.materialize(t, &plan, first)?;
-        self.plan = plan;
+        self.scratch.plan = plan;
         self.txns.get_mut(t).stalled = stalled.is_some();
         if let Some(at) = stalled {
             self.n.stalls += self.park(t, from, at, unplaced) as u64;
@@ -407,7 +407,7 @@ impl Simulation {
     /// against that, not against the write's tokens.
     pub(super) fn fix_background_expectations(&mut self) {
         let Some(o) = self.oracle.as_ref() else { return };
-        for g in self.bg.iter_mut().flat_map(|p| p.groups.iter_mut()) {
+        for g in self.scratch.bg.iter_mut().flat_map(|p| p.groups.iter_mut()) {
             if g.check && g.expect.is_none() {
                 g.expect = Some(o.flash(g.lpn));
             }

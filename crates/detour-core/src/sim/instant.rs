@@ -307,7 +307,7 @@ impl Simulation {
             {
                 rounds += 1;
                 let Some(victim) = self.ftl.start_gc(plane) else { break };
-                let mut pages = std::mem::take(&mut self.scratch);
+                let mut pages = std::mem::take(&mut self.scratch.ids);
                 self.ftl.live_pages_of(victim, &mut pages);
                 let stream = self.ftl.gc_stream(victim);
                 for &from in &pages {
@@ -316,7 +316,7 @@ impl Simulation {
                     let Some(to) = self.ftl.alloc_programmed(plane, stream, owner, token) else { break };
                     self.finish_move(from, to, owner);
                 }
-                self.scratch = pages;
+                self.scratch.ids = pages;
                 if self.ftl.block(victim).valid > 0 {
                     break; // the reserve ran out mid-victim: leave it collecting
                 }
@@ -344,7 +344,7 @@ impl Simulation {
         let mut ctx = super::exec::planning_ctx!(self);
         let mut refused = None;
         while let Some((lpn, token)) = next(&mut ctx, &self.placed) {
-            let r = self.scheme.write_instantly(lpn, token, &mut ctx, &mut self.scratch_plan);
+            let r = self.scheme.write_instantly(lpn, token, &mut ctx, &mut self.scratch.scratch_plan);
             // Background work a scheme asks for during setup is not simulated.
             ctx.background.clear();
             if r.is_err() {

@@ -22,6 +22,7 @@ mod park;
 mod read_cache;
 pub mod request_path;
 mod requirements;
+mod scratch;
 mod translate;
 mod trim;
 mod txn;
@@ -33,7 +34,7 @@ use crate::error::{Error, Result};
 use crate::ftl::{Chunked, Ftl};
 use crate::metrics::{self, CollisionTracker, PairCount, Probe, ProbeInput, ProbeSeries, RequestColumns, RequestLog, RequestSink, Summary};
 use crate::scheduler::Scheduler;
-use crate::schemes::{registry, Plan, Scheme};
+use crate::schemes::{registry, Scheme};
 use crate::types::{Lpn, Time, Token};
 use crate::workload::Request;
 use rand::SeedableRng;
@@ -124,14 +125,8 @@ pub struct Simulation {
     revived_at: u64,
     ticks: background::Ticks,
     gc_blocked: Vec<u32>,
-    plan: Plan,
-    scratch_plan: Plan,
-    bg: Vec<Plan>,
-    tokens: Vec<Token>,
-    scratch: Vec<u32>,
-    /// A request's translation pages and what their lookups found.
-    lookups: Vec<(u32, crate::ftl::mapping::Access)>,
-    done: Vec<u32>,
+    /// Buffers reused from event to event.
+    scratch: scratch::Scratch,
     n: Counters,
     failures: Vec<VerifyFailure>,
     /// Read-collision accounting (`metrics.collisions`).
@@ -210,13 +205,7 @@ impl Simulation {
             revived_at: u64::MAX,
             ticks: background::Ticks::default(),
             gc_blocked: Vec::new(),
-            plan: Plan::default(),
-            scratch_plan: Plan::default(),
-            bg: Vec::new(),
-            tokens: Vec::new(),
-            scratch: Vec::new(),
-            lookups: Vec::new(),
-            done: Vec::new(),
+            scratch: scratch::Scratch::default(),
             n: Counters::default(),
             failures: Vec::new(),
             coll: cfg.metrics.collisions.then(|| Box::new(CollisionTracker::new(geo.dies(), cfg.run.seed))),
