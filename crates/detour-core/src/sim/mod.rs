@@ -181,7 +181,7 @@ impl Simulation {
             }
             geo.logical_pages = n;
         }
-        let timing = Timing::from_config(&cfg);
+        let timing = Timing::new(&cfg.device, &cfg.scheduler, &cfg.nand);
         let verify = cfg.run.verify;
         let completions = scheme.wants_completions();
         let (needs_content, log_period) = (scheme.needs_content(), period_s(scheme.as_ref()));
@@ -191,7 +191,7 @@ impl Simulation {
         Ok(Simulation {
             q: EventQueue::new(),
             sched,
-            ftl: Ftl::new(&cfg, &geo, verify)?,
+            ftl: Ftl::new(&cfg.ftl, &cfg.nand, cfg.run.seed, &geo, verify)?,
             completions,
             solo: !verify && !cfg.metrics.collisions && !completions,
             scheme,
@@ -210,11 +210,16 @@ impl Simulation {
             failures: Vec::new(),
             coll: cfg.metrics.collisions.then(|| Box::new(CollisionTracker::new(geo.dies(), cfg.run.seed))),
             probe: Probe::new(cfg.probes.interval_us, geo.dies(), geo.dies_per_chip, sched_unit_dies),
-            rcache: read_cache_of(&cfg, geo.logical_pages),
+            rcache: read_cache::ReadCache::of(&cfg.read_cache, &cfg.write_buffer, geo.page_size, geo.logical_pages),
             trim: None,
             wbuf,
             link: link::HostLink::new(cfg.host.link_gbps),
-            closed: closed::ClosedLoop::new(&cfg, geo.logical_bytes(), needs_content)?,
+            closed: closed::ClosedLoop::new(
+                &cfg.flows,
+                cfg.run.seed,
+                geo.logical_bytes(),
+                needs_content.then_some(cfg.scheme.name.as_str()),
+            )?,
             geo,
             cfg,
         })
@@ -468,17 +473,6 @@ fn mark_buffered(placed: &mut Chunked<u64>, oracle: &mut Option<oracle::Oracle>,
     if let Some(o) = oracle.as_mut() {
         o.buffered(lpn, token);
     }
-}
-
-/// The read cache `[read_cache]` asks for, if any.
-fn read_cache_of(cfg: &Config, logical_pages: u32) -> Option<Box<read_cache::ReadCache>> {
-    let page = cfg.device.page_size;
-    let (cap, shared) = match cfg.read_cache.mode {
-        crate::config::ReadCacheMode::Off => return None,
-        crate::config::ReadCacheMode::Separate => (cfg.read_cache.capacity(page), false),
-        crate::config::ReadCacheMode::Shared => (cfg.write_buffer.capacity(page), true),
-    };
-    Some(Box::new(read_cache::ReadCache::new(cap.min(u32::MAX as u64) as u32, shared, logical_pages)))
 }
 
 /// Run a config over a workload with no progress reporting.
