@@ -6,6 +6,11 @@
 //! planned by the scheme; the plan becomes a transaction whose operations go
 //! to the die queues; when all its groups finish the request completes.
 //! GC, erases and the scheme's background plans are transactions too.
+//!
+//! The parts own their state: the host front end (`host::HostFront`), the
+//! reused buffers (`scratch::Scratch`), and the optional DRAM and host
+//! parts (write buffer, read cache, discards, link, closed-loop flows,
+//! collision count, probe). `Simulation` holds them and runs the loop.
 
 mod background;
 mod buffer;
