@@ -1,6 +1,6 @@
 //! Operation timing in ns, derived once from the configuration.
 
-use crate::config::Config;
+use crate::config::{Config, DeviceConfig, NandConfig, SchedulerConfig};
 use crate::types::{Time, NS_PER_US};
 
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -26,8 +26,14 @@ fn us(x: f64) -> Time {
 }
 
 impl Timing {
+    /// The times of a whole config's `[device]`, `[scheduler]` and `[nand]`.
     pub fn from_config(c: &Config) -> Timing {
-        let d = &c.device;
+        Timing::new(&c.device, &c.scheduler, &c.nand)
+    }
+
+    /// The flash and channel times of `[device]`, the suspension times of
+    /// `[scheduler]`, and a read retry's time under `[nand]`'s error model.
+    pub fn new(d: &DeviceConfig, s: &SchedulerConfig, n: &NandConfig) -> Timing {
         let bytes_per_us = d.channel.rate_mts * d.channel.width_bits as f64 / 8.0;
         let transfer = (d.page_size as f64 / bytes_per_us * NS_PER_US as f64).round() as Time;
         Timing {
@@ -36,12 +42,12 @@ impl Timing {
             erase: us(d.flash.erase_us),
             transfer,
             command: d.channel.command_ns,
-            suspend: us(c.scheduler.suspend_us),
-            resume: us(c.scheduler.resume_us),
-            suspend_min_remaining: us(c.scheduler.suspend_min_remaining_us),
-            retry: match c.nand.error_model {
+            suspend: us(s.suspend_us),
+            resume: us(s.resume_us),
+            suspend_min_remaining: us(s.suspend_min_remaining_us),
+            retry: match n.error_model {
                 crate::config::ErrorModel::Off => 0,
-                crate::config::ErrorModel::PowerLaw => us(d.flash.read_us) + us(c.nand.decode_us),
+                crate::config::ErrorModel::PowerLaw => us(d.flash.read_us) + us(n.decode_us),
             },
         }
     }

@@ -42,7 +42,7 @@ pub use alloc::{Stream, STREAMS};
 pub use chunked::{Chunked, TableEntry, ZeroFresh};
 pub use gc::victim;
 
-use crate::config::Config;
+use crate::config::{FtlConfig, NandConfig};
 use crate::device::{Divisor, Geometry};
 use crate::error::Result;
 use crate::types::{Lpn, Owner, Ppn, Token, NO_PAGE};
@@ -184,23 +184,26 @@ pub(crate) fn free_order(plane: u32, blocks_per_plane: u32) -> impl Iterator<Ite
 }
 
 impl Ftl {
-    pub fn new(cfg: &Config, geo: &Geometry, track_tokens: bool) -> Result<Ftl> {
+    /// The FTL of `geo` set up from `[ftl]`, with `[nand]`'s flash model
+    /// and `run.seed` (its random victim choice and wear streams);
+    /// `track_tokens`: keep each page's token (verify mode).
+    pub fn new(cfg: &FtlConfig, nand: &NandConfig, seed: u64, geo: &Geometry, track_tokens: bool) -> Result<Ftl> {
         let total = geo.total_pages() as u64;
         let bpp = geo.blocks_per_plane;
         let planes = (0..geo.planes())
             .map(|p| PlaneInfo { free: free_order(p, bpp).collect(), write_points: [NO_PAGE; alloc::STREAMS], gc_active: false })
             .collect();
-        let gc_free_blocks = ((cfg.ftl.gc_threshold * bpp as f64).ceil() as u32).max(GC_RESERVE + 1);
+        let gc_free_blocks = ((cfg.gc_threshold * bpp as f64).ceil() as u32).max(GC_RESERVE + 1);
         let mut ftl = Ftl {
             geo: geo.clone(),
             // Host pages are placed over the device's own planes only: a
             // spare chip (device.spare_chips) is never the host's.
-            plane_of_lpn: (0..geo.host_planes()).map(|l| cfg.ftl.order.plane_for(geo, l)).collect(),
+            plane_of_lpn: (0..geo.host_planes()).map(|l| cfg.order.plane_for(geo, l)).collect(),
             planes_div: Divisor::new(geo.host_planes()),
-            dynamic: cfg.ftl.allocation == crate::config::Allocation::Dynamic,
+            dynamic: cfg.allocation == crate::config::Allocation::Dynamic,
             gc_free_blocks,
-            pending_reads_from_flash: cfg.ftl.pending_reads_from_flash,
-            wear_threshold: (cfg.ftl.wear_leveling == crate::config::WearLeveling::Static).then_some(cfg.ftl.wear_threshold),
+            pending_reads_from_flash: cfg.pending_reads_from_flash,
+            wear_threshold: (cfg.wear_leveling == crate::config::WearLeveling::Static).then_some(cfg.wear_threshold),
             map: Chunked::new_random(geo.logical_pages as u64, NO_PAGE),
             owner: Chunked::new(total, Owner::NONE),
             state: Chunked::new(total, PageState::Free as u8),
@@ -215,13 +218,13 @@ impl Ftl {
             gc_wanted: Vec::new(),
             free_total: geo.blocks() as u64,
             die_free: vec![bpp * geo.planes_per_die; geo.dies() as usize],
-            victims: gc::victim::VictimPolicy::new(cfg, geo.blocks())?,
+            victims: gc::victim::VictimPolicy::new(cfg, seed, geo.blocks())?,
             stats: FtlStats::default(),
             refused: (0..alloc::STREAMS * geo.planes().div_ceil(64) as usize).map(|_| Cell::new(0)).collect(),
             refused_words: geo.planes().div_ceil(64) as usize,
             refused_any: Cell::new(false),
             mapping: mapping::Mapping::new(cfg, geo)?,
-            nand: crate::device::nand::Nand::new(cfg, geo.blocks(), geo.pages_per_block),
+            nand: crate::device::nand::Nand::new(nand, seed, geo.blocks(), geo.pages_per_block),
             retired: 0,
             retired_reopened: 0,
         };

@@ -10,7 +10,7 @@ fn ftl_with(set: impl FnOnce(&mut Config)) -> Ftl {
     cfg.device.blocks_per_plane = 8;
     set(&mut cfg);
     let geo = Geometry::from_config(&cfg.device).unwrap();
-    Ftl::new(&cfg, &geo, true).unwrap()
+    Ftl::new(&cfg.ftl, &cfg.nand, cfg.run.seed, &geo, true).unwrap()
 }
 
 fn ftl() -> Ftl {
@@ -83,7 +83,7 @@ fn the_static_plane_table_follows_the_order() {
         cfg.device.chips_per_channel = 5;
         cfg.ftl.order = AllocOrder::parse(order).unwrap();
         let geo = Geometry::from_config(&cfg.device).unwrap();
-        let f = Ftl::new(&cfg, &geo, false).unwrap();
+        let f = Ftl::new(&cfg.ftl, &cfg.nand, cfg.run.seed, &geo, false).unwrap();
         let o = AllocOrder::parse(order).unwrap();
         for lpn in (0..geo.logical_pages).step_by(7) {
             assert_eq!(f.static_plane(lpn), o.plane_for(&geo, lpn), "{order} lpn {lpn}");

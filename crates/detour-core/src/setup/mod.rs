@@ -43,7 +43,7 @@ pub fn check(cfg: &Config) -> Result<Chosen> {
     let chosen = choose(cfg)?;
     cfg.validate()?;
     geometry::relations(cfg)?;
-    (chosen.mapping.variant().check)(cfg)?;
+    (chosen.mapping.variant().check)(&cfg.ftl, cfg.device.page_size)?;
     Ok(chosen)
 }
 

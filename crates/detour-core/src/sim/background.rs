@@ -11,7 +11,7 @@ use crate::types::{Owner, Ppn, NS_PER_US};
 impl Simulation {
     /// Start every background plan the scheme submitted.
     pub(super) fn start_background(&mut self) -> Result<()> {
-        while let Some(plan) = self.bg.pop() {
+        while let Some(plan) = self.scratch.bg.pop() {
             let t = self.txns.alloc(TxnKind::Background);
             self.materialize(t, &plan, true)?;
             let txn = self.txns.get_mut(t);
@@ -81,11 +81,11 @@ impl Simulation {
     /// Move a victim's live pages within its plane, then (when the moves
     /// are done, `TxnKind::GcMoves`) erase it.
     fn collect(&mut self, plane: u32, victim: u32) -> Result<()> {
-        let mut pages = std::mem::take(&mut self.scratch);
+        let mut pages = std::mem::take(&mut self.scratch.ids);
         self.ftl.live_pages_of(victim, &mut pages);
         let stream = self.ftl.gc_stream(victim);
         let t = self.txns.alloc(TxnKind::GcMoves { block: victim });
-        let mut plan = std::mem::take(&mut self.plan);
+        let mut plan = std::mem::take(&mut self.scratch.plan);
         plan.clear();
         for &from in &pages {
             let owner = self.ftl.owner(from);
@@ -98,9 +98,9 @@ impl Simulation {
             plan.read(g, 0, from, Class::Background, 0);
             plan.program_from_prev(g, 1, to, owner, 0, Class::Background, from);
         }
-        self.scratch = pages;
+        self.scratch.ids = pages;
         self.materialize(t, &plan, true)?;
-        self.plan = plan;
+        self.scratch.plan = plan;
         let txn = self.txns.get_mut(t);
         if txn.open_groups == 0 {
             txn.scheduled = true;
@@ -143,12 +143,12 @@ impl Simulation {
     pub(super) fn issue_erase(&mut self, block: u32) -> Result<()> {
         self.ftl.erase_issued(block);
         let t = self.txns.alloc(TxnKind::Erase { block });
-        let mut plan = std::mem::take(&mut self.plan);
+        let mut plan = std::mem::take(&mut self.scratch.plan);
         plan.clear();
         let g = plan.group(0, false);
         plan.erase(g, 0, self.geo.first_page(block), Class::Background, 0);
         self.materialize(t, &plan, true)?;
-        self.plan = plan;
+        self.scratch.plan = plan;
         Ok(())
     }
 
@@ -209,7 +209,7 @@ impl Simulation {
         self.start_wanted_gc()?;
         let busy = !self.q.is_empty() || self.sched.has_work();
         self.ticks.idle = if busy { 0 } else { self.ticks.idle + 1 };
-        let draining = self.outstanding > 0 && self.scheme.ticks_while_draining();
+        let draining = self.host.outstanding() > 0 && self.scheme.ticks_while_draining();
         let wanted = self.more_to_arrive() || draining;
         match self.tick_interval() {
             Some(iv) if wanted && self.ticks.idle <= IDLE_TICKS => self.arm_tick(iv),

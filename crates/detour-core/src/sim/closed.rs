@@ -27,7 +27,6 @@
 
 use super::txn::HostIo;
 use super::Simulation;
-use crate::config::Config;
 use crate::config::FlowConfig;
 use crate::engine::Event;
 use crate::ensure_config;
@@ -83,16 +82,17 @@ fn ns(seconds: f64) -> u64 {
 }
 
 impl ClosedLoop {
-    /// The streams of `cfg.flows` over a logical space of `logical` bytes
-    /// (the scheme's, which may be smaller than the device's); None without
-    /// flows. `needs_content`: the scheme refuses writes without content.
-    pub fn new(cfg: &Config, logical: u64, needs_content: bool) -> Result<Option<Box<ClosedLoop>>> {
-        if cfg.flows.is_empty() {
+    /// The streams of `[[flows]]` over a logical space of `logical` bytes
+    /// (the scheme's, which may be smaller than the device's), their draws
+    /// seeded from `run.seed`; None without flows. `needs_content`: the
+    /// scheme named so refuses writes without content.
+    pub fn new(flows: &[FlowConfig], seed: u64, logical: u64, needs_content: Option<&str>) -> Result<Option<Box<ClosedLoop>>> {
+        if flows.is_empty() {
             return Ok(None);
         }
-        let mut flows = vec![FlowTally::new("workload".into(), FlowKind::Open, 0, 1)];
+        let (cfgs, mut flows) = (flows, vec![FlowTally::new("workload".into(), FlowKind::Open, 0, 1)]);
         let mut streams = Vec::new();
-        for (i, f) in cfg.flows.iter().enumerate() {
+        for (i, f) in cfgs.iter().enumerate() {
             if f.is_open() {
                 flows.push(FlowTally::new(f.label(i), FlowKind::Open, 0, 1));
                 let src = Source::Open { reqs: open_source(f, i)?, next: None, last: 0 };
@@ -110,7 +110,7 @@ impl ClosedLoop {
                 });
             } else {
                 flows.push(FlowTally::new(f.label(i), FlowKind::Closed, f.iodepth, f.numjobs));
-                streams.extend(job_streams(cfg, i, logical, needs_content)?);
+                streams.extend(job_streams(f, i, seed, logical, needs_content)?);
             }
         }
         ensure_config!(
@@ -218,7 +218,7 @@ impl Simulation {
         let now = self.q.now();
         let Some(c) = self.closed.as_mut() else { return Ok(()) };
         let Some(r) = c.next(s as usize, now) else {
-            if c.finished() && self.next_req.is_none() {
+            if c.finished() && !self.host.has_next() {
                 self.drain_buffer()?;
             }
             return Ok(());
@@ -259,7 +259,7 @@ impl Simulation {
 
     /// Whether requests are still to arrive, from the workload or a stream.
     pub(super) fn more_to_arrive(&self) -> bool {
-        self.next_req.is_some() || self.closed.as_ref().is_some_and(|c| !c.finished())
+        self.host.has_next() || self.closed.as_ref().is_some_and(|c| !c.finished())
     }
 }
 
@@ -284,22 +284,21 @@ fn open_source(f: &FlowConfig, i: usize) -> Result<Box<dyn Iterator<Item = Resul
     Ok(Box::new(gen.map(Ok)))
 }
 
-/// The `numjobs` streams of closed-loop flow `i` over a logical space of
-/// `logical` bytes.
-fn job_streams(cfg: &Config, i: usize, logical: u64, needs_content: bool) -> Result<Vec<Stream>> {
-    let f = &cfg.flows[i];
+/// The `numjobs` streams of closed-loop flow `i` (`f`) over a logical
+/// space of `logical` bytes.
+fn job_streams(f: &FlowConfig, i: usize, seed: u64, logical: u64, needs_content: Option<&str>) -> Result<Vec<Stream>> {
     let region = f.region(i, logical)?;
     let writes = f.rw.read_share(f.rwmixread) < 1.0;
-    ensure_config!(
-        !(writes && needs_content),
-        format!("flows[{i}].rw"),
-        "scheme {} deduplicates by content and closed-loop writes carry none; set scheme.dedup.synthetic_content = true",
-        cfg.scheme.name
-    );
+    if let Some(scheme) = needs_content.filter(|_| writes) {
+        return Err(Error::config(
+            format!("flows[{i}].rw"),
+            format!("scheme {scheme} deduplicates by content and closed-loop writes carry none; set scheme.dedup.synthetic_content = true"),
+        ));
+    }
     let ramp_ns = ns(f.ramp_s);
     let stream = |job| Stream {
         flow: i + 1,
-        src: Source::Job(JobStream::new(f, region, cfg.run.seed, i, job)),
+        src: Source::Job(JobStream::new(f, region, seed, i, job)),
         issued: 0,
         ios: if f.ios > 0 { f.ios } else { u64::MAX },
         stop_ns: if f.runtime_s > 0.0 { ramp_ns + ns(f.runtime_s) } else { u64::MAX },

@@ -25,7 +25,7 @@ macro_rules! planning_ctx {
             load: $sim.sched.view(),
             ftl: &mut $sim.ftl,
             rng: &mut $sim.rng,
-            background: &mut $sim.bg,
+            background: &mut $sim.scratch.bg,
         }
     };
 }
@@ -76,14 +76,14 @@ impl Simulation {
                 self.chain(t, base_group, p, launch);
             }
         } else {
-            let mut order = std::mem::take(&mut self.scratch);
+            let mut order = std::mem::take(&mut self.scratch.ids);
             order.clear();
             order.extend(0..plan.ops.len() as u32);
             order.sort_by_key(|&i| plan.ops[i as usize].order());
             for &i in &order {
                 self.chain(t, base_group, &plan.ops[i as usize], launch);
             }
-            self.scratch = order;
+            self.scratch.ids = order;
         }
         if delayed {
             return self.q.after(plan.delay_ns, Event::TxnStart(t));
@@ -297,22 +297,22 @@ impl Simulation {
             if self.sched.done.is_empty() {
                 return Ok(());
             }
-            std::mem::swap(&mut self.done, &mut self.sched.done);
+            std::mem::swap(&mut self.scratch.done, &mut self.sched.done);
             // Every read of a finished batch leaves the collision count
             // before any completion can admit a new read (as the dies' OCC).
             if let Some(c) = self.coll.as_mut() {
-                for &id in &self.done {
+                for &id in &self.scratch.done {
                     let op = self.sched.ops.get(id);
                     if op.kind == OpKind::Read && op.class == Class::HostRead {
                         c.on_read_done(self.q.now(), op.die, id);
                     }
                 }
             }
-            for k in 0..self.done.len() {
-                let id = self.done[k];
+            for k in 0..self.scratch.done.len() {
+                let id = self.scratch.done[k];
                 self.complete_op(id)?;
             }
-            self.done.clear();
+            self.scratch.done.clear();
         }
     }
 

@@ -296,20 +296,20 @@ impl Simulation {
         let TxnKind::Flush { lpn, pages } = self.txns.get(t).kind else { return Ok(()) };
         let range = lpn + from..lpn + pages;
         let b = self.wbuf.as_ref().expect("a flush without a buffer");
-        self.tokens.clear();
-        self.tokens.extend(range.clone().map(|l| b.buf.token(l).expect("a page in flight stays buffered")));
-        let mut plan = std::mem::take(&mut self.plan);
-        let tokens = std::mem::take(&mut self.tokens);
+        self.scratch.tokens.clear();
+        self.scratch.tokens.extend(range.clone().map(|l| b.buf.token(l).expect("a page in flight stays buffered")));
+        let mut plan = std::mem::take(&mut self.scratch.plan);
+        let tokens = std::mem::take(&mut self.scratch.tokens);
         plan.clear();
         self.ftl.clear_refusals();
         let r = self.with_ctx(|s, ctx| s.plan_write(range.clone(), &tokens, ctx, &mut plan));
-        self.tokens = tokens;
+        self.scratch.tokens = tokens;
         let stalled = r.err().map(|s| from + s.done);
         self.fix_background_expectations();
         if let Some(o) = self.oracle.as_mut() {
             let done = stalled.unwrap_or(pages) - from;
             for (i, lpn) in (range.start..range.start + done).enumerate() {
-                o.flushed(lpn, self.tokens[i]);
+                o.flushed(lpn, self.scratch.tokens[i]);
             }
         }
         if self.wbuf.as_ref().is_some_and(|b| b.class == FlushClass::Background) {

@@ -2,43 +2,238 @@
 //! closed-loop flows' issue is `closed.rs`), the
 //! optional queue-depth limit, splitting requests into pages, and planning
 //! them through the scheme (parking a request when a plane has no free page).
+//!
+//! [`HostFront`] owns the front end's state: the request whose arrival is
+//! scheduled and the one read ahead, the arrival-order check, the requests
+//! queued behind `host.queue_depth` and the count of those out. The
+//! `Simulation` methods below join it to the FTL and the scheme.
 
 use super::txn::{HostIo, TxnKind};
-use super::{mark_written, Simulation};
+use super::{mark_written, Replay, Simulation};
+use crate::config::{AddressMode, HostConfig};
+use crate::device::Geometry;
 use crate::engine::Event;
 use crate::error::{Error, Result};
 use crate::schemes::Plan;
-use crate::types::{mix64, page_token, IoKind, Lpn, Token};
+use crate::types::{mix64, page_token, IoKind, Lpn, Time, Token};
 use crate::workload::Request;
+use std::collections::VecDeque;
 
 const UNIQUE_SALT: u64 = 0x5DEE_CE66_D1CE_4E5B;
 
-impl Simulation {
-    /// Read the next request and schedule its arrival.
-    pub(super) fn pull_next(&mut self, workload: &mut dyn Iterator<Item = Result<Request>>) -> Result<()> {
+/// The host front end: what the workload sends next, and what waits at
+/// the host for a queue slot.
+pub(super) struct HostFront {
+    /// The request whose `Event::Arrival` is scheduled.
+    next: Option<HostIo>,
+    /// The request after `next`, read one ahead so that the FTL entries
+    /// it will touch are fetched into cache before it is planned (None: not
+    /// read yet; Some(None): the workload has ended).
+    ahead: Option<Option<Result<Request>>>,
+    last_arrival: Time,
+    /// Requests arrived while `queue_depth` were out, in arrival order.
+    queue: VecDeque<HostIo>,
+    /// Requests admitted and not yet complete.
+    outstanding: u32,
+    /// `host.queue_depth` (0: no limit).
+    queue_depth: u32,
+    /// `host.time_scale`.
+    time_scale: f64,
+    /// `host.address = "fold"`.
+    fold: bool,
+    /// Names the workload in error messages.
+    source: String,
+    /// Bytes the workload can address from 0, where known before the run
+    /// (`ftl.precondition.span = "footprint"`).
+    footprint_bytes: Option<u64>,
+    /// The workload made again, for `ftl.precondition.steady_writes`.
+    replay: Option<Replay>,
+}
+
+impl HostFront {
+    pub(super) fn new(cfg: &HostConfig) -> HostFront {
+        HostFront {
+            next: None,
+            ahead: None,
+            last_arrival: 0,
+            queue: VecDeque::new(),
+            outstanding: 0,
+            queue_depth: cfg.queue_depth,
+            time_scale: cfg.time_scale,
+            fold: cfg.address == AddressMode::Fold,
+            source: "<workload>".into(),
+            footprint_bytes: None,
+            replay: None,
+        }
+    }
+
+    /// The workload's next request (the one read ahead, if any), reading
+    /// one more ahead of it; None when the workload has ended.
+    fn read(&mut self, workload: &mut dyn Iterator<Item = Result<Request>>) -> Option<Result<Request>> {
         let next = match self.ahead.take() {
             Some(r) => r,
             None => workload.next(),
         };
-        let Some(r) = next else { return Ok(()) };
-        let ahead = workload.next();
-        self.prefetch(&ahead);
-        self.ahead = Some(ahead);
+        let r = next?;
+        self.ahead = Some(workload.next());
+        Some(r)
+    }
+
+    /// The request read ahead, if it is one.
+    fn ahead(&self) -> Option<&Request> {
+        match &self.ahead {
+            Some(Some(Ok(r))) => Some(r),
+            _ => None,
+        }
+    }
+
+    /// `r`'s arrival (its time times `host.time_scale`), checked to come
+    /// no earlier than the previous request's.
+    fn arrival(&mut self, r: &Request) -> Result<Time> {
+        let scale = self.time_scale;
+        let arrival = if scale == 1.0 { r.time_ns } else { (r.time_ns as f64 * scale).round() as u64 };
+        if arrival < self.last_arrival {
+            return Err(Error::trace(
+                &self.source,
+                r.line,
+                format!("arrival time {} ns is before the previous request's ({} ns)", arrival, self.last_arrival),
+            ));
+        }
+        self.last_arrival = arrival;
+        Ok(arrival)
+    }
+
+    /// Split a request into its page range, checking its address; its
+    /// arrival is its time as it stands. True with it: its address was
+    /// folded into the logical space.
+    fn split(&self, r: &Request, geo: &Geometry) -> Result<(HostIo, bool)> {
+        let err = |reason: String| Err(Error::trace(&self.source, r.line, reason));
+        if r.size == 0 {
+            return err("request of size 0".into());
+        }
+        let logical = geo.logical_pages as u64;
+        let (first, end) = geo.page_span(r.offset, r.size);
+        let pages = end - first;
+        if pages > logical || pages > u32::MAX as u64 / 2 {
+            return err(format!("request of {pages} pages exceeds the logical space ({logical} pages)"));
+        }
+        let mut lpn = first;
+        let folded = first + pages > logical;
+        if folded {
+            if !self.fold {
+                return err(format!(
+                    "bytes {}..{} are beyond the logical space ({} bytes); host.address = \"strict\" refuses them (the default, \"fold\", folds them into it)",
+                    r.offset,
+                    r.offset.saturating_add(r.size as u64),
+                    geo.logical_bytes()
+                ));
+            }
+            lpn = (first % logical).min(logical - pages);
+        }
+        let io = HostIo {
+            req: 0,
+            arrival: r.time_ns,
+            offset: r.offset,
+            size: r.size,
+            lpn: lpn as u32,
+            pages: pages as u32,
+            write: r.kind == IoKind::Write,
+            discard: r.kind == IoKind::Discard,
+            content: r.content,
+            seq: 0,
+            stream: 0,
+        };
+        Ok((io, folded))
+    }
+
+    /// The workload's request whose arrival is scheduled, taken as it arrives.
+    fn take_next(&mut self) -> Option<HostIo> {
+        self.next.take()
+    }
+
+    /// Whether the workload has a request still to arrive.
+    pub(super) fn has_next(&self) -> bool {
+        self.next.is_some()
+    }
+
+    /// Requests admitted and not complete, and queued at the host.
+    pub(super) fn waiting(&self) -> u64 {
+        self.outstanding as u64 + self.queue.len() as u64
+    }
+
+    /// Requests admitted and not complete.
+    pub(super) fn outstanding(&self) -> u32 {
+        self.outstanding
+    }
+
+    /// Whether a request arriving now waits at the host: `queue_depth`
+    /// are out (`behind`: or others already wait, as a discard must not
+    /// overtake them).
+    pub(super) fn full(&self, behind: bool) -> bool {
+        let qd = self.queue_depth;
+        qd > 0 && (self.outstanding >= qd || (behind && !self.queue.is_empty()))
+    }
+
+    /// `io` waits at the host for a slot.
+    pub(super) fn wait(&mut self, io: HostIo) {
+        self.queue.push_back(io);
+    }
+
+    /// The request waiting longest at the host, taken to be admitted.
+    pub(super) fn next_queued(&mut self) -> Option<HostIo> {
+        self.queue.pop_front()
+    }
+
+    /// A request was admitted (takes a slot) or completed (frees one).
+    pub(super) fn admitted(&mut self) {
+        self.outstanding += 1;
+    }
+
+    pub(super) fn completed(&mut self) {
+        self.outstanding -= 1;
+    }
+
+    pub(super) fn set_source(&mut self, source: &str) {
+        self.source = source.to_string();
+    }
+
+    pub(super) fn set_footprint(&mut self, bytes: u64) {
+        self.footprint_bytes = Some(bytes);
+    }
+
+    pub(super) fn footprint(&self) -> Option<u64> {
+        self.footprint_bytes
+    }
+
+    pub(super) fn set_replay(&mut self, replay: Replay) {
+        self.replay = Some(replay);
+    }
+
+    pub(super) fn take_replay(&mut self) -> Option<Replay> {
+        self.replay.take()
+    }
+}
+
+impl Simulation {
+    /// Read the next request and schedule its arrival.
+    pub(super) fn pull_next(&mut self, workload: &mut dyn Iterator<Item = Result<Request>>) -> Result<()> {
+        let Some(r) = self.host.read(workload) else { return Ok(()) };
+        self.prefetch();
         let io = self.split_request(&r?)?;
         // The entries of the pages it maps to, now that its map entries had
         // one arrival's time to come in.
         for lpn in io.lpn..io.lpn + io.pages.min(16) {
             self.ftl.prefetch_mapped(lpn);
         }
-        self.next_req = Some(io);
+        self.host.next = Some(io);
         self.q.schedule(io.arrival, Event::Arrival)
     }
 
-    /// Cache hints for a request read ahead: its map entries and its words
+    /// Cache hints for the request read ahead: its map entries and its words
     /// of the placed bitmap (an error or an address out of range is left
     /// for `split_request` to report; a hint past a table's end reads nothing).
-    fn prefetch(&self, ahead: &Option<Result<Request>>) {
-        if let Some(Ok(r)) = ahead {
+    fn prefetch(&self) {
+        if let Some(r) = self.host.ahead() {
             let (first, end) = self.geo.page_span(r.offset, r.size);
             if end <= u32::MAX as u64 {
                 self.ftl.prefetch_map(first as u32..end as u32);
@@ -53,65 +248,22 @@ impl Simulation {
     /// Split a request into its page range, checking its address and time.
     fn split_request(&mut self, r: &Request) -> Result<HostIo> {
         let mut io = self.split_pages(r)?;
-        let scale = self.cfg.host.time_scale;
-        let arrival = if scale == 1.0 { r.time_ns } else { (r.time_ns as f64 * scale).round() as u64 };
-        if arrival < self.last_arrival {
-            return Err(Error::trace(
-                &self.source,
-                r.line,
-                format!("arrival time {} ns is before the previous request's ({} ns)", arrival, self.last_arrival),
-            ));
-        }
-        self.last_arrival = arrival;
-        io.arrival = arrival;
+        io.arrival = self.host.arrival(r)?;
         Ok(io)
     }
 
-    /// Split a request into its page range, checking its address; its
-    /// arrival is its time as it stands.
+    /// Split a request into its page range, checking its address (and
+    /// counting it if folded); its arrival is its time as it stands.
     pub(super) fn split_pages(&mut self, r: &Request) -> Result<HostIo> {
-        let err = |reason: String| Err(Error::trace(&self.source, r.line, reason));
-        if r.size == 0 {
-            return err("request of size 0".into());
-        }
-        let logical = self.geo.logical_pages as u64;
-        let (first, end) = self.geo.page_span(r.offset, r.size);
-        let pages = end - first;
-        if pages > logical || pages > u32::MAX as u64 / 2 {
-            return err(format!("request of {pages} pages exceeds the logical space ({logical} pages)"));
-        }
-        let mut lpn = first;
-        if first + pages > logical {
-            if self.cfg.host.address != crate::config::AddressMode::Fold {
-                return err(format!(
-                    "bytes {}..{} are beyond the logical space ({} bytes); host.address = \"strict\" refuses them (the default, \"fold\", folds them into it)",
-                    r.offset,
-                    r.offset.saturating_add(r.size as u64),
-                    self.geo.logical_bytes()
-                ));
-            }
-            lpn = (first % logical).min(logical - pages);
-            self.n.folded += 1;
-        }
-        Ok(HostIo {
-            req: 0,
-            arrival: r.time_ns,
-            offset: r.offset,
-            size: r.size,
-            lpn: lpn as u32,
-            pages: pages as u32,
-            write: r.kind == IoKind::Write,
-            discard: r.kind == IoKind::Discard,
-            content: r.content,
-            seq: 0,
-            stream: 0,
-        })
+        let (io, folded) = self.host.split(r, &self.geo)?;
+        self.n.folded += folded as u64;
+        Ok(io)
     }
 
     /// The pending request arrives: record it and admit it (or queue it at
     /// the host when the queue-depth limit is reached).
     pub(super) fn arrive(&mut self) -> Result<()> {
-        let Some(io) = self.next_req.take() else { return Ok(()) };
+        let Some(io) = self.host.take_next() else { return Ok(()) };
         self.enter(io, false)
     }
 
@@ -126,7 +278,7 @@ impl Simulation {
         // A ramp request beyond the warm-up count is warm-up all the same.
         self.n.ramped += (ramp && !counted_warm) as u64;
         let warm = ramp || counted_warm;
-        let in_flight = self.outstanding as u64 + self.host_queue.len() as u64 + 1;
+        let in_flight = self.host.waiting() + 1;
         io.req = self.log.arrive(io.arrival, io.offset, io.size, io.write, warm, in_flight);
         if io.write {
             io.seq = self.n.write_seq;
@@ -136,9 +288,8 @@ impl Simulation {
             self.n.host_read += io.pages as u64;
         }
         self.n.arrivals += 1;
-        let qd = self.cfg.host.queue_depth;
-        if qd > 0 && self.outstanding >= qd {
-            self.host_queue.push_back(io);
+        if self.host.full(false) {
+            self.host.wait(io);
             return Ok(());
         }
         self.admit(io)
@@ -148,7 +299,7 @@ impl Simulation {
         if io.discard {
             return self.apply_discard(io);
         }
-        self.outstanding += 1;
+        self.host.admitted();
         let t = self.txns.alloc(TxnKind::Host { req: io.req });
         self.txns.get_mut(t).io = io;
         // Written as the two cases that need no translation first: a DRAM map, a write the buffer takes.
@@ -175,14 +326,14 @@ impl Simulation {
             return self.plan_buffered_write(t, from);
         }
         let range = io.lpn + from..io.lpn + io.pages;
-        self.plan.clear();
+        self.scratch.plan.clear();
         self.ftl.clear_refusals();
         let mut unplaced = None;
         let stalled = if io.write {
-            self.tokens.clear();
-            self.tokens.extend((from..io.pages).map(|i| Self::write_token(&io, i)));
-            let mut plan = std::mem::take(&mut self.plan);
-            let tokens = std::mem::take(&mut self.tokens);
+            self.scratch.tokens.clear();
+            self.scratch.tokens.extend((from..io.pages).map(|i| Self::write_token(&io, i)));
+            let mut plan = std::mem::take(&mut self.scratch.plan);
+            let tokens = std::mem::take(&mut self.scratch.tokens);
             let r = self.with_ctx(|s, ctx| s.plan_write(range.clone(), &tokens, ctx, &mut plan));
             let done = r.err().map_or(io.pages - from, |s| s.done);
             self.fix_background_expectations();
@@ -191,8 +342,8 @@ impl Simulation {
                 self.lot.placed(lpn);
             }
             self.cache_forget(range.start..range.start + done);
-            self.plan = plan;
-            self.tokens = tokens;
+            self.scratch.plan = plan;
+            self.scratch.tokens = tokens;
             r.err().map(|s| from + s.done)
         } else {
             match self.place_unwritten(range.clone()) {
@@ -201,7 +352,7 @@ impl Simulation {
                     Some(from)
                 }
                 None => {
-                    let mut plan = std::mem::take(&mut self.plan);
+                    let mut plan = std::mem::take(&mut self.scratch.plan);
                     plan.clear();
                     if first {
                         self.count_buffer_reads(io.pages);
@@ -214,12 +365,12 @@ impl Simulation {
                         self.with_ctx(|s, ctx| s.plan_read(range.clone(), ctx, &mut plan))
                     };
                     self.n.buffered_reads += plan.buffered as u64;
-                    self.plan = plan;
+                    self.scratch.plan = plan;
                     r.err().map(|s| from + s.done)
                 }
             }
         };
-        let mut plan = std::mem::take(&mut self.plan);
+        let mut plan = std::mem::take(&mut self.scratch.plan);
         if stalled.is_some() && !io.write {
             plan.clear(); // a read waits whole for its pages to be placed
         }
@@ -229,7 +380,7 @@ impl Simulation {
         self.launch_planned(t, plan, first, from, stalled, unplaced)
     }
 
-    /// Start what was planned for `t` (`plan`, handed back to `self.plan`
+    /// Start what was planned for `t` (`plan`, handed back to `self.scratch.plan`
     /// afterwards), and park the rest from page `stalled` on, if any, until
     /// an erase frees a page.
     #[inline]
@@ -243,7 +394,7 @@ impl Simulation {
         unplaced: Option<Lpn>,
     ) -> Result<()> {
         self.materialize(t, &plan, first)?;
-        self.plan = plan;
+        self.scratch.plan = plan;
         self.txns.get_mut(t).stalled = stalled.is_some();
         if let Some(at) = stalled {
             self.n.stalls += self.park(t, from, at, unplaced) as u64;
@@ -256,7 +407,7 @@ impl Simulation {
     /// against that, not against the write's tokens.
     pub(super) fn fix_background_expectations(&mut self) {
         let Some(o) = self.oracle.as_ref() else { return };
-        for g in self.bg.iter_mut().flat_map(|p| p.groups.iter_mut()) {
+        for g in self.scratch.bg.iter_mut().flat_map(|p| p.groups.iter_mut()) {
             if g.check && g.expect.is_none() {
                 g.expect = Some(o.flash(g.lpn));
             }
@@ -290,7 +441,7 @@ impl Simulation {
         if !io.write && self.rcache.is_some() {
             self.cache_read(io.lpn..io.lpn + io.pages);
         }
-        self.outstanding -= 1;
+        self.host.completed();
         self.closed_done(&io, latency)?;
         self.admit_queued()
     }

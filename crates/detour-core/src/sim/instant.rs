@@ -52,7 +52,7 @@ impl Simulation {
             PreconditionSpan::Device => logical,
             _ if p.valid == 0.0 => 0,
             PreconditionSpan::Footprint => {
-                let bytes = match self.footprint_bytes.or(self.flows_footprint()?) {
+                let bytes = match self.host.footprint().or(self.flows_footprint()?) {
                     Some(b) => b,
                     None => {
                         return Err(Error::config(
@@ -193,7 +193,7 @@ impl Simulation {
     /// order, pass after pass of the replay, GC collecting as planes fill.
     fn replay_writes(&mut self, target: u64, report: &mut impl FnMut(u64, u64) -> Result<()>) -> Result<()> {
         const KEY: &str = "ftl.precondition.steady_writes";
-        let mut replay = self.replay.take().ok_or_else(|| {
+        let mut replay = self.host.take_replay().ok_or_else(|| {
             Error::config(KEY, "needs the workload a second time (Simulation::set_replay; the Python API and `detour run` give it)")
         })?;
         let (folded, mut written, mut chunk, mut k) = (self.n.folded, 0u64, Vec::with_capacity(REPLAY_CHUNK), 0u64);
@@ -311,7 +311,7 @@ impl Simulation {
             {
                 rounds += 1;
                 let Some(victim) = self.ftl.start_gc(plane) else { break };
-                let mut pages = std::mem::take(&mut self.scratch);
+                let mut pages = std::mem::take(&mut self.scratch.ids);
                 self.ftl.live_pages_of(victim, &mut pages);
                 let stream = self.ftl.gc_stream(victim);
                 for &from in &pages {
@@ -320,7 +320,7 @@ impl Simulation {
                     let Some(to) = self.ftl.alloc_programmed(plane, stream, owner, token) else { break };
                     self.finish_move(from, to, owner);
                 }
-                self.scratch = pages;
+                self.scratch.ids = pages;
                 if self.ftl.block(victim).valid > 0 {
                     break; // the reserve ran out mid-victim: leave it collecting
                 }
@@ -348,7 +348,7 @@ impl Simulation {
         let mut ctx = super::exec::planning_ctx!(self);
         let mut refused = None;
         while let Some((lpn, token)) = next(&mut ctx, &self.placed) {
-            let r = self.scheme.write_instantly(lpn, token, &mut ctx, &mut self.scratch_plan);
+            let r = self.scheme.write_instantly(lpn, token, &mut ctx, &mut self.scratch.scratch_plan);
             // Background work a scheme asks for during setup is not simulated.
             ctx.background.clear();
             if r.is_err() {

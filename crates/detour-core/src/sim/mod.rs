@@ -6,6 +6,11 @@
 //! planned by the scheme; the plan becomes a transaction whose operations go
 //! to the die queues; when all its groups finish the request completes.
 //! GC, erases and the scheme's background plans are transactions too.
+//!
+//! The parts own their state: the host front end (`host::HostFront`), the
+//! reused buffers (`scratch::Scratch`), and the optional DRAM and host
+//! parts (write buffer, read cache, discards, link, closed-loop flows,
+//! collision count, probe). `Simulation` holds them and runs the loop.
 
 mod background;
 mod buffer;
@@ -22,6 +27,7 @@ mod park;
 mod read_cache;
 pub mod request_path;
 mod requirements;
+mod scratch;
 mod translate;
 mod trim;
 mod txn;
@@ -33,13 +39,12 @@ use crate::error::{Error, Result};
 use crate::ftl::{Chunked, Ftl};
 use crate::metrics::{self, CollisionTracker, PairCount, Probe, ProbeInput, ProbeSeries, RequestColumns, RequestLog, RequestSink, Summary};
 use crate::scheduler::Scheduler;
-use crate::schemes::{registry, Plan, Scheme};
+use crate::schemes::{registry, Scheme};
 use crate::types::{Lpn, Time, Token};
 use crate::workload::Request;
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
-use std::collections::VecDeque;
-use txn::{HostIo, Txns};
+use txn::Txns;
 
 /// Called every few thousand requests; returning false stops the run with
 /// [`Error::Interrupted`] (how Ctrl-C reaches the core).
@@ -117,28 +122,16 @@ pub struct Simulation {
     oracle: Option<oracle::Oracle>,
     /// One bit per LPN: the page holds data (written or placed).
     placed: Chunked<u64>,
-    next_req: Option<HostIo>,
-    /// The request after `next_req`, read one ahead so that the FTL entries
-    /// it will touch are fetched into cache before it is planned (None: not
-    /// read yet; Some(None): the workload has ended).
-    ahead: Option<Option<Result<Request>>>,
-    last_arrival: Time,
-    host_queue: VecDeque<HostIo>,
-    outstanding: u32,
+    /// The host front end: arrivals, the read-ahead, the queue-depth limit.
+    host: host::HostFront,
     /// Requests and flushes waiting for a free page.
     lot: park::ParkLot,
     /// Events handled when the lot was last woken whole (see `revive`).
     revived_at: u64,
     ticks: background::Ticks,
     gc_blocked: Vec<u32>,
-    plan: Plan,
-    scratch_plan: Plan,
-    bg: Vec<Plan>,
-    tokens: Vec<Token>,
-    scratch: Vec<u32>,
-    /// A request's translation pages and what their lookups found.
-    lookups: Vec<(u32, crate::ftl::mapping::Access)>,
-    done: Vec<u32>,
+    /// Buffers reused from event to event.
+    scratch: scratch::Scratch,
     n: Counters,
     failures: Vec<VerifyFailure>,
     /// Read-collision accounting (`metrics.collisions`).
@@ -154,12 +147,6 @@ pub struct Simulation {
     link: Option<link::HostLink>,
     /// The `[[flows]]` streams and per-flow figures (None without flows).
     closed: Option<Box<closed::ClosedLoop>>,
-    source: String,
-    /// Bytes the workload can address from 0, where known before the run
-    /// (`ftl.precondition.span = "footprint"`).
-    footprint_bytes: Option<u64>,
-    /// The workload made again, for `ftl.precondition.steady_writes`.
-    replay: Option<Replay>,
 }
 
 /// A request stream, as a replay makes it.
@@ -199,7 +186,7 @@ impl Simulation {
             }
             geo.logical_pages = n;
         }
-        let timing = Timing::from_config(&cfg);
+        let timing = Timing::new(&cfg.device, &cfg.scheduler, &cfg.nand);
         let verify = cfg.run.verify;
         let completions = scheme.wants_completions();
         let (needs_content, log_period) = (scheme.needs_content(), period_s(scheme.as_ref()));
@@ -209,7 +196,7 @@ impl Simulation {
         Ok(Simulation {
             q: EventQueue::new(),
             sched,
-            ftl: Ftl::new(&cfg, &geo, verify)?,
+            ftl: Ftl::new(&cfg.ftl, &cfg.nand, cfg.run.seed, &geo, verify)?,
             completions,
             solo: !verify && !cfg.metrics.collisions && !completions,
             scheme,
@@ -218,34 +205,26 @@ impl Simulation {
             log: RequestLog::new(RequestSink::Discard, log_period),
             oracle: verify.then(|| oracle::Oracle::new(geo.logical_pages, wbuf.is_some())),
             placed: Chunked::new((geo.logical_pages as u64).div_ceil(64), 0),
-            next_req: None,
-            ahead: None,
-            last_arrival: 0,
-            host_queue: VecDeque::new(),
-            outstanding: 0,
+            host: host::HostFront::new(&cfg.host),
             lot: park::ParkLot::new(geo.planes()),
             revived_at: u64::MAX,
             ticks: background::Ticks::default(),
             gc_blocked: Vec::new(),
-            plan: Plan::default(),
-            scratch_plan: Plan::default(),
-            bg: Vec::new(),
-            tokens: Vec::new(),
-            scratch: Vec::new(),
-            lookups: Vec::new(),
-            done: Vec::new(),
+            scratch: scratch::Scratch::default(),
             n: Counters::default(),
             failures: Vec::new(),
             coll: cfg.metrics.collisions.then(|| Box::new(CollisionTracker::new(geo.dies(), cfg.run.seed))),
             probe: Probe::new(cfg.probes.interval_us, geo.dies(), geo.dies_per_chip, sched_unit_dies),
-            rcache: read_cache_of(&cfg, geo.logical_pages),
+            rcache: read_cache::ReadCache::of(&cfg.read_cache, &cfg.write_buffer, geo.page_size, geo.logical_pages),
             trim: None,
             wbuf,
             link: link::HostLink::new(cfg.host.link_gbps),
-            closed: closed::ClosedLoop::new(&cfg, geo.logical_bytes(), needs_content)?,
-            source: "<workload>".into(),
-            footprint_bytes: None,
-            replay: None,
+            closed: closed::ClosedLoop::new(
+                &cfg.flows,
+                cfg.run.seed,
+                geo.logical_bytes(),
+                needs_content.then_some(cfg.scheme.name.as_str()),
+            )?,
             geo,
             cfg,
         })
@@ -262,13 +241,13 @@ impl Simulation {
     /// The bytes the workload can address (from 0): what
     /// `ftl.precondition.span = "footprint"` preconditions a share of.
     pub fn set_footprint(&mut self, bytes: u64) {
-        self.footprint_bytes = Some(bytes);
+        self.host.set_footprint(bytes);
     }
 
     /// The workload again, whose writes `ftl.precondition.steady_writes`
     /// replays before the run.
     pub fn set_replay(&mut self, replay: Replay) {
-        self.replay = Some(replay);
+        self.host.set_replay(replay);
     }
 
     /// Run `workload` to completion. `source` names it in error messages.
@@ -289,7 +268,7 @@ impl Simulation {
         sink: RequestSink,
     ) -> Result<RunResult> {
         self.log = RequestLog::new(sink, period_s(self.scheme.as_ref()));
-        self.source = source.to_string();
+        self.host.set_source(source);
         // Requests the scheme cannot use are refused: a dedup write without
         // content, an arrival too many ticks away (sim/requirements.rs).
         let tick = (self.tick_interval(), self.cfg.scheme.tick_us > 0.0);
@@ -373,7 +352,7 @@ impl Simulation {
     }
 
     fn check_all_done(&self) -> Result<()> {
-        let waiting = self.outstanding as usize + self.host_queue.len();
+        let waiting = self.host.waiting();
         if waiting == 0 {
             return Ok(());
         }
@@ -499,17 +478,6 @@ fn mark_buffered(placed: &mut Chunked<u64>, oracle: &mut Option<oracle::Oracle>,
     if let Some(o) = oracle.as_mut() {
         o.buffered(lpn, token);
     }
-}
-
-/// The read cache `[read_cache]` asks for, if any.
-fn read_cache_of(cfg: &Config, logical_pages: u32) -> Option<Box<read_cache::ReadCache>> {
-    let page = cfg.device.page_size;
-    let (cap, shared) = match cfg.read_cache.mode {
-        crate::config::ReadCacheMode::Off => return None,
-        crate::config::ReadCacheMode::Separate => (cfg.read_cache.capacity(page), false),
-        crate::config::ReadCacheMode::Shared => (cfg.write_buffer.capacity(page), true),
-    };
-    Some(Box::new(read_cache::ReadCache::new(cap.min(u32::MAX as u64) as u32, shared, logical_pages)))
 }
 
 /// Run a config over a workload with no progress reporting.

@@ -24,6 +24,7 @@
 
 use super::page_list::PageList;
 use super::Simulation;
+use crate::config::{ReadCacheConfig, ReadCacheMode, WriteBufferConfig};
 use crate::metrics::ReadCacheSummary;
 use crate::schemes::{Plan, Stall};
 use crate::types::{Lpn, Token};
@@ -39,6 +40,17 @@ pub(super) struct ReadCache {
 }
 
 impl ReadCache {
+    /// The read cache `[read_cache]` asks for, if any, over pages of
+    /// `page_size` bytes (a shared one takes `[write_buffer]`'s capacity).
+    pub(super) fn of(rc: &ReadCacheConfig, wb: &WriteBufferConfig, page_size: u32, logical_pages: u32) -> Option<Box<ReadCache>> {
+        let (cap, shared) = match rc.mode {
+            ReadCacheMode::Off => return None,
+            ReadCacheMode::Separate => (rc.capacity(page_size), false),
+            ReadCacheMode::Shared => (wb.capacity(page_size), true),
+        };
+        Some(Box::new(ReadCache::new(cap.min(u32::MAX as u64) as u32, shared, logical_pages)))
+    }
+
     pub(super) fn new(cap: u32, shared: bool, logical_pages: u32) -> ReadCache {
         ReadCache {
             cap,

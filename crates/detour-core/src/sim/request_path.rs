@@ -1,6 +1,6 @@
 //! # A request's path, in detail
 //!
-//! 1. **Arrival.** `sim/host.rs` pulls the next `Request` from the workload
+//! 1. **Arrival.** `sim/host.rs` (`HostFront`, which owns the front end's state) pulls the next `Request` from the workload
 //!    iterator and schedules `Event::Arrival` at its trace time (times
 //!    `host.time_scale`). Closed-loop flows (`[[flows]]`, `sim/closed.rs`)
 //!    issue instead: each stream posts `iodepth` `Event::Issue`s at the start,

@@ -46,10 +46,10 @@ impl Simulation {
             TxnKind::Flush { lpn, pages } => (lpn, pages, true),
             _ => (txn.io.lpn, txn.io.pages, txn.io.write),
         };
-        let mut lookups = std::mem::take(&mut self.lookups);
+        let mut lookups = std::mem::take(&mut self.scratch.lookups);
         lookups.clear();
         self.ftl.mapping.lookup(lpn, pages, write, &mut lookups);
-        let mut plan = std::mem::take(&mut self.plan);
+        let mut plan = std::mem::take(&mut self.scratch.plan);
         plan.clear();
         for &(tvpn, a) in &lookups {
             if let Some(dirty) = a.write_back {
@@ -59,13 +59,13 @@ impl Simulation {
                 self.plan_translation_read(tvpn, lpn, &mut plan);
             }
         }
-        self.lookups = lookups;
+        self.scratch.lookups = lookups;
         let reading = !plan.is_empty();
         if reading {
             self.txns.get_mut(t).map_phase = true;
             self.materialize(t, &plan, false)?;
         }
-        self.plan = plan;
+        self.scratch.plan = plan;
         Ok(reading)
     }
 
@@ -90,13 +90,13 @@ impl Simulation {
         // not become a stall's blocker (sim/park.rs keeps 2 bits of stream).
         self.ftl.clear_refusals();
         let Some(ppn) = ppn else { return Ok(()) };
-        let mut plan = std::mem::take(&mut self.scratch_plan);
+        let mut plan = std::mem::take(&mut self.scratch.scratch_plan);
         plan.clear();
         let g = plan.group(tvpn, false);
         plan.program(g, 0, ppn, Owner::id(tvpn), 0, Class::HostWrite, 0);
         let t = self.txns.alloc(TxnKind::MapWrite);
         self.materialize(t, &plan, true)?;
-        self.scratch_plan = plan;
+        self.scratch.scratch_plan = plan;
         Ok(())
     }
 

@@ -63,9 +63,8 @@ impl Simulation {
             t.s.ignored += 1;
             return Ok(());
         }
-        let qd = self.cfg.host.queue_depth;
-        if qd > 0 && (self.outstanding >= qd || !self.host_queue.is_empty()) {
-            self.host_queue.push_back(io);
+        if self.host.full(true) {
+            self.host.wait(io);
             return Ok(());
         }
         self.apply_discard(io)
@@ -132,7 +131,7 @@ impl Simulation {
     /// Admit queued requests into the slot a completion freed: a discard
     /// takes none, so the one after it is admitted too.
     pub(super) fn admit_queued(&mut self) -> Result<()> {
-        while let Some(next) = self.host_queue.pop_front() {
+        while let Some(next) = self.host.next_queued() {
             let discard = next.discard;
             self.admit(next)?;
             if !discard {

@@ -11,7 +11,7 @@ mod summary;
 pub use rber::{BlockFactors, Ecc, Fit};
 pub use summary::NandSummary;
 
-use crate::config::{Config, ErrorModel, NandConfig};
+use crate::config::{ErrorModel, NandConfig};
 use crate::types::Time;
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
@@ -55,9 +55,9 @@ pub struct Nand {
 }
 
 impl Nand {
-    /// The model `cfg` asks for, or None for the ideal flash.
-    pub fn new(cfg: &Config, blocks: u32, pages_per_block: u32) -> Option<Box<Nand>> {
-        let n = &cfg.nand;
+    /// The model `[nand]` asks for, or None for the ideal flash; `seed`:
+    /// `run.seed`, whence its own stream.
+    pub fn new(n: &NandConfig, seed: u64, blocks: u32, pages_per_block: u32) -> Option<Box<Nand>> {
         if !n.tracks_blocks() {
             return None;
         }
@@ -67,7 +67,7 @@ impl Nand {
         });
         // A stream of its own, so turning wear on does not move any other
         // seeded choice of the run.
-        let mut rng = ChaCha8Rng::seed_from_u64(cfg.run.seed ^ 0x6e61_6e64);
+        let mut rng = ChaCha8Rng::seed_from_u64(seed ^ 0x6e61_6e64);
         let base_pe = if n.initial_pe > 0 {
             let (lo, hi) = spread(n.initial_pe, n.initial_pe_spread);
             (0..blocks).map(|_| rng.random_range(lo..=hi)).collect()
@@ -192,6 +192,7 @@ fn spread(mean: u32, spread: f64) -> (u32, u32) {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::config::Config;
 
     fn cfg(f: impl FnOnce(&mut NandConfig)) -> Config {
         let mut c = Config::preset("small").unwrap();
@@ -201,13 +202,14 @@ mod tests {
 
     #[test]
     fn off_builds_nothing() {
-        assert!(Nand::new(&cfg(|_| {}), 100, 64).is_none());
+        let c = cfg(|_| {});
+        assert!(Nand::new(&c.nand, c.run.seed, 100, 64).is_none());
     }
 
     #[test]
     fn fresh_reads_need_no_retry() {
         let c = cfg(|n| n.error_model = ErrorModel::PowerLaw);
-        let mut nand = Nand::new(&c, 100, 64).unwrap();
+        let mut nand = Nand::new(&c.nand, c.run.seed, 100, 64).unwrap();
         assert_eq!(nand.read(3, 0), 0);
     }
 
@@ -219,7 +221,7 @@ mod tests {
             n.initial_pe = 3000;
             n.initial_age_days = 365.0;
         });
-        let mut nand = Nand::new(&c, 100, 64).unwrap();
+        let mut nand = Nand::new(&c.nand, c.run.seed, 100, 64).unwrap();
         assert!(nand.read(3, 0) > 0);
         nand.programmed(4, 1_000);
         assert_eq!(nand.age(4, 5_000), 4_000);
@@ -228,7 +230,7 @@ mod tests {
     #[test]
     fn wear_limit_retires() {
         let c = cfg(|n| n.pe_limit = 3);
-        let mut nand = Nand::new(&c, 10, 64).unwrap();
+        let mut nand = Nand::new(&c.nand, c.run.seed, 10, 64).unwrap();
         assert!(!nand.erased(0, 2));
         assert!(nand.erased(0, 3));
         assert_eq!(nand.stats.retired_wear, 1);

@@ -20,7 +20,7 @@
 //! (written at setup, as MQSim's `prepare_mapping_table` does).
 
 use super::{Access, Cache, Variant};
-use crate::config::Config;
+use crate::config::FtlConfig;
 use crate::ensure_config;
 use crate::error::Result;
 
@@ -28,19 +28,19 @@ pub(super) const ENTRY: Variant = Variant {
     name: "cmt",
     about: "a cached mapping table (DFTL) of ftl.cmt_size_kib, whole translation pages in LRU order, the rest on flash",
     check,
-    build: |cfg, pages| Some(Box::new(Cmt::new(pages, capacity(cfg)))),
+    build: |cfg, page_size, pages| Some(Box::new(Cmt::new(pages, capacity(cfg, page_size)))),
 };
 
-/// The table holds at least one translation page.
-fn check(cfg: &Config) -> Result<()> {
-    let (v, lo, hi) = (cfg.ftl.cmt_size_kib, (cfg.device.page_size as u64).div_ceil(1024).max(1), 1u64 << 30);
+/// The table holds at least one translation page (of `page_size` bytes).
+fn check(cfg: &FtlConfig, page_size: u32) -> Result<()> {
+    let (v, lo, hi) = (cfg.cmt_size_kib, (page_size as u64).div_ceil(1024).max(1), 1u64 << 30);
     ensure_config!(v >= lo && v <= hi, "ftl.cmt_size_kib", "{v} is out of range; valid: {lo}..={hi}");
     Ok(())
 }
 
-/// Translation pages `ftl.cmt_size_kib` holds.
-fn capacity(cfg: &Config) -> u32 {
-    (cfg.ftl.cmt_size_kib * 1024 / cfg.device.page_size as u64).clamp(1, u32::MAX as u64) as u32
+/// Translation pages (of `page_size` bytes) `ftl.cmt_size_kib` holds.
+fn capacity(cfg: &FtlConfig, page_size: u32) -> u32 {
+    (cfg.cmt_size_kib * 1024 / page_size as u64).clamp(1, u32::MAX as u64) as u32
 }
 
 const NIL: u32 = u32::MAX;
@@ -155,12 +155,11 @@ mod tests {
 
     #[test]
     fn capacity_is_whole_pages_of_the_size_and_at_least_one_is_required() {
-        let mut cfg = Config::default();
-        (cfg.device.page_size, cfg.ftl.cmt_size_kib) = (4096, 10);
-        assert_eq!(capacity(&cfg), 2);
-        assert!(check(&cfg).is_ok());
-        cfg.ftl.cmt_size_kib = 3;
-        let e = check(&cfg).unwrap_err().to_string();
+        let mut cfg = FtlConfig { cmt_size_kib: 10, ..FtlConfig::default() };
+        assert_eq!(capacity(&cfg, 4096), 2);
+        assert!(check(&cfg, 4096).is_ok());
+        cfg.cmt_size_kib = 3;
+        let e = check(&cfg, 4096).unwrap_err().to_string();
         assert!(e.contains("ftl.cmt_size_kib") && e.contains("4..="), "{e}");
     }
 }

@@ -32,7 +32,7 @@
 //! `Address_Mapping_Unit_Page_Level` (`CMT_Capacity`, `Ideal_Mapping_Table`).
 
 use super::{Ftl, Stream};
-use crate::config::Config;
+use crate::config::FtlConfig;
 use crate::device::Geometry;
 use crate::error::{Error, Result};
 use crate::policy::Choice;
@@ -66,13 +66,14 @@ pub struct Variant {
     pub name: &'static str,
     pub about: &'static str,
     /// Refuse settings the variant cannot run with (such as a table too
-    /// small for one translation page), naming the key. Run by the config
-    /// builder and again when the FTL is built.
-    pub(crate) check: fn(&Config) -> Result<()>,
-    /// The cache for a map of so many translation pages (the second
-    /// argument; page_size / 4 entries each), or None: the whole map is in
-    /// DRAM and nothing is looked up.
-    pub(crate) build: fn(&Config, u32) -> Option<Box<dyn Cache>>,
+    /// small for one translation page of the page size, the second
+    /// argument), naming the key. Run by the config builder and again when
+    /// the FTL is built.
+    pub(crate) check: fn(&FtlConfig, u32) -> Result<()>,
+    /// The cache, for pages of the second argument's size, of a map of so
+    /// many translation pages (the third; page_size / 4 entries each), or
+    /// None: the whole map is in DRAM and nothing is looked up.
+    pub(crate) build: fn(&FtlConfig, u32, u32) -> Option<Box<dyn Cache>>,
 }
 
 impl crate::policy::Entry for Variant {
@@ -147,12 +148,12 @@ pub struct Mapping {
 
 impl Mapping {
     /// The mapping `ftl.mapping` names, sized for `geo`.
-    pub fn new(cfg: &Config, geo: &Geometry) -> Result<Mapping> {
-        let v = Choice::<Mappings>::named(&cfg.ftl.mapping)?.variant();
-        (v.check)(cfg)?;
-        let entries_per_page = (cfg.device.page_size / 4).max(1);
+    pub fn new(cfg: &FtlConfig, geo: &Geometry) -> Result<Mapping> {
+        let v = Choice::<Mappings>::named(&cfg.mapping)?.variant();
+        (v.check)(cfg, geo.page_size)?;
+        let entries_per_page = (geo.page_size / 4).max(1);
         let pages = geo.logical_pages.div_ceil(entries_per_page);
-        let cache = (v.build)(cfg, pages);
+        let cache = (v.build)(cfg, geo.page_size, pages);
         let gtd = if cache.is_some() { vec![NO_PAGE; pages as usize] } else { Vec::new() };
         let s =
             MappingStats { cmt_pages: cache.as_ref().map_or(0, |c| c.capacity()), translation_pages: pages as u64, ..Default::default() };

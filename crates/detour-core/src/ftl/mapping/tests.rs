@@ -2,6 +2,7 @@
 //! example variant is `tests/direct.rs`, registered here as the doc says.
 
 use super::*;
+use crate::config::Config;
 use crate::policy::tests::{check_registry, check_registry_line, recipe};
 
 crate::registry! {
@@ -23,7 +24,7 @@ fn registry_is_sound_and_holds_the_shipped_mappings() {
 fn mapping(name: &str) -> Mapping {
     let mut cfg = Config::preset("small").unwrap();
     (cfg.ftl.mapping, cfg.ftl.cmt_size_kib) = (name.parse().unwrap(), 8);
-    Mapping::new(&cfg, &Geometry::from_config(&cfg.device).unwrap()).unwrap()
+    Mapping::new(&cfg.ftl, &Geometry::from_config(&cfg.device).unwrap()).unwrap()
 }
 
 #[test]
@@ -73,8 +74,8 @@ fn the_docs_example_holds_a_page_in_its_slot_only() {
     );
     let mut cfg = Config::preset("small").unwrap();
     (cfg.device.page_size, cfg.ftl.cmt_size_kib) = (4096, 8);
-    (v.check)(&cfg).unwrap();
-    let mut c = (v.build)(&cfg, 10).expect("a cache");
+    (v.check)(&cfg.ftl, cfg.device.page_size).unwrap();
+    let mut c = (v.build)(&cfg.ftl, cfg.device.page_size, 10).expect("a cache");
     assert_eq!(c.capacity(), 2);
     assert_eq!(c.access(0, true), Access { hit: false, write_back: None });
     assert_eq!(c.access(1, false), Access { hit: false, write_back: None });

@@ -166,7 +166,7 @@ mod tests {
 
     fn ftl() -> Ftl {
         let cfg = Config::preset("small").unwrap();
-        Ftl::new(&cfg, &Geometry::from_config(&cfg.device).unwrap(), false).unwrap()
+        Ftl::new(&cfg.ftl, &cfg.nand, cfg.run.seed, &Geometry::from_config(&cfg.device).unwrap(), false).unwrap()
     }
 
     #[test]

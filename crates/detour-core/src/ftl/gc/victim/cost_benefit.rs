@@ -10,7 +10,7 @@ use super::{Candidate, Fills, Policy, Variant};
 pub(super) const ENTRY: Variant = Variant {
     name: "cost-benefit",
     about: "the largest age x free / used, age in blocks filled since (LFS's cleaner)",
-    build: |_cfg, blocks| Box::new(CostBenefit { fills: Fills::new(blocks) }),
+    build: |_cfg, _seed, blocks| Box::new(CostBenefit { fills: Fills::new(blocks) }),
 };
 
 struct CostBenefit {

@@ -9,7 +9,7 @@ use super::{min_first, Candidate, Fills, Policy, Variant};
 pub(super) const ENTRY: Variant = Variant {
     name: "fifo",
     about: "the block filled first",
-    build: |_cfg, blocks| Box::new(Fifo { fills: Fills::new(blocks) }),
+    build: |_cfg, _seed, blocks| Box::new(Fifo { fills: Fills::new(blocks) }),
 };
 
 struct Fifo {

@@ -9,7 +9,7 @@ use super::{min_first, Candidate, Policy, Variant};
 pub(super) const ENTRY: Variant = Variant {
     name: "greedy",
     about: "the fewest live pages (default)",
-    build: |_cfg, _blocks| Box::new(Greedy),
+    build: |_cfg, _seed, _blocks| Box::new(Greedy),
 };
 
 struct Greedy;

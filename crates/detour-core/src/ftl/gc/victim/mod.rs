@@ -10,7 +10,7 @@
 //! follow each choice, so an indirect call costs nothing measurable.
 //! docs/extending.md says how to add one.
 
-use crate::config::Config;
+use crate::config::FtlConfig;
 use crate::error::Result;
 use crate::policy::Choice;
 
@@ -43,10 +43,10 @@ pub fn list() -> Vec<(&'static str, &'static str)> {
 pub struct Variant {
     pub name: &'static str,
     pub about: &'static str,
-    /// The policy of an FTL of so many blocks (the second argument; block
-    /// ids are below it), set up from the config (its own keys, such as
-    /// `ftl.gc_choices`, and `run.seed` for a random one).
-    pub(crate) build: fn(&Config, u32) -> Box<dyn Policy>,
+    /// The policy of an FTL of so many blocks (the third argument; block
+    /// ids are below it), set up from `[ftl]` (its own keys, such as
+    /// `ftl.gc_choices`) and `run.seed` (the second, for a random one).
+    pub(crate) build: fn(&FtlConfig, u64, u32) -> Box<dyn Policy>,
 }
 
 impl crate::policy::Entry for Variant {
@@ -82,9 +82,9 @@ pub struct VictimPolicy {
 
 impl VictimPolicy {
     /// The policy `ftl.gc_policy` names, for `blocks` blocks.
-    pub fn new(cfg: &Config, blocks: u32) -> Result<Self> {
-        let v = Choice::<Victims>::named(&cfg.ftl.gc_policy)?.variant();
-        Ok(VictimPolicy { policy: (v.build)(cfg, blocks), candidates: Vec::new() })
+    pub fn new(cfg: &FtlConfig, seed: u64, blocks: u32) -> Result<Self> {
+        let v = Choice::<Victims>::named(&cfg.gc_policy)?.variant();
+        Ok(VictimPolicy { policy: (v.build)(cfg, seed, blocks), candidates: Vec::new() })
     }
 
     /// Block `block` has just been filled.
@@ -152,11 +152,8 @@ impl Fills {
 /// and seed 1.
 #[cfg(test)]
 pub(super) fn build(name: &str, choices: u32, blocks: u32) -> Box<dyn Policy> {
-    let mut cfg = Config::default();
-    cfg.ftl.gc_policy = name.into();
-    cfg.ftl.gc_choices = choices;
-    cfg.run.seed = 1;
-    (Choice::<Victims>::named(name).unwrap().variant().build)(&cfg, blocks)
+    let cfg = FtlConfig { gc_policy: name.into(), gc_choices: choices, ..FtlConfig::default() };
+    (Choice::<Victims>::named(name).unwrap().variant().build)(&cfg, 1, blocks)
 }
 
 #[cfg(test)]

@@ -11,11 +11,11 @@ use rand_chacha::ChaCha8Rng;
 pub(super) const ENTRY: Variant = Variant {
     name: "random",
     about: "the fewest live pages of ftl.gc_choices candidates drawn at random (power of d choices)",
-    build: |cfg, _blocks| {
+    build: |cfg, seed, _blocks| {
         Box::new(Random {
-            choices: cfg.ftl.gc_choices as usize,
+            choices: cfg.gc_choices as usize,
             // GC's own stream, apart from the simulator's.
-            rng: ChaCha8Rng::seed_from_u64(cfg.run.seed ^ 0x6C_7669_6374_696D),
+            rng: ChaCha8Rng::seed_from_u64(seed ^ 0x6C_7669_6374_696D),
             drawn: Vec::new(),
         })
     },

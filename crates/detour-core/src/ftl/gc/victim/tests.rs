@@ -33,6 +33,6 @@ fn the_docs_example_takes_the_first_candidate() {
         REGISTRY.iter().all(|r| r.name != v.name),
         "the example's name is registered for real: rename the example in docs/extending.md and its copy here"
     );
-    let mut p = (v.build)(&Config::default(), 8);
+    let mut p = (v.build)(&crate::config::FtlConfig::default(), 0, 8);
     assert_eq!(p.pick(&[(5, 60), (2, 1)], 64), Some(5));
 }

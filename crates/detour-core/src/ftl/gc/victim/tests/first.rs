@@ -9,7 +9,7 @@ use super::{Candidate, Policy, Variant};
 pub(super) const ENTRY: Variant = Variant {
     name: "first",
     about: "the first candidate in the plane's free order (a baseline making no choice)",
-    build: |_cfg, _blocks| Box::new(First),
+    build: |_cfg, _seed, _blocks| Box::new(First),
 };
 
 struct First;
