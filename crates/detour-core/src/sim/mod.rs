@@ -138,6 +138,8 @@ pub struct Simulation {
     scratch: Vec<u32>,
     /// A request's translation pages and what their lookups found.
     lookups: Vec<(u32, crate::ftl::mapping::Access)>,
+    /// Translation reads in flight and who waits for them (entry caches).
+    map_reads: translate::MapReads,
     done: Vec<u32>,
     n: Counters,
     failures: Vec<VerifyFailure>,
@@ -233,6 +235,7 @@ impl Simulation {
             tokens: Vec::new(),
             scratch: Vec::new(),
             lookups: Vec::new(),
+            map_reads: Default::default(),
             done: Vec::new(),
             n: Counters::default(),
             failures: Vec::new(),

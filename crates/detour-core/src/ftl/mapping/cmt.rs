@@ -13,6 +13,9 @@
 //! the same bytes on sequential access, lower on scattered access), and
 //! its write-back is one program with no read-modify-write.
 //!
+//! `ftl.cmt_granularity = "entry"` caches single entries instead, as
+//! MQSim does (entry.rs).
+//!
 //! **A table that covers the map** (as many pages as the map has) starts
 //! with every page loaded and writes none to flash: it is the DRAM map
 //! (MQSim's `Ideal_Mapping_Table`), and its results are the DRAM map's.
@@ -20,7 +23,8 @@
 //! (written at setup, as MQSim's `prepare_mapping_table` does).
 
 use super::{Access, Cache, Variant};
-use crate::config::Config;
+use crate::config::{CmtGranularity, Config};
+use crate::device::Geometry;
 use crate::ensure_config;
 use crate::error::Result;
 
@@ -28,12 +32,27 @@ pub(super) const ENTRY: Variant = Variant {
     name: "cmt",
     about: "a cached mapping table (DFTL) of ftl.cmt_size_kib, whole translation pages in LRU order, the rest on flash",
     check,
-    build: |cfg, pages| Some(Box::new(Cmt::new(pages, capacity(cfg)))),
+    build: |cfg, pages| {
+        Some(match cfg.ftl.cmt_granularity {
+            CmtGranularity::Page => Box::new(Cmt::new(pages, capacity(cfg))),
+            // Entries are keyed by LPN: the table needs the logical page
+            // count, which the config gives (the FTL checked it already).
+            CmtGranularity::Entry => {
+                let logical = Geometry::from_config(&cfg.device).map_or(u32::MAX, |g| g.logical_pages);
+                Box::new(super::entry::build(cfg, logical))
+            }
+        })
+    },
 };
 
-/// The table holds at least one translation page.
+/// The table holds at least one translation page (one KiB of entries with
+/// `ftl.cmt_granularity = "entry"`).
 fn check(cfg: &Config) -> Result<()> {
-    let (v, lo, hi) = (cfg.ftl.cmt_size_kib, (cfg.device.page_size as u64).div_ceil(1024).max(1), 1u64 << 30);
+    let page = match cfg.ftl.cmt_granularity {
+        CmtGranularity::Page => (cfg.device.page_size as u64).div_ceil(1024).max(1),
+        CmtGranularity::Entry => 1,
+    };
+    let (v, lo, hi) = (cfg.ftl.cmt_size_kib, page, 1u64 << 30);
     ensure_config!(v >= lo && v <= hi, "ftl.cmt_size_kib", "{v} is out of range; valid: {lo}..={hi}");
     Ok(())
 }
