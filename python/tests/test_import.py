@@ -53,13 +53,13 @@ def test_mqsim_every_key_is_accounted_for_and_unmapped_ones_have_reasons(tmp_pat
     named = {e.key.rsplit("/", 1)[-1] for e in imp.entries}
     assert leaves <= named, f"keys neither mapped nor listed: {sorted(leaves - named)}"
     unmapped = {e.key.rsplit("/", 1)[-1]: e for e in imp.unmapped}
-    for key in ("CMT_Capacity", "Queue_Fetch_Size", "GC_Hard_Threshold", "Data_Cache_DRAM_tRCD", "Ideal_Mapping_Table", "Intensity"):
+    for key in ("Queue_Fetch_Size", "GC_Hard_Threshold", "Data_Cache_DRAM_tRCD", "Intensity"):
         assert key in unmapped and len(unmapped[key].reason) > 10, key
     assert all(e.reason and e.reason != "as above" for e in imp.unmapped)
     assert "Flash_Channel_Count" not in unmapped and "Page_Capacity" not in unmapped and "Priority_Class" not in unmapped
     # The device file lists them too, one comment line each.
     text = (imp.write(tmp_path / "imp") / "device.toml").read_text()
-    assert "#   Device_Parameter_Set/CMT_Capacity = 2097152: " in text
+    assert "#   Device_Parameter_Set/Queue_Fetch_Size = 512: " in text
     report = json.loads((tmp_path / "imp" / "import.json").read_text())
     assert len(report["unmapped"]) == len(imp.unmapped) and len(report["flows"]) == 5
 
@@ -187,7 +187,7 @@ def test_built_in_entries_set_no_key():
 def test_cli_import_writes_and_lists(tmp_path):
     p = run_cli("import", "mqsim", str(MQ_CONFIG), str(MQ_WORKLOAD), "--out", str(tmp_path / "o"))
     assert p.returncode == 0, p.stderr
-    assert "not mapped" in p.stdout and "CMT_Capacity" in p.stdout and "trace not found" in p.stdout
+    assert "not mapped" in p.stdout and "Queue_Fetch_Size" in p.stdout and "trace not found" in p.stdout
     assert (tmp_path / "o" / "device.toml").is_file() and (tmp_path / "o" / "scenario2-flow2.toml").is_file()
     p = run_cli("import", "ssdsim", str(SSDSIM), "--out", str(tmp_path / "s"))
     assert p.returncode == 0 and "subpage page" in p.stdout
@@ -195,6 +195,27 @@ def test_cli_import_writes_and_lists(tmp_path):
     assert p.returncode == 2 and "one parameter file" in p.stderr
     p = run_cli("import", "mqsim", str(tmp_path / "missing.xml"), "--out", str(tmp_path / "x"))
     assert p.returncode == 1 and "missing.xml: no such file" in p.stderr
+
+
+@pytest.mark.parametrize("ideal", ["false", "true"])
+def test_mqsim_cached_mapping_table_is_imported_as_entries_unless_ideal(tmp_path, ideal):
+    # The example has Ideal_Mapping_Table = false and CMT_Capacity = 2 MiB:
+    # MQSim caches 2097152 bytes of single entries (Cached_Mapping_Table),
+    # which Detour's table of entries models (ftl.cmt_granularity =
+    # "entry"); with an ideal table neither key is read, in MQSim too.
+    p = tmp_path / "ssd.xml"
+    p.write_text(MQ_CONFIG.read_text().replace("<Ideal_Mapping_Table>false<", f"<Ideal_Mapping_Table>{ideal}<"))
+    imp = import_mqsim(p)
+    ftl = _resolved(imp, tmp_path)["ftl"]
+    entries = {e.key.rsplit("/", 1)[-1]: e for e in imp.entries}
+    if ideal == "false":
+        assert (ftl["mapping"], ftl["cmt_size_kib"], ftl["cmt_granularity"]) == ("cmt", 2048, "entry")
+        assert entries["CMT_Capacity"].detour == "ftl.cmt_size_kib"
+    else:
+        assert ftl["mapping"] == "dram"
+        assert entries["CMT_Capacity"].detour == BUILT_IN
+    unmapped = {e.key.rsplit("/", 1)[-1] for e in imp.unmapped}
+    assert not {"Ideal_Mapping_Table", "CMT_Capacity", "CMT_Sharing_Mode"} & unmapped
 
 
 def test_mqsim_gc_policy_and_wear_levelling_map_to_detour_keys(tmp_path):

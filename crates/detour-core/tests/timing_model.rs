@@ -253,6 +253,38 @@ fn mqsims_destage_buffer_writes_cold_pages_through_and_holds_writes_at_one_write
 }
 
 #[test]
+fn mqsims_destage_back_pressure_counts_sectors_so_partial_pages_leave_room() {
+    // One die of two planes, 4 KiB pages of 8 sectors: MQSim's limit is 2 x
+    // 8 = 16 sectors in flight (back_pressure_buffer_max_depth), and each
+    // write-back adds the sectors its page holds (write_to_destage_buffer).
+    // 8 KiB from byte 2048 spans pages 0-2 with 4 + 8 + 4 sectors: before
+    // page 2 the depth is 12 < 16, so all three enter at once; three whole
+    // pages (from byte 0, 12 KiB) reach 16 after two and the third waits
+    // for a write-back to end.
+    let one = CMD + XFER + T_PROG;
+    let kv = [
+        "device.channels=1",
+        "device.chips_per_channel=1",
+        "device.dies_per_chip=1",
+        "scheduler.multiplane=false",
+        "host.write_ack=buffer",
+        "write_buffer.pages=16",
+        "write_buffer.admission=destage",
+    ];
+    let at = |offset: u64, size: u32| detour_core::workload::Request {
+        time_ns: 0,
+        offset,
+        size,
+        kind: IoKind::Write,
+        content: 0,
+        volume: 0,
+        line: 0,
+    };
+    assert_eq!(run(small(&kv), &[at(2048, 8192)]).requests.latency_ns[0], DRAM, "4 + 8 + 4 sectors fit under 16");
+    assert_eq!(run(small(&kv), &[at(0, 12288)]).requests.latency_ns[0], one + DRAM, "8 + 8 fill it: the third page waits");
+}
+
+#[test]
 fn ssdsims_chip_wide_program_batch_takes_one_transfer_and_one_program() {
     // One chip of 2 dies x 2 planes, channel first: LPNs 0..4 land on
     // (die, plane) = (0,0), (1,0), (0,1), (1,1). SSDSim issues a chip's

@@ -36,6 +36,7 @@ DEFAULTS = {
     "PCIe_Lane_Bandwidth": "0.4", "PCIe_Lane_Count": "4", "HostInterface_Type": "NVME",
     "Caching_Mechanism": "ADVANCED", "Data_Cache_Capacity": str(512 * 2**20), "Seed": "123",
     "IO_Queue_Depth": "1024", "Enabled_Preconditioning": "true",
+    "Ideal_Mapping_Table": "false", "CMT_Capacity": str(2 * 2**20), "CMT_Sharing_Mode": "SHARED",
 }
 
 # PCIe_Link::estimate_transfer_time: 128-byte payloads in 156-byte packets.
@@ -69,8 +70,6 @@ _NOT_MODELLED = {
     "Data_Cache_DRAM_Row_Size": "Detour charges a flat ftl.buffer_read_ns per DRAM access, no DRAM timing model",
     "Data_Cache_DRAM_Data_Rate": "as above", "Data_Cache_DRAM_Data_Busrt_Size": "as above",
     "Data_Cache_DRAM_tRCD": "as above", "Data_Cache_DRAM_tCL": "as above", "Data_Cache_DRAM_tRP": "as above",
-    "CMT_Capacity": "not imported: Detour's cached mapping table (ftl.mapping = \"cmt\", ftl.cmt_size_kib) caches whole translation pages where MQSim caches entries, so the same bytes hit differently; set it by hand",
-    "CMT_Sharing_Mode": "as above",
     "GC_Hard_Threshold": "Detour has one GC threshold (ftl.gc_threshold) and GC is not preemptible",
     "Dynamic_Wearleveling_Enabled": "Detour takes free blocks in order, not by erase count (static wear levelling is mapped)",
     "Block_PE_Cycles_Limit": "MQSim only sizes its erase-count histogram with it (FTL.cpp, Stats.cpp) and retires no block; Detour's wear-out limit is nand.pe_limit (docs/nand.md), off unless set",
@@ -228,12 +227,7 @@ def _ftl(r: _Reader) -> None:
         r.imp.same(r.label("Address_Mapping"), mapping, "Detour's FTL is page-level")
     else:
         r.skip("Address_Mapping", "Detour's FTL is page-level only")
-    if "Ideal_Mapping_Table" in r.keys:
-        if r.text("Ideal_Mapping_Table").lower() == "true":
-            r.imp.same(r.label("Ideal_Mapping_Table"), "true", "Detour's default mapping is ideal (ftl.mapping = \"dram\": the whole table in DRAM)")
-        else:
-            r.skip("Ideal_Mapping_Table", "MQSim caches mapping entries (CMT) and reads misses from flash; "
-                   "Detour's cached table (ftl.mapping = \"cmt\") caches whole translation pages, so it is left at the DRAM map: set it by hand")
+    _mapping_table(r)
     _gc_policy(r)
     _wear_leveling(r)
     for key in ("Use_Copyback_for_GC", "Preemptible_GC_Enabled"):
@@ -241,6 +235,34 @@ def _ftl(r: _Reader) -> None:
             r.imp.same(r.label(key), "false", "Detour's GC copies through the controller and is never preempted")
         else:
             r.skip(key, "Detour's GC copies through the controller and is never preempted")
+
+
+def _mapping_table(r: _Reader) -> None:
+    """MQSim's cached mapping table (Address_Mapping_Unit_Page_Level.cpp): off
+    with Ideal_Mapping_Table (MQSim's default is false), else CMT_Capacity
+    bytes of single entries, which ftl.cmt_granularity = "entry" models."""
+    ideal = r.text("Ideal_Mapping_Table").lower() == "true"
+    if ideal:
+        r.imp.same(r.label("Ideal_Mapping_Table"), "true", "Detour's default mapping is ideal (ftl.mapping = \"dram\": the whole table in DRAM)")
+        for key in ("CMT_Capacity", "CMT_Sharing_Mode"):
+            if key in r.keys:
+                r.imp.same(r.label(key), r.text(key), "unused with the ideal mapping table, in MQSim too (every lookup hits)")
+        return
+    r.imp.set(r.label("Ideal_Mapping_Table"), "cmt", "ftl.mapping", "false",
+              "a cached mapping table: a miss reads its translation page from flash (request_mapping_entry)")
+    r.imp.set(r.label("Ideal_Mapping_Table"), "entry", "ftl.cmt_granularity", "false",
+              "MQSim's CMT holds single entries (Cached_Mapping_Table), as compat = \"mqsim\" sets too")
+    raw = r.text("CMT_Capacity")
+    kib = max(1, r.convert("CMT_Capacity", int) // 1024)
+    why = "bytes to KiB; entries of ceil((2 log2(physical pages) + sectors per page) / 8) bytes each (CMT_entry_size)"
+    if int(raw) % 1024:
+        why += f"; rounded down to {kib} KiB (Detour's size is in whole KiB)"
+    r.imp.set(r.label("CMT_Capacity"), kib, "ftl.cmt_size_kib", raw, why)
+    mode = r.text("CMT_Sharing_Mode").upper()
+    if mode == "SHARED":
+        r.imp.same(r.label("CMT_Sharing_Mode"), mode, "Detour's table is one, shared by every flow")
+    else:
+        r.skip("CMT_Sharing_Mode", f"{mode}: per-flow partitions of the table are not modelled; Detour's one table is shared by every flow")
 
 
 def _gc_policy(r: _Reader) -> None:

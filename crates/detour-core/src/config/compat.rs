@@ -69,6 +69,7 @@ const MQSIM: &[Setting] = &[
     s("scheduler.suspension", "false", "a non-idle chip refuses new reads (service_read_transaction falls through to `return false` for WRITING/ERASING), so suspension never happens"),
     s("scheduler.arbitration", "\"nvme_wrr\"", "PRIORITY_OUT_OF_ORDER keeps user read and write queues per chip and priority class and serves URGENT first, then HIGH/MEDIUM/LOW by weighted round robin (get_next_read_service_queue / get_next_write_service_queue, TSU_Priority_OutOfOrder.cpp; weights 4/2/1 from IO_Flow_Priority_Class::get_scheduling_weight); the host fetches every submission queue on its own (Input_Stream_Manager_NVMe::Submission_queue_tail_pointer_update), so classes act at the chips only"),
     s("scheduler.read_transfer", "\"requested\"", "a read's data-out moves only the sectors its transaction carries: a user read its request's part of the page (segment_user_request, Host_Interface_NVMe.cpp: transaction_size * SECTOR_SIZE_IN_BYTE), a mapping read one sector (generate_flash_read_request_for_mapping_data, Address_Mapping_Unit_Page_Level.cpp: SECTOR_SIZE_IN_BYTE); NVM_PHY_ONFI_NVDDR2.cpp times it as NVDDR2DataOutTransferTime(Data_and_metadata_size_in_byte)"),
+    s("ftl.cmt_granularity", "\"entry\"", "Cached_Mapping_Table (Address_Mapping_Unit_Page_Level.cpp) holds single entries in LRU order, cmt_capacity = CMT_Capacity / CMT_entry_size, CMT_entry_size = ceil((2 log2(physical pages) + sectors per page) / 8) bytes; a miss reads the entry's translation page (request_mapping_entry, generate_flash_read_request_for_mapping_data) and inserts that entry only; evicting a dirty entry reads and rewrites its translation page with every dirty entry of it (generate_flash_writeback_request_for_mapping_data). Only matters with ftl.mapping = \"cmt\""),
     s("scheduler.suspend_min_remaining_us", "100", "where suspension is turned back on (a TSU with that fall-through mended), a read is issued to a programming chip only while the program has Preferred_suspend_write_time_for_read (100 us) left; it suspends the program if it is for the same die, else runs beside it (NVM_PHY_ONFI_NVDDR2::send_command_to_chip suspends a busy die only)"),
 ];
 
@@ -114,6 +115,7 @@ impl Compat {
             s("scheduler.read_transfer", "\"page\"", "Detour's default: a read moves its whole page"),
             s("host.link_gbps", "0", "Detour's default: the host link takes no time"),
             s("write_buffer.admission", "\"room\"", "Detour's default: a page enters while the buffer has room"),
+            s("ftl.cmt_granularity", "\"page\"", "Detour's default: a cached mapping table holds whole translation pages"),
         ];
         match self {
             Compat::None => NONE,

@@ -41,9 +41,14 @@ pub struct FtlConfig {
     /// flash), checked against it by setup/.
     pub mapping: String,
     /// With `mapping = "cmt"`: the cache's size in KiB, whole translation
-    /// pages of `device.page_size` bytes (page_size / 4 entries each).
-    /// Default 2048 (MQSim's default CMT capacity, 2 MiB).
+    /// pages of `device.page_size` bytes (page_size / 4 entries each), or
+    /// entries with `cmt_granularity = "entry"`. Default 2048 (MQSim's
+    /// default CMT capacity, 2 MiB).
     pub cmt_size_kib: u64,
+    /// With `mapping = "cmt"`: what the table caches. `page` (default):
+    /// whole translation pages; `entry`: single map entries, as MQSim's
+    /// CMT (ftl/mapping/entry.rs).
+    pub cmt_granularity: CmtGranularity,
     pub precondition: PreconditionConfig,
 }
 
@@ -106,6 +111,19 @@ pub enum Allocation {
     Dynamic,
 }
 
+/// What a cached mapping table holds (`ftl.cmt_granularity`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum CmtGranularity {
+    /// Whole translation pages (page_size / 4 entries each) in LRU order.
+    #[default]
+    Page,
+    /// Single LPN -> PPN entries in LRU order, sized and grouped into
+    /// translation pages as MQSim's `Address_Mapping_Unit_Page_Level`
+    /// does; a dirty entry's eviction rewrites its translation page.
+    Entry,
+}
+
 /// Wear levelling (`ftl.wear_leveling`; ftl/gc/wear.rs).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
@@ -132,6 +150,7 @@ impl Default for FtlConfig {
             pending_reads_from_flash: false,
             mapping: "dram".into(),
             cmt_size_kib: 2048,
+            cmt_granularity: CmtGranularity::Page,
             precondition: PreconditionConfig::default(),
         }
     }

@@ -33,7 +33,7 @@ pub use builder::ConfigBuilder;
 pub use compat::Compat;
 pub use energy::{EnergyConfig, EnergyCosts};
 pub use flows::{FlowConfig, RwMode};
-pub use ftl::{Allocation, FtlConfig, PreconditionConfig, PreconditionSpan, WearLeveling};
+pub use ftl::{Allocation, CmtGranularity, FtlConfig, PreconditionConfig, PreconditionSpan, WearLeveling};
 pub use model::{AddressMode, BufferAdmission, FlushClass, FlushPolicy, ReadTransfer, ServiceUnit, WriteAck, WriteBufferConfig};
 pub use nand::{ErrorModel, NandConfig, RberFit};
 pub use order::AllocOrder;

@@ -43,7 +43,8 @@ pub fn check(cfg: &Config) -> Result<Chosen> {
     let chosen = choose(cfg)?;
     cfg.validate()?;
     geometry::relations(cfg)?;
-    (chosen.mapping.variant().check)(&cfg.ftl, cfg.device.page_size)?;
+    let geo = crate::device::Geometry::from_config(&cfg.device)?;
+    (chosen.mapping.variant().check)(&cfg.ftl, &geo)?;
     Ok(chosen)
 }
 

@@ -26,7 +26,7 @@ use crate::metrics::WriteBufferSummary;
 use crate::scheduler::Class;
 use crate::schemes::{Plan, Stall};
 use crate::types::{Lpn, Time, Token};
-use std::collections::VecDeque;
+use std::collections::{HashMap, VecDeque};
 use std::ops::Range;
 
 /// Pages flushed in one flash write at most (a run of consecutive LPNs, as
@@ -36,10 +36,20 @@ const FLUSH_RUN: u32 = 64;
 /// MQSim's destage-buffer admission
 /// (`Data_Cache_Manager_Flash_Advanced::write_to_destage_buffer`).
 struct Destage {
-    /// Write-backs in flight before a write's next page must wait: one page
-    /// per plane of the device (`back_pressure_buffer_max_depth`, set in
-    /// SSD_Device.cpp to channels x chips x dies x planes pages).
-    max_in_flight: u32,
+    /// Sectors of write-backs in flight before a write's next page must
+    /// wait: one page per plane of the device (`back_pressure_buffer_max_depth`,
+    /// set in SSD_Device.cpp to channels x chips x dies x planes x
+    /// Page_Capacity / SECTOR_SIZE_IN_BYTE). MQSim counts sectors
+    /// (`back_pressure_buffer_depth` grows by the sectors a page's write
+    /// holds and shrinks by the written-back transaction's size), so write-
+    /// backs of partial pages leave room for more.
+    max_sectors: u64,
+    sectors_per_page: u64,
+    /// Sectors the partial pages written back and in flight lack of a full
+    /// page, by LPN, and their sum: the depth is the flushing pages x
+    /// sectors a page, less this.
+    short_by: HashMap<Lpn, u64>,
+    short: u64,
     /// LPN -> the window (its number + 1) it was last written in: MQSim's
     /// per-stream "bloom filter" of written LPAs, cleared at the end of an
     /// admission once the time passes `next_reset`.
@@ -50,10 +60,45 @@ struct Destage {
     cold: Vec<Lpn>,
 }
 
+/// MQSim's `SECTOR_SIZE_IN_BYTE` (SSD_Defs.h).
+const SECTOR: u32 = 512;
+
+/// Sectors of page `i` of write `io` that it writes (MQSim's
+/// `write_sectors_bitmap` of the page's transaction): all of them but in
+/// a first or last page the request covers in part.
+fn sectors_of_page(io: &super::txn::HostIo, i: u32, page_size: u32) -> u64 {
+    let ps = page_size as u64;
+    let lo = if i == 0 { io.offset % ps } else { 0 };
+    let end = io.offset + io.size as u64;
+    let hi = if i + 1 == io.pages && end % ps != 0 { end % ps } else { ps };
+    (hi.div_ceil(SECTOR as u64)).saturating_sub(lo / SECTOR as u64).max(1)
+}
+
 /// `bloom_filter_reset_step` (Data_Cache_Manager_Flash_Advanced.h): 1 s.
 const SEEN_WINDOW_NS: Time = 1_000_000_000;
 
 impl Destage {
+    /// Sectors of write-backs in flight, with `flushing` pages flushing.
+    fn depth(&self, flushing: u32) -> u64 {
+        (flushing as u64 * self.sectors_per_page).saturating_sub(self.short)
+    }
+
+    /// Cold page `lpn` holding `sectors` of data goes to the flash.
+    fn written_back(&mut self, lpn: Lpn, sectors: u64) {
+        let lack = self.sectors_per_page.saturating_sub(sectors);
+        if lack > 0 {
+            *self.short_by.entry(lpn).or_default() += lack;
+            self.short += lack;
+        }
+    }
+
+    /// Page `lpn`'s write-back has ended.
+    fn ended(&mut self, lpn: Lpn) {
+        if let Some(lack) = self.short_by.remove(&lpn) {
+            self.short -= lack;
+        }
+    }
+
     /// A page of a write enters: whether it is cold (not written in this
     /// window), marking it written.
     fn cold(&mut self, lpn: Lpn) -> bool {
@@ -111,7 +156,10 @@ impl BufferRun {
                 waiting: VecDeque::new(),
                 draining: false,
                 destage: (cfg.admission == BufferAdmission::Destage).then(|| Destage {
-                    max_in_flight: planes.max(1),
+                    max_sectors: planes.max(1) as u64 * (page_size / SECTOR).max(1) as u64,
+                    sectors_per_page: (page_size / SECTOR).max(1) as u64,
+                    short_by: HashMap::new(),
+                    short: 0,
                     seen: Chunked::new(logical_pages as u64, 0),
                     window: 0,
                     next_reset: 0,
@@ -153,7 +201,7 @@ impl Simulation {
         b.advance(self.q.now());
         let mut i = from;
         while i < io.pages {
-            if b.destage.as_ref().is_some_and(|d| b.buf.flushing() >= d.max_in_flight) {
+            if b.destage.as_ref().is_some_and(|d| d.depth(b.buf.flushing()) >= d.max_sectors) {
                 break;
             }
             let token = Self::write_token(&io, i);
@@ -162,6 +210,7 @@ impl Simulation {
                 // a cold page goes to the flash now ("Eagerly write back cold data")
                 if d.cold(io.lpn + i) && b.buf.take(io.lpn + i) {
                     d.cold.push(io.lpn + i);
+                    d.written_back(io.lpn + i, sectors_of_page(&io, i, self.cfg.device.page_size));
                 }
             }
             b.s.write_pages += 1;
@@ -270,7 +319,7 @@ impl Simulation {
                 // for a write that finds the cache full, one page at a time
                 Some(d) => {
                     let full = b.buf.used() >= b.buf.capacity();
-                    if !(full && !b.waiting.is_empty() && b.buf.flushing() < d.max_in_flight) {
+                    if !(full && !b.waiting.is_empty() && d.depth(b.buf.flushing()) < d.max_sectors) {
                         return Ok(());
                     }
                     1
@@ -327,6 +376,9 @@ impl Simulation {
             b.advance(now);
             for lpn in lpns {
                 b.buf.flushed(lpn);
+                if let Some(d) = b.destage.as_mut() {
+                    d.ended(lpn);
+                }
             }
         }
         self.admit_waiting()?;

@@ -132,6 +132,8 @@ pub struct Simulation {
     gc_blocked: Vec<u32>,
     /// Buffers reused from event to event.
     scratch: scratch::Scratch,
+    /// Translation reads in flight and who waits for them (entry caches).
+    map_reads: translate::MapReads,
     n: Counters,
     failures: Vec<VerifyFailure>,
     /// Read-collision accounting (`metrics.collisions`).
@@ -211,6 +213,7 @@ impl Simulation {
             ticks: background::Ticks::default(),
             gc_blocked: Vec::new(),
             scratch: scratch::Scratch::default(),
+            map_reads: Default::default(),
             n: Counters::default(),
             failures: Vec::new(),
             coll: cfg.metrics.collisions.then(|| Box::new(CollisionTracker::new(geo.dies(), cfg.run.seed))),

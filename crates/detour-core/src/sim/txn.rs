@@ -100,6 +100,9 @@ pub struct Txn {
     /// before the data's.
     pub map_bus_ns: u64,
     pub map_array_ns: u64,
+    /// Translation reads of other transactions it waits for
+    /// (sim/translate.rs, `MapReads`).
+    pub map_waits: u32,
     /// Read-retry steps of its flash reads (`[nand]`).
     pub retry_steps: u32,
     /// Its place among the transactions waiting for a free page.
@@ -126,6 +129,7 @@ impl Txn {
             map_phase: false,
             map_bus_ns: 0,
             map_array_ns: 0,
+            map_waits: 0,
             retry_steps: 0,
             park: ParkState::default(),
             io: HostIo::default(),
@@ -167,6 +171,7 @@ impl Txns {
         t.map_phase = false;
         t.map_bus_ns = 0;
         t.map_array_ns = 0;
+        t.map_waits = 0;
         t.retry_steps = 0;
         t.park.order = 0;
         t.park.id = 0;

@@ -13,6 +13,9 @@
 //! the same bytes on sequential access, lower on scattered access), and
 //! its write-back is one program with no read-modify-write.
 //!
+//! `ftl.cmt_granularity = "entry"` caches single entries instead, as
+//! MQSim does (entry.rs).
+//!
 //! **A table that covers the map** (as many pages as the map has) starts
 //! with every page loaded and writes none to flash: it is the DRAM map
 //! (MQSim's `Ideal_Mapping_Table`), and its results are the DRAM map's.
@@ -20,7 +23,8 @@
 //! (written at setup, as MQSim's `prepare_mapping_table` does).
 
 use super::{Access, Cache, Variant};
-use crate::config::FtlConfig;
+use crate::config::{CmtGranularity, FtlConfig};
+use crate::device::Geometry;
 use crate::ensure_config;
 use crate::error::Result;
 
@@ -28,12 +32,23 @@ pub(super) const ENTRY: Variant = Variant {
     name: "cmt",
     about: "a cached mapping table (DFTL) of ftl.cmt_size_kib, whole translation pages in LRU order, the rest on flash",
     check,
-    build: |cfg, page_size, pages| Some(Box::new(Cmt::new(pages, capacity(cfg, page_size)))),
+    build: |cfg, geo, pages| {
+        Some(match cfg.cmt_granularity {
+            CmtGranularity::Page => Box::new(Cmt::new(pages, capacity(cfg, geo.page_size))),
+            // Entries are keyed by LPN: the table needs the logical page count.
+            CmtGranularity::Entry => Box::new(super::entry::build(cfg, geo)),
+        })
+    },
 };
 
-/// The table holds at least one translation page (of `page_size` bytes).
-fn check(cfg: &FtlConfig, page_size: u32) -> Result<()> {
-    let (v, lo, hi) = (cfg.cmt_size_kib, (page_size as u64).div_ceil(1024).max(1), 1u64 << 30);
+/// The table holds at least one translation page (one KiB of entries with
+/// `ftl.cmt_granularity = "entry"`).
+fn check(cfg: &FtlConfig, geo: &Geometry) -> Result<()> {
+    let page = match cfg.cmt_granularity {
+        CmtGranularity::Page => (geo.page_size as u64).div_ceil(1024).max(1),
+        CmtGranularity::Entry => 1,
+    };
+    let (v, lo, hi) = (cfg.cmt_size_kib, page, 1u64 << 30);
     ensure_config!(v >= lo && v <= hi, "ftl.cmt_size_kib", "{v} is out of range; valid: {lo}..={hi}");
     Ok(())
 }
@@ -155,11 +170,14 @@ mod tests {
 
     #[test]
     fn capacity_is_whole_pages_of_the_size_and_at_least_one_is_required() {
+        let mut dev = crate::config::Config::preset("small").unwrap().device;
+        dev.page_size = 4096;
+        let geo = Geometry::from_config(&dev).unwrap();
         let mut cfg = FtlConfig { cmt_size_kib: 10, ..FtlConfig::default() };
         assert_eq!(capacity(&cfg, 4096), 2);
-        assert!(check(&cfg, 4096).is_ok());
+        assert!(check(&cfg, &geo).is_ok());
         cfg.cmt_size_kib = 3;
-        let e = check(&cfg, 4096).unwrap_err().to_string();
+        let e = check(&cfg, &geo).unwrap_err().to_string();
         assert!(e.contains("ftl.cmt_size_kib") && e.contains("4..="), "{e}");
     }
 }

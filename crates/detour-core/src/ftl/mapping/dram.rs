@@ -12,6 +12,6 @@ use super::Variant;
 pub(super) const ENTRY: Variant = Variant {
     name: "dram",
     about: "the whole map in DRAM: every lookup free (default)",
-    check: |_cfg, _page_size| Ok(()),
-    build: |_cfg, _page_size, _pages| None,
+    check: |_cfg, _geo| Ok(()),
+    build: |_cfg, _geo, _pages| None,
 };

@@ -4,8 +4,10 @@
 //! `dram.rs`: all of it in DRAM, every lookup free (the default, and what
 //! Detour always did). `cmt.rs`: a cached mapping table (DFTL) of
 //! `ftl.cmt_size_kib`, holding whole translation pages (page_size / 4
-//! entries each) in LRU order; the full table lives on flash in
-//! translation pages, found through the global translation directory.
+//! entries each) in LRU order, or single entries as MQSim's CMT
+//! (`ftl.cmt_granularity = "entry"`, `entry.rs`); the full table lives on
+//! flash in translation pages, found through the global translation
+//! directory.
 //!
 //! **Why:** a controller's DRAM rarely holds the whole map of a large
 //! drive; the reads a miss adds before the data, and the writes of dirty
@@ -30,6 +32,8 @@
 //!
 //! **References:** Gupta et al., "DFTL" (ASPLOS 2009); MQSim's
 //! `Address_Mapping_Unit_Page_Level` (`CMT_Capacity`, `Ideal_Mapping_Table`).
+
+mod entry;
 
 use super::{Ftl, Stream};
 use crate::config::FtlConfig;
@@ -66,14 +70,14 @@ pub struct Variant {
     pub name: &'static str,
     pub about: &'static str,
     /// Refuse settings the variant cannot run with (such as a table too
-    /// small for one translation page of the page size, the second
-    /// argument), naming the key. Run by the config builder and again when
+    /// small for one translation page of the geometry's page size), naming
+    /// the key. Run by the config builder and again when
     /// the FTL is built.
-    pub(crate) check: fn(&FtlConfig, u32) -> Result<()>,
-    /// The cache, for pages of the second argument's size, of a map of so
-    /// many translation pages (the third; page_size / 4 entries each), or
+    pub(crate) check: fn(&FtlConfig, &Geometry) -> Result<()>,
+    /// The cache, for the device's geometry, of a map of so many
+    /// translation pages (the third argument; page_size / 4 entries each), or
     /// None: the whole map is in DRAM and nothing is looked up.
-    pub(crate) build: fn(&FtlConfig, u32, u32) -> Option<Box<dyn Cache>>,
+    pub(crate) build: fn(&FtlConfig, &Geometry, u32) -> Option<Box<dyn Cache>>,
 }
 
 impl crate::policy::Entry for Variant {
@@ -103,6 +107,14 @@ pub trait Cache: Send {
     fn covers(&self) -> bool {
         false
     }
+
+    /// Some(n): the cache holds single entries, keyed by LPN (`access`
+    /// takes an LPN; a write-back still names a translation page), and a
+    /// translation page holds n of them (entry.rs). None: it holds
+    /// translation pages of page_size / 4 entries.
+    fn entries_per_page(&self) -> Option<u32> {
+        None
+    }
 }
 
 /// What a lookup of one translation page found.
@@ -117,22 +129,30 @@ pub struct Access {
 /// Counters of the cached mapping table (summary's `mapping` section).
 #[derive(Clone, Debug, Default, PartialEq, serde::Serialize)]
 pub struct MappingStats {
-    /// Translation pages the cache holds at most.
+    /// Translation pages the cache holds at most (entries with
+    /// `ftl.cmt_granularity = "entry"`).
     pub cmt_pages: u64,
-    /// Translation pages of the whole map (page_size / 4 entries each).
+    /// Translation pages of the whole map (page_size / 4 entries each, or
+    /// as entry.rs groups them).
     pub translation_pages: u64,
-    /// Lookups: one per translation page a host request touches.
+    /// Lookups: one per translation page a host request touches (per
+    /// entry with `ftl.cmt_granularity = "entry"`).
     pub lookups: u64,
     pub hits: u64,
     /// hits / lookups (1 with no lookups).
     pub hit_ratio: f64,
     /// Flash reads of translation pages (misses whose page was not still
-    /// in the controller's buffer, its write-back pending).
+    /// in the controller's buffer, its write-back pending; and, with an
+    /// entry cache, the read of the old copy before each write-back).
     pub translation_reads: u64,
     /// Flash programs of dirty translation pages evicted.
     pub translation_writes: u64,
     /// Translation pages GC moved.
     pub gc_moves: u64,
+    /// The cache holds the whole map (`Cache::covers`): the run is the
+    /// DRAM map's (a warning says so). Not in the summary.
+    #[serde(skip)]
+    pub covers: bool,
 }
 
 /// The FTL's mapping: its cache (None: the map is in DRAM), the global
@@ -140,6 +160,8 @@ pub struct MappingStats {
 pub struct Mapping {
     cache: Option<Box<dyn Cache>>,
     entries_per_page: u32,
+    /// The cache holds single entries (`Cache::entries_per_page`).
+    by_entry: bool,
     /// Where each translation page is on flash (NO_PAGE: not written);
     /// empty without a cache.
     gtd: Vec<Ppn>,
@@ -150,14 +172,24 @@ impl Mapping {
     /// The mapping `ftl.mapping` names, sized for `geo`.
     pub fn new(cfg: &FtlConfig, geo: &Geometry) -> Result<Mapping> {
         let v = Choice::<Mappings>::named(&cfg.mapping)?.variant();
-        (v.check)(cfg, geo.page_size)?;
-        let entries_per_page = (geo.page_size / 4).max(1);
-        let pages = geo.logical_pages.div_ceil(entries_per_page);
-        let cache = (v.build)(cfg, geo.page_size, pages);
+        (v.check)(cfg, geo)?;
+        let mut entries_per_page = (geo.page_size / 4).max(1);
+        let mut pages = geo.logical_pages.div_ceil(entries_per_page);
+        let cache = (v.build)(cfg, geo, pages);
+        // An entry cache groups entries into translation pages its own way.
+        if let Some(n) = cache.as_ref().and_then(|c| c.entries_per_page()) {
+            entries_per_page = n;
+            pages = geo.logical_pages.div_ceil(n);
+        }
+        let by_entry = cache.as_ref().is_some_and(|c| c.entries_per_page().is_some());
         let gtd = if cache.is_some() { vec![NO_PAGE; pages as usize] } else { Vec::new() };
-        let s =
-            MappingStats { cmt_pages: cache.as_ref().map_or(0, |c| c.capacity()), translation_pages: pages as u64, ..Default::default() };
-        Ok(Mapping { cache, entries_per_page, gtd, s })
+        let s = MappingStats {
+            cmt_pages: cache.as_ref().map_or(0, |c| c.capacity()),
+            translation_pages: pages as u64,
+            covers: cache.as_ref().is_some_and(|c| c.covers()),
+            ..Default::default()
+        };
+        Ok(Mapping { cache, entries_per_page, by_entry, gtd, s })
     }
 
     /// The whole map is in DRAM: nothing to look up or write.
@@ -171,6 +203,17 @@ impl Mapping {
     /// `out`. Nothing in DRAM.
     pub fn lookup(&mut self, lpn: u32, pages: u32, write: bool, out: &mut Vec<(u32, Access)>) {
         let Some(c) = &mut self.cache else { return };
+        if self.by_entry {
+            // One lookup per entry, reported with its translation page (in
+            // ascending order, several entries of a page in a row).
+            for l in lpn..lpn + pages {
+                let a = c.access(l, write);
+                self.s.lookups += 1;
+                self.s.hits += a.hit as u64;
+                out.push((l / self.entries_per_page, a));
+            }
+            return;
+        }
         let (first, last) = (lpn / self.entries_per_page, (lpn + pages - 1) / self.entries_per_page);
         for tvpn in first..=last {
             let a = c.access(tvpn, write);
@@ -178,6 +221,14 @@ impl Mapping {
             self.s.hits += a.hit as u64;
             out.push((tvpn, a));
         }
+    }
+
+    /// The cache holds single entries: a dirty eviction merges them into
+    /// the translation page on flash, so its write-back reads the page
+    /// first (entry.rs).
+    #[inline]
+    pub fn by_entry(&self) -> bool {
+        self.by_entry
     }
 
     /// Translation pages to write to flash at setup: none in DRAM or with
@@ -244,6 +295,16 @@ impl Ftl {
         }
         self.mapping.s.translation_reads += 1;
         Some(ppn)
+    }
+
+    /// Where to read the old copy of translation page `tvpn` from before
+    /// its write-back merges cached entries into it (an entry cache),
+    /// counted as a translation read; None without a programmed copy.
+    pub fn translation_merge_read(&mut self, tvpn: u32) -> Option<Ppn> {
+        if !self.mapping.by_entry() {
+            return None;
+        }
+        self.translation_read(tvpn)
     }
 
     /// Give translation page `tvpn` a new page for its write-back (pending:

@@ -74,8 +74,9 @@ fn the_docs_example_holds_a_page_in_its_slot_only() {
     );
     let mut cfg = Config::preset("small").unwrap();
     (cfg.device.page_size, cfg.ftl.cmt_size_kib) = (4096, 8);
-    (v.check)(&cfg.ftl, cfg.device.page_size).unwrap();
-    let mut c = (v.build)(&cfg.ftl, cfg.device.page_size, 10).expect("a cache");
+    let geo = crate::device::Geometry::from_config(&cfg.device).unwrap();
+    (v.check)(&cfg.ftl, &geo).unwrap();
+    let mut c = (v.build)(&cfg.ftl, &geo, 10).expect("a cache");
     assert_eq!(c.capacity(), 2);
     assert_eq!(c.access(0, true), Access { hit: false, write_back: None });
     assert_eq!(c.access(1, false), Access { hit: false, write_back: None });

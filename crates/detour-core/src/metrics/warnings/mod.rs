@@ -91,11 +91,11 @@ pub fn collect(s: &Summary, f: &RunFacts) -> Vec<Warning> {
             ),
         );
     }
-    if let Some(m) = s.mapping.as_ref().filter(|m| m.cmt_pages >= m.translation_pages) {
+    if let Some(m) = s.mapping.as_ref().filter(|m| m.covers) {
         warn(
             "cmt_covers_map",
             format!(
-                "ftl.cmt_size_kib = {} holds all {} translation pages: no lookup misses and nothing is read from or \
+                "ftl.cmt_size_kib = {} holds the whole map ({} translation pages): no lookup misses and nothing is read from or \
              written to flash, so the results are the DRAM map's (ftl.mapping = \"dram\")",
                 f.cfg.ftl.cmt_size_kib, m.translation_pages
             ),

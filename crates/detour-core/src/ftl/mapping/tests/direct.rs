@@ -9,9 +9,9 @@ use super::{Access, Cache, Variant};
 pub(super) const ENTRY: Variant = Variant {
     name: "direct",
     about: "a direct-mapped table of ftl.cmt_size_kib: translation page t only in slot t mod its size",
-    check: |_cfg, _page_size| Ok(()),
-    build: |cfg, page_size, _pages| {
-        let slots = (cfg.cmt_size_kib * 1024 / page_size as u64).max(1);
+    check: |_cfg, _geo| Ok(()),
+    build: |cfg, geo, _pages| {
+        let slots = (cfg.cmt_size_kib * 1024 / geo.page_size as u64).max(1);
         Some(Box::new(Direct { slots: vec![EMPTY; slots as usize] }))
     },
 };
