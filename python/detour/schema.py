@@ -132,7 +132,7 @@ SECTIONS = (
         F('lookups', 'int', 'lookups: one per translation page a host request (or, with a write buffer, a flush) touches, when it is admitted (the whole run, warm-up included)'),
         F('hits', 'int', 'of those, translation pages the table held'),
         F('hit_ratio', 'float', '`hits / lookups` (1 with no lookups)'),
-        F('translation_reads', 'int', "flash reads of translation pages, each before the request's data is planned (a miss on a page whose write-back is still in flight needs none)"),
+        F('translation_reads', 'int', "flash reads of translation pages, each before the request's data is planned (a miss on a page whose write-back is still in flight needs none; with entries, misses on a page whose read is in flight share it, and each write-back first reads the old copy)"),
         F('translation_writes', 'int', 'flash programs of dirty translation pages the table evicted (at host-write priority, not waited for; counted in `gc.write_amplification`)'),
         F('gc_moves', 'int', 'translation pages GC moved (they are also in `gc.moves` and `gc.programs_gc`)'),
     )),
