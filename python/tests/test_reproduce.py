@@ -273,3 +273,25 @@ def test_rr8_is_a_closed_loop_that_never_saturates_and_is_kept(tmp_path):
     again = Context("collisions", tmp_path, quick=True, say=said.append, compat="mqsim")
     assert rr8_closed(again, 2000, on).summary == run.summary
     assert sum("closed loop" in s for s in said) == 1
+
+
+def test_rc2_judges_fig3_as_table2s_time_shares(tmp_path):
+    """Fig. 3 is Table 2's measured collision ratio over its expected one,
+    and rc-1 reads Table 2's ratios as time shares, so rc-2 judges that
+    ratio (one reading for both rows); the per-read ratio is shown only.
+    By hand: PROJ3 0.30 / 0.25 = 1.2 (above 1, as the paper's), HM1
+    0.20 / 0.40 = 0.5 (below); HM1's per-read ratio 1.3 would fail the
+    claim, and must not count."""
+    from detour.reproduce.base import Run
+    from detour.reproduce.collisions import fig3_ratio, rc2
+
+    def run(share, expected, per_read):
+        c = {"time_share_colliding": share, "expected_time_share": expected, "measured_to_expected": per_read}
+        return Run({}, {"collisions": c}, tmp_path)
+
+    assert fig3_ratio({"time_share_colliding": 0.32, "expected_time_share": 0.656}) == pytest.approx(0.4878, abs=1e-4)
+    assert fig3_ratio({"time_share_colliding": 0.1, "expected_time_share": 0.0}) != fig3_ratio({"time_share_colliding": 0.1, "expected_time_share": 0.0})  # NaN
+    by = {"msr-proj3": {"conventional": run(0.30, 0.25, 0.9)}, "msr-hm1": {"conventional": run(0.20, 0.40, 1.3)}}
+    s = rc2(by, run(0.86, 0.837, 1.0), "d")
+    assert [r[1] for r in s.rows] == pytest.approx([1.2, 0.5, 0.86 / 0.837])
+    assert s.claim.holds == (2, 2)

@@ -127,8 +127,8 @@ def grounding(by: Dict, rr8: Run, desc: str, calibrated: bool) -> Section:
         occ, exp, meas, imb, rep = PAPER_TABLE2[nm]
         vol = nm in VOLUMES
         figs += [Figure(nm, "mean OCC (per read arrival)", "Table 2", occ, c["mean_occ"], cal if vol else "-"),
-                 Figure(nm, "mean OCC (time average: Sec. II-C's 10 us samples; reads)", "Table 2", occ,
-                        c.get("time_mean_read_occ", float("nan")), "-"),
+                 Figure(nm, "mean OCC (busy time average: Sec. II-C's 10 us samples with a read outstanding; reads)",
+                        "Table 2", occ, c.get("busy_mean_read_occ", float("nan")), "-"),
                  Figure(nm, "expected collisions % (time share)", "Table 2", exp, c["expected_time_share"] * 100, "-"),
                  Figure(nm, "measured collisions % (time share)", "Table 2", meas, c["time_share_colliding"] * 100, "-"),
                  Figure(nm, "imbalanced %", "Table 2", imb, c["imbalanced_share"] * 100, "-"),
@@ -140,9 +140,11 @@ def grounding(by: Dict, rr8: Run, desc: str, calibrated: bool) -> Section:
                 figs.append(Figure(nm, "top 5% of pairs' share %", "Sec. II-C", top[1] * 100,
                                    c["top5pct_pair_share"] * 100, cal))
     return section(figs, desc, [
-        "Sec. II-C monitored OCC 'every 10 us': a time average, idle time included. The volumes were calibrated "
-        "on the per-arrival mean (commands outstanding as a read arrives), which weighs busy moments by their "
-        "arrivals; the time average of outstanding reads is shown beside it as the paper's definition, a check.",
+        "Sec. II-C monitored OCC 'every 10 us'. Averaged over every sample, idle ones included, Table 2's OCCs "
+        "could not be reached by the traces themselves (HM1: 1.0 M die operations in a one-week trace is under 2 a "
+        "second, a time-mean OCC near 0.0002, against 14.2), so the paper's average is over busy samples. The "
+        "volumes were calibrated on the per-arrival mean (commands outstanding as a read arrives); the busy-time "
+        "average of outstanding reads (samples with a read outstanding) is shown beside it, a check.",
         "All volumes but PROJ3 read in 64 KiB sequential runs, at most half their reads in pairs (Sec. II-C: "
         "'Most of their read requests showed a certain degree of sequentiality'): a profile shape, not a knob.",
         "The expected and measured shares are read as shares of time with some die holding two reads (rc-1's note). "
@@ -241,21 +243,40 @@ def rc1(by: Dict, rr8, desc: str, calibrated: bool = True) -> Section:
     return s
 
 
+def fig3_ratio(c: Dict) -> float:
+    """Fig. 3's measured / expected collisions for a run's `collisions`
+    section: the ratio of Table 2's measured and expected collision ratios,
+    read as rc-1 reads them (shares of time with some die holding two reads).
+    Sec. II-C defines both of Table 2's ratios over "the total number of
+    reads" and Fig. 3 as "the number of measured read collisions normalized
+    to the number of expected read collisions", so Fig. 3 is Table 2's
+    measured column over its expected one (the paper's own rows give it:
+    WEB2 32.0 / 65.6 = 0.49, PROJ3 60.6 / 55.1 = 1.10, RR8 86.0 / 83.7 =
+    1.03, "1.0 with a marginal error range"). One reading for both rows."""
+    e = c["expected_time_share"]
+    return c["time_share_colliding"] / e if e > 0 else float("nan")
+
+
 def rc2(by: Dict, rr8, desc: str) -> Section:
     ok, sat = split_saturated(by, ("conventional",))
-    rows = [[nm, _c(d["conventional"])["measured_to_expected"], nm in sat] for nm, d in by.items()]
-    rows.append(["RR8", _c(rr8)["measured_to_expected"], saturated(rr8)])
+    rows = [[nm, fig3_ratio(_c(d["conventional"])), _c(d["conventional"])["measured_to_expected"], nm in sat]
+            for nm, d in by.items()]
+    rows.append(["RR8", fig3_ratio(_c(rr8)), _c(rr8)["measured_to_expected"], saturated(rr8)])
     s = Section("rc-2", "Measured / expected collisions (Fig. 3)", "all but PROJ3 below 1.0", desc,
-                ["workload", "measured / expected", "saturated"], rows)
+                ["workload", "measured / expected (time shares: judged)", "per read (shown)", "saturated"], rows)
     vols = [r for r in rows if r[0] in VOLUMES and r[0] in ok]
     # The claim per volume: below 1.0, except PROJ3 above it.
     good = sum(1 for r in vols if (r[1] < 1.0) == (r[0] != "msr-proj3"))
+    per_read = sum(1 for r in vols if (r[2] < 1.0) == (r[0] != "msr-proj3"))
     s.measured(holds=(good, len(vols)), saturated=sat,
                why="Not calibrated: the ratio follows from how the profile's reads spread over dies; the seven "
                    "volumes the paper calls sequential read in 64 KiB runs, one shape set from Sec. II-C's wording "
-                   "and never tuned to Fig. 3 (docs/reproduce.md, Readings). " + NO_MSR)
-    s.notes.append("Per read, against the analytic expectation for the same outstanding reads on random dies. "
-                   "RR8 (random reads) should sit at about 1.")
+                   "and never tuned to Fig. 3 (docs/reproduce.md, Readings). Fig. 3 is Table 2's measured ratio "
+                   "over its expected one, read as rc-1 reads Table 2 (time shares). " + NO_MSR)
+    s.notes.append("Judged: Table 2's measured over expected collision ratio as rc-1 reads them (shares of time with "
+                   "some die holding two reads), Fig. 3's definition; RR8 (random reads) should sit at about 1. "
+                   f"Per read (collisions over the analytic expectation at each arrival), shown, not judged: the "
+                   f"claim holds on {per_read} of {len(vols)} volumes (issue 49's third round judged this one).")
     return s
 
 
