@@ -22,9 +22,10 @@ table; c is the block's P/E cycles and t the data's retention age.
   (5 steps in the first 3 hours at 10K P/E, 5 more by 11 days). Their
   text and figures were read here only through a transcription (docs/nand.md
   names it); the form is theirs, the numbers below are not.
-- The drift rate growing with wear (a + b*c): Luo et al.'s and Cai et al.'s
-  (HPCA'15) retention loss is faster on worn cells. Linear in c is our
-  choice, the simplest; two points cannot tell it from another.
+- The drift rate growing with wear (a + b*c): both power-law fits of
+  docs/nand.md make the retention term grow with wear, and Park et al.'s
+  points retry more at more cycles. Linear in c is our choice, the
+  simplest; two points cannot tell it from another.
 - A retry walks the table one entry per step and succeeds at the first
   entry within the ECC's reach of D (Park et al., ASPLOS'21: each step
   re-reads with the next adjusted read-reference voltages until the errors
