@@ -198,7 +198,7 @@ SECTIONS = (
     )),
     # `nand`
     Section('nand', kinds=(), fields=(
-        F('fit', 'str', 'the RBER fit of `nand.fit` (`mlc2y`, `tlc3d72`); absent with `nand.error_model = "off"` (docs/nand.md)'),
+        F('fit', 'str', 'the error model\'s fit: `nand.fit` (`mlc2y`, `tlc3d72`) with `nand.error_model = "power_law"`, `nand.drift_fit` (`tlc3d48`) with `"vth_drift"`; absent with `"off"` (docs/nand.md)'),
         F('reads', 'int', "flash reads the error model judged: every read, the host's, GC's and the scheme's (0 with the model off)"),
         F('reads_retried', 'int', 'of those, reads that needed at least one read-retry step'),
         F('retry_steps', 'int', 'read-retry steps over all those reads; each held its die for a tR and `nand.decode_us` more'),

@@ -8,8 +8,6 @@ import importlib.util
 import sys
 from pathlib import Path
 
-import pytest
-
 SCRIPT = Path(__file__).resolve().parents[2] / "scripts" / "nand_benchmark.py"
 
 
@@ -31,10 +29,39 @@ def test_simulated_reads_on_an_aged_drive_take_the_formulas_steps():
             assert b.simulated_steps(p.pe, p.days, bits) == b.formula_steps(p.pe, p.days, bits), (p, bits)
 
 
-@pytest.mark.xfail(strict=True, reason="unmet (docs/nand.md): tlc3d72 gives 0, 0, 1 and 3 steps where Park et al. report >3, >=3.81, >=8, 19.9")
-def test_the_model_is_within_2x_of_every_published_point():
-    # With the paper's own ECC (72 bits / 1 KiB). Strict: if a model change
-    # makes this pass, the docs' "unmet" must be revisited.
+def test_simulated_drift_runs_take_the_drift_formulas_steps():
     b = load()
     for p in b.POINTS:
-        assert b.within_2x(p, b.simulated_steps(p.pe, p.days, b.ECCS["paper's ECC (72 b / 1 KiB)"])), p
+        assert b.simulated_steps(p.pe, p.days, None) == b.drift_formula_steps(p.pe, p.days), p
+
+
+def test_the_model_is_within_2x_of_every_published_point():
+    # The vth_drift model (tlc3d48) against Park et al.'s points. Two of
+    # them were the fit's inputs (scripts/nand_drift_fit.py): they are
+    # judged apart from the three held out, which are the actual test.
+    b = load()
+    held = [p for p in b.POINTS if not p.fit_input]
+    fitted = [p for p in b.POINTS if p.fit_input]
+    assert len(held) == 3 and len(fitted) == 2
+    for p in held:
+        assert b.within_2x(p, b.simulated_steps(p.pe, p.days, None)), ("held out", p)
+    for p in fitted:
+        assert b.within_2x(p, b.simulated_steps(p.pe, p.days, None)), ("fit input", p)
+
+
+def test_the_power_law_fit_still_misses_the_published_points():
+    # tlc3d72 (not fitted to these points) with the paper's ECC misses all
+    # but the fresh point (docs/nand.md, "Why the power law misses"). If a
+    # change makes it meet them, the docs' account must be revisited.
+    b = load()
+    bits = b.ECCS["paper's ECC (72 b / 1 KiB)"]
+    missed = [p for p in b.POINTS if not b.within_2x(p, b.simulated_steps(p.pe, p.days, bits))]
+    assert len(missed) == 4, missed
+
+
+def test_the_fit_reproduces_its_inputs_and_is_the_cores():
+    # The parameters in drift.rs are the script's output, rounded to 6 digits.
+    b = load()
+    a, bb = b.nand_drift_fit.fit()
+    assert round(a, 6) == 0.520978 and f"{bb:.6g}" == "0.000835573"
+    assert b.drift_formula_steps(0, 90) == 4 and b.drift_formula_steps(2000, 365) == 20

@@ -50,6 +50,38 @@ fn fresh_and_young_data_read_as_on_the_ideal_flash() {
 }
 
 #[test]
+fn a_drift_model_read_takes_its_table_entries_in_steps() {
+    // vth_drift, tlc3d48, 1000 P/E, 90-day-old data. By hand (docs/nand.md):
+    // rate = 0.520978 + 0.000835573 x 1000 = 1.356551 steps per e-fold;
+    // D = 1.356551 x ln(90 x 24 h / 1 h) = 1.356551 x 7.677864 = 10.4155;
+    // steps = ceil(D - 1/2) = 10.
+    let aged = ["nand.error_model=vth_drift", "nand.initial_pe=1000", "nand.initial_age_days=90"];
+    let reqs = [req(0, 5, 1, IoKind::Read)];
+    let ideal = run(small(&[]), &reqs);
+    let r = run(small(&aged), &reqs);
+    assert_eq!(r.requests.retry_steps[0], 10);
+    assert_eq!(r.requests.latency_ns[0] - ideal.requests.latency_ns[0], 10 * (T_READ + DECODE));
+    let n = r.summary.nand.as_ref().unwrap();
+    assert_eq!((n.reads, n.retry_steps, n.uncorrectable), (1, 10, 0));
+    // The same block unworn: its data still drifted (3D NAND loses charge
+    // without wear): 0.520978 x 7.677864 = 4.0000, 4 steps.
+    let r = run(small(&["nand.error_model=vth_drift", "nand.initial_age_days=90"]), &reqs);
+    assert_eq!(r.requests.retry_steps[0], 4);
+}
+
+#[test]
+fn drift_model_on_young_data_reads_as_the_ideal_flash() {
+    // Data younger than the drift's reference age (1 h) needs no retry.
+    let reqs = stress(7, 20_000);
+    let ideal = run(small(&["run.verify=true"]), &reqs);
+    let r = run(small(&["run.verify=true", "nand.error_model=vth_drift", "nand.initial_pe=3000"]), &reqs);
+    let n = r.summary.nand.clone().unwrap();
+    assert!(n.reads > 0 && r.summary.sim_time_s < 3600.0);
+    assert_eq!(n.retry_steps, 0);
+    assert_eq!(r.requests.latency_ns, ideal.requests.latency_ns);
+}
+
+#[test]
 fn a_block_at_its_pe_limit_is_retired_and_never_written_again() {
     let mut kv = TINY.to_vec();
     kv.extend(["nand.pe_limit=10", "nand.initial_pe=8", "nand.initial_pe_spread=0.125", "ftl.precondition.valid=0.5"]);

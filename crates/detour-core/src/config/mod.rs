@@ -35,7 +35,7 @@ pub use energy::{EnergyConfig, EnergyCosts};
 pub use flows::{FlowConfig, RwMode};
 pub use ftl::{Allocation, CmtGranularity, FtlConfig, PreconditionConfig, PreconditionSpan, WearLeveling};
 pub use model::{AddressMode, BufferAdmission, FlushClass, FlushPolicy, ReadTransfer, ServiceUnit, WriteAck, WriteBufferConfig};
-pub use nand::{ErrorModel, NandConfig, RberFit};
+pub use nand::{DriftFit, ErrorModel, NandConfig, RberFit};
 pub use order::AllocOrder;
 pub use presets::CellType;
 pub use read_cache::{ReadCacheConfig, ReadCacheMode};

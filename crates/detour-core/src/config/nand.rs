@@ -18,6 +18,17 @@ pub enum ErrorModel {
     /// fitted to measured chips, `device/nand/rber.rs`), and the read-retry
     /// steps the ECC then needs.
     PowerLaw,
+    /// Retry steps from the drift of the read reference in retry-table
+    /// entries, logarithmic in retention age at any wear
+    /// (`device/nand/drift.rs`; fitted to Park et al., docs/nand.md).
+    VthDrift,
+}
+
+impl ErrorModel {
+    /// Reads can retry.
+    pub fn is_on(self) -> bool {
+        self != ErrorModel::Off
+    }
 }
 
 /// Which published fit of the RBER power law to use.
@@ -31,12 +42,24 @@ pub enum RberFit {
     Tlc3d72,
 }
 
+/// Which fit of the read-reference drift model (`error_model = "vth_drift"`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum DriftFit {
+    /// 48-layer 3D TLC: fitted to two of Park et al.'s (ASPLOS'21)
+    /// read-retry points by scripts/nand_drift_fit.py (docs/nand.md).
+    #[default]
+    Tlc3d48,
+}
+
 #[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
 #[serde(deny_unknown_fields, default)]
 pub struct NandConfig {
     pub error_model: ErrorModel,
     /// The fitted RBER parameters (`mlc2y` or `tlc3d72`).
     pub fit: RberFit,
+    /// The fitted drift parameters of `error_model = "vth_drift"` (`tlc3d48`).
+    pub drift_fit: DriftFit,
     /// ECC codeword size, bytes (the unit the ECC corrects). Default 1024.
     pub codeword_bytes: u32,
     /// Bit errors the ECC corrects per codeword in one decode. Default 40.
@@ -70,6 +93,7 @@ impl Default for NandConfig {
         NandConfig {
             error_model: ErrorModel::Off,
             fit: RberFit::Mlc2y,
+            drift_fit: DriftFit::Tlc3d48,
             codeword_bytes: 1024,
             ecc_bits: 40,
             decode_us: 5.0,
@@ -109,9 +133,9 @@ impl NandConfig {
         in_range_f("nand.initial_age_days", self.initial_age_days, 0.0, 36_500.0)?;
         in_range_u("nand.refresh_steps", self.refresh_steps as u64, 0, 255)?;
         ensure_config!(
-            self.refresh_steps == 0 || self.error_model == ErrorModel::PowerLaw,
+            self.refresh_steps == 0 || self.error_model.is_on(),
             "nand.refresh_steps",
-            "refreshes blocks by their reads' retry steps: it needs nand.error_model = \"power_law\""
+            "refreshes blocks by their reads' retry steps: it needs nand.error_model = \"power_law\" or \"vth_drift\""
         );
         ensure_config!(
             self.pe_limit == 0 || self.initial_pe < self.pe_limit,

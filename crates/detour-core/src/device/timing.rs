@@ -47,7 +47,7 @@ impl Timing {
             suspend_min_remaining: us(s.suspend_min_remaining_us),
             retry: match n.error_model {
                 crate::config::ErrorModel::Off => 0,
-                crate::config::ErrorModel::PowerLaw => us(d.flash.read_us) + us(n.decode_us),
+                crate::config::ErrorModel::PowerLaw | crate::config::ErrorModel::VthDrift => us(d.flash.read_us) + us(n.decode_us),
             },
         }
     }

@@ -165,7 +165,7 @@ fn keys(rng: &mut ChaCha8Rng, span_us: u64) -> Vec<String> {
     // blocks, and blocks wearing out within the run.
     if rng.random_bool(0.3) {
         k.extend([
-            format!("nand.error_model={}", ["off", "power_law"].choose(rng).expect("model")),
+            format!("nand.error_model={}", ["off", "power_law", "vth_drift"].choose(rng).expect("model")),
             format!("nand.fit={}", ["mlc2y", "tlc3d72"].choose(rng).expect("fit")),
             format!("nand.initial_pe={}", [0, 1, 1000, 3000].choose(rng).expect("pe")),
             format!("nand.initial_pe_spread={}", [0.0, 0.5].choose(rng).expect("spread")),
@@ -178,7 +178,7 @@ fn keys(rng: &mut ChaCha8Rng, span_us: u64) -> Vec<String> {
         if rng.random_bool(0.5) {
             k.push("nand.pe_limit=3002".to_string());
         }
-        if k.iter().any(|s| s == "nand.error_model=power_law") && rng.random_bool(0.5) {
+        if k.iter().any(|s| s == "nand.error_model=power_law" || s == "nand.error_model=vth_drift") && rng.random_bool(0.5) {
             k.push("nand.refresh_steps=3".to_string());
         }
     }

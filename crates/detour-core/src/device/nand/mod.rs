@@ -1,13 +1,16 @@
 //! The flash's imperfections (`[nand]`): per-block wear (an initial P/E
 //! count, a limit, erase failures, factory bad blocks), the retention age
 //! of each block's data, its read-disturb count, and the read-retry steps
-//! these cost a read through the RBER model of `rber.rs`. Built only when
+//! these cost a read through the RBER model of `rber.rs` or the drift model
+//! of `drift.rs`. Built only when
 //! `[nand]` sets something: with it off no per-block state is kept and no
 //! read does any of this work.
 
+mod drift;
 mod rber;
 mod summary;
 
+pub use drift::Drift;
 pub use rber::{BlockFactors, Ecc, Fit};
 pub use summary::NandSummary;
 
@@ -31,10 +34,18 @@ pub struct NandStats {
     pub refreshes: u64,
 }
 
+/// How reads' retry steps are decided (`nand.error_model`).
+enum Model {
+    /// RBER from a power law, steps from the ECC (`rber.rs`).
+    PowerLaw(Fit, Ecc),
+    /// Steps from the read reference's drift in table entries (`drift.rs`).
+    Drift(Drift),
+}
+
 pub struct Nand {
     cfg: NandConfig,
     /// The error model (None: reads never retry).
-    model: Option<(Fit, Ecc)>,
+    model: Option<Model>,
     pages_per_block: f64,
     /// P/E cycles each block had before the run (empty: all 0).
     base_pe: Vec<u32>,
@@ -43,8 +54,10 @@ pub struct Nand {
     written_at: Vec<Time>,
     /// Reads of each block since its erase (read disturb).
     reads: Vec<u32>,
-    /// Each block's P/E-dependent RBER factors (empty without the model).
+    /// Each block's P/E-dependent RBER factors (empty without the power law).
     factors: Vec<BlockFactors>,
+    /// Each block's drift rate (empty without the drift model).
+    rates: Vec<f64>,
     initial_age: Time,
     /// Blocks whose reads passed `refresh_steps`, in the order they did,
     /// and a flag per block so each is listed once until its erase.
@@ -61,10 +74,14 @@ impl Nand {
         if !n.tracks_blocks() {
             return None;
         }
-        let model = (n.error_model == ErrorModel::PowerLaw).then(|| {
-            let ecc = Ecc { codeword_bits: n.codeword_bytes as f64 * 8.0, t: n.ecc_bits as f64, max_retries: n.max_retries };
-            (Fit::of(n.fit), ecc)
-        });
+        let model = match n.error_model {
+            ErrorModel::Off => None,
+            ErrorModel::PowerLaw => {
+                let ecc = Ecc { codeword_bits: n.codeword_bytes as f64 * 8.0, t: n.ecc_bits as f64, max_retries: n.max_retries };
+                Some(Model::PowerLaw(Fit::of(n.fit), ecc))
+            }
+            ErrorModel::VthDrift => Some(Model::Drift(Drift::of(n.drift_fit, n.max_retries))),
+        };
         // A stream of its own, so turning wear on does not move any other
         // seeded choice of the run.
         let mut rng = ChaCha8Rng::seed_from_u64(seed ^ 0x6e61_6e64);
@@ -74,12 +91,15 @@ impl Nand {
         } else {
             Vec::new()
         };
-        let factors = match &model {
-            Some((fit, _)) => (0..blocks).map(|b| fit.of_block(base_pe.get(b as usize).copied().unwrap_or(0) as f64)).collect(),
-            None => Vec::new(),
+        let pe0 = |b: u32| base_pe.get(b as usize).copied().unwrap_or(0) as f64;
+        let (factors, rates) = match &model {
+            Some(Model::PowerLaw(fit, _)) => ((0..blocks).map(|b| fit.of_block(pe0(b))).collect(), Vec::new()),
+            Some(Model::Drift(d)) => (Vec::new(), (0..blocks).map(|b| d.rate(pe0(b))).collect()),
+            None => (Vec::new(), Vec::new()),
         };
         Some(Box::new(Nand {
             factors,
+            rates,
             cfg: n.clone(),
             model,
             pages_per_block: pages_per_block as f64,
@@ -124,8 +144,11 @@ impl Nand {
         if let Some(f) = self.flagged.get_mut(block as usize) {
             *f = false;
         }
-        if let Some((fit, _)) = &self.model {
-            self.factors[block as usize] = fit.of_block(self.pe(block, erases) as f64);
+        let pe = self.pe(block, erases) as f64;
+        match &self.model {
+            Some(Model::PowerLaw(fit, _)) => self.factors[block as usize] = fit.of_block(pe),
+            Some(Model::Drift(d)) => self.rates[block as usize] = d.rate(pe),
+            None => {}
         }
         let limit = self.cfg.pe_limit;
         if limit > 0 && self.pe(block, erases) >= limit {
@@ -160,9 +183,12 @@ impl Nand {
     pub fn read(&mut self, block: u32, now: Time) -> u8 {
         let b = block as usize;
         self.reads[b] = self.reads[b].saturating_add(1);
-        let Some((fit, ecc)) = &self.model else { return 0 };
-        let r = self.factors[b].rber(fit, self.age(block, now) as f64, self.reads[b] as f64, self.pages_per_block);
-        let (k, failed) = ecc.steps(r);
+        let age = self.age(block, now) as f64;
+        let (k, failed) = match &self.model {
+            None => return 0,
+            Some(Model::PowerLaw(fit, ecc)) => ecc.steps(self.factors[b].rber(fit, age, self.reads[b] as f64, self.pages_per_block)),
+            Some(Model::Drift(d)) => d.steps(self.rates[b], age),
+        };
         self.count(block, k, failed);
         k as u8
     }
@@ -234,5 +260,22 @@ mod tests {
         assert!(!nand.erased(0, 2));
         assert!(nand.erased(0, 3));
         assert_eq!(nand.stats.retired_wear, 1);
+    }
+
+    #[test]
+    fn drift_model_ages_unworn_blocks_and_resets_at_erase() {
+        // vth_drift, tlc3d48: an unworn block's 90-day-old data takes 4
+        // steps (the fit's input), the same block just programmed none.
+        let c = cfg(|n| {
+            n.error_model = ErrorModel::VthDrift;
+            n.initial_age_days = 90.0;
+        });
+        let mut nand = Nand::new(&c.nand, c.run.seed, 10, 64).unwrap();
+        assert_eq!(nand.read(2, 0), 4);
+        nand.erased(2, 1);
+        nand.programmed(2, 0);
+        assert_eq!(nand.read(2, 1_000), 0);
+        assert_eq!(nand.stats.reads, 2);
+        assert_eq!(nand.stats.retry_steps, 4);
     }
 }

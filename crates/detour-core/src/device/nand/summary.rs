@@ -1,15 +1,24 @@
 //! The summary's `nand` section.
 
 use super::Nand;
-use crate::config::{ErrorModel, RberFit};
+use crate::config::{DriftFit, ErrorModel, RberFit};
 use serde::Serialize;
+
+/// The fit the summary names: either model's, as its key spells it.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize)]
+#[serde(untagged)]
+pub enum ModelFit {
+    PowerLaw(RberFit),
+    Drift(DriftFit),
+}
 
 /// Read retry, wear-out and aging over the run (present only with `[nand]`).
 #[derive(Clone, Debug, Default, Serialize, PartialEq)]
 pub struct NandSummary {
-    /// The RBER fit, absent with `error_model = "off"`.
+    /// The error model's fit (`nand.fit` for the power law, `nand.drift_fit`
+    /// for the drift model), absent with `error_model = "off"`.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub fit: Option<RberFit>,
+    pub fit: Option<ModelFit>,
     /// Flash reads the error model judged (every read, host's and GC's).
     pub reads: u64,
     /// Of them, reads that needed at least one retry step.
@@ -61,7 +70,11 @@ impl Nand {
         let limit = self.cfg.pe_limit;
         let usable = blocks - retired;
         NandSummary {
-            fit: (self.cfg.error_model == ErrorModel::PowerLaw).then_some(self.cfg.fit),
+            fit: match self.cfg.error_model {
+                ErrorModel::Off => None,
+                ErrorModel::PowerLaw => Some(ModelFit::PowerLaw(self.cfg.fit)),
+                ErrorModel::VthDrift => Some(ModelFit::Drift(self.cfg.drift_fit)),
+            },
             reads: s.reads,
             reads_retried: s.reads_retried,
             retry_steps: s.retry_steps,
