@@ -38,6 +38,7 @@ VARIANTS = [
     ("ssdsim, multi-plane reads", "ssdsim", ["scheduler.multiplane_reads=true"]),
     ("ssdsim, no multi-plane", "ssdsim", ["scheduler.multiplane=false"]),
     ("ssdsim, per-die batches", "ssdsim", ["scheduler.chip_program_batches=false"]),
+    ("ssdsim, channel first come first served", "ssdsim", ["scheduler.channel_order=fcfs"]),
     ("disksim", "disksim", []),
 ]
 

@@ -44,6 +44,7 @@ const SSDSIM: &[Setting] = &[
     s("scheduler.chip_program_batches", "true", "with static allocation and advanced command = 31, dynamic_advanced_process takes one waiting write per die and plane of the chip from the channel's write queue and get_ppn_for_advanced_commands issues them as one COPY_BACK / INTERLEAVE_TWO_PLANE command; compute_serve_time starts every sub-request's transfer at the same time (next_state_predict_time = now + 7 tWC + bytes x tWC each), holds the channel until the last, then keeps the chip busy for one tPROG (flash.c)"),
     s("scheduler.multiplane_reads", "false", "two-plane reads are never issued: find_interleave_twoplane_sub_request takes its output pointers by value, so services_2_r_wait always issues one read (flash.c)"),
     s("scheduler.suspension", "false", "SSDSim has no program/erase suspension"),
+    s("scheduler.channel_order", "\"reads_first\"", "process() (flash.c) serves an idle channel in turn: services_2_r_wait (the command of the channel's oldest waiting read whose chip is idle), else services_2_r_data_trans (a finished read's data-out, lowest chip first), else services_2_write (the lowest idle chip with waiting writes, its batch formed then by dynamic_advanced_process); one per idle channel per step, so a chip's writes wait while any read of its channel can use it"),
 ];
 
 const DISKSIM: &[Setting] = &[
@@ -113,6 +114,11 @@ impl Compat {
             s("scheduler.suspend_min_remaining_us", "0", "Detour's default"),
             s("scheduler.arbitration", "\"fifo\"", "Detour's default: flows' priority classes are not read"),
             s("scheduler.read_transfer", "\"page\"", "Detour's default: a read moves its whole page"),
+            s(
+                "scheduler.channel_order",
+                "\"fcfs\"",
+                "Detour's default: a channel serves the units that ask for it first come, first served",
+            ),
             s("host.link_gbps", "0", "Detour's default: the host link takes no time"),
             s("write_buffer.admission", "\"room\"", "Detour's default: a page enters while the buffer has room"),
             s("ftl.cmt_granularity", "\"page\"", "Detour's default: a cached mapping table holds whole translation pages"),

@@ -34,7 +34,9 @@ pub use compat::Compat;
 pub use energy::{EnergyConfig, EnergyCosts};
 pub use flows::{FlowConfig, RwMode};
 pub use ftl::{Allocation, CmtGranularity, FtlConfig, PreconditionConfig, PreconditionSpan, WearLeveling};
-pub use model::{AddressMode, BufferAdmission, FlushClass, FlushPolicy, ReadTransfer, ServiceUnit, WriteAck, WriteBufferConfig};
+pub use model::{
+    AddressMode, BufferAdmission, ChannelOrder, FlushClass, FlushPolicy, ReadTransfer, ServiceUnit, WriteAck, WriteBufferConfig,
+};
 pub use nand::{ErrorModel, NandConfig, RberFit};
 pub use order::AllocOrder;
 pub use presets::CellType;
@@ -183,6 +185,10 @@ pub struct SchedulerConfig {
     /// What a read moves over the channel: `page` (default) or `requested`
     /// (the sectors asked for; MQSim, see [`ReadTransfer`]).
     pub read_transfer: ReadTransfer,
+    /// Which waiting unit an idle channel serves next: `fcfs` (default) or
+    /// `reads_first` (read commands, then read data-outs, then writes;
+    /// SSDSim's `process()`, see [`ChannelOrder`]).
+    pub channel_order: ChannelOrder,
 }
 
 #[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
@@ -271,6 +277,7 @@ impl Default for SchedulerConfig {
             arbitration: arbitration::Arbitration::Fifo,
             wrr_weights: [4, 2, 1],
             read_transfer: ReadTransfer::Page,
+            channel_order: ChannelOrder::Fcfs,
         }
     }
 }

@@ -72,6 +72,25 @@ pub enum ReadTransfer {
     Requested,
 }
 
+/// How a channel chooses among the service units waiting for it
+/// (`scheduler.channel_order`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ChannelOrder {
+    /// First come, first served: a unit is granted the channel when the
+    /// transfers asked for before it are done (Detour's default).
+    #[default]
+    Fcfs,
+    /// SSDSim's `process()` (flash.c): a unit asks for its channel only
+    /// once the channel is idle, and the idle channel serves, in this
+    /// order, a read command to an idle chip (`services_2_r_wait`, the
+    /// channel's oldest waiting read), a read's data-out
+    /// (`services_2_r_data_trans`, lowest chip first), then a write batch
+    /// (`services_2_write`, lowest chip first); a unit's batch is formed
+    /// when it is granted the channel, not when it asked.
+    ReadsFirst,
+}
+
 /// Which buffered pages are flushed first.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
