@@ -32,6 +32,7 @@ VARIANTS = [
     ("mqsim", "mqsim", []),
     ("mqsim, dies independent", "mqsim", ["scheduler.unit=die"]),
     ("mqsim, no host link", "mqsim", ["host.link_gbps=0"]),
+    ("mqsim, batches from near the queue's head", "mqsim", ["scheduler.multiplane_scan=near"]),
     ("ssdsim", "ssdsim", []),
     ("ssdsim, dies independent", "ssdsim", ["scheduler.unit=die"]),
     ("ssdsim, write done at program", "ssdsim", ["host.write_ack=program"]),

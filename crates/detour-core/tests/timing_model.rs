@@ -377,3 +377,47 @@ fn ssdsims_idle_channel_serves_read_commands_then_data_outs_then_writes() {
     assert_eq!(s.requests.latency_ns[2], (CMD + XFER) + CMD + T_READ + XFER - 2_000);
     assert_eq!(s.requests.latency_ns[1], (CMD + XFER) + CMD + (CMD + XFER) - 1_000);
 }
+
+#[test]
+fn mqsims_multi_plane_batch_is_filled_from_the_whole_queue() {
+    // One die of two planes: LPN k is on plane k % 2. A write of plane 0
+    // runs; five more of plane 0 and then one of plane 1 queue behind it.
+    // Detour's priority policy fills a batch from the head's queue 2 x
+    // planes = 4 deep, so the plane-1 write joins the second batch after;
+    // MQSim's issue_command_to_chip (TSU_Base.cpp) walks the whole queue
+    // and pairs it with the next one.
+    let dev = ["device.channels=1", "device.chips_per_channel=1", "device.dies_per_chip=1", "device.planes_per_die=2"];
+    let lpns = [0u64, 2, 4, 6, 8, 10, 1];
+    let reqs: Vec<_> = lpns.iter().enumerate().map(|(i, &l)| req(i as u64 * 1_000, l, 1, IoKind::Write)).collect();
+    let one = CMD + XFER + T_PROG;
+    let (first_end, t1) = (one, 6_000);
+    let near = run(small(&dev), &reqs);
+    assert_eq!(near.requests.latency_ns[1], first_end + one - 1_000, "the head goes alone");
+    assert_eq!(near.requests.latency_ns[6], first_end + one + 2 * (CMD + XFER) + T_PROG - t1, "joins the third batch");
+    let mut kv = dev.to_vec();
+    kv.push("scheduler.multiplane_scan=queue");
+    let whole = run(small(&kv), &reqs);
+    assert_eq!(whole.requests.latency_ns[1], first_end + 2 * (CMD + XFER) + T_PROG - 1_000, "paired with the plane-1 write");
+    assert_eq!(whole.requests.latency_ns[6], first_end + 2 * (CMD + XFER) + T_PROG - t1);
+    // The mqsim bundle sets it.
+    let b = small(&["compat=mqsim"]);
+    assert_eq!(b.scheduler.multiplane_scan, detour_core::config::MultiplaneScan::Queue);
+    assert_eq!(small(&[]).scheduler.multiplane_scan, detour_core::config::MultiplaneScan::Near);
+}
+
+#[test]
+fn mqsims_data_cache_dram_serves_one_access_at_a_time() {
+    // `[write_buffer.dram]` as MQSim's example times its data cache: 100
+    // MT/s, 1-byte bursts, 13 ns tRCD and tCL: a 4 KiB write holds the DRAM
+    // 26 + 4096 / 2 x 10 ns, one access at a time in arrival order
+    // (service_dram_access_request); untimed, each costs a flat 1 µs.
+    let kv = ["host.write_ack=buffer", "write_buffer.pages=64"];
+    let reqs = [req(0, 0, 1, IoKind::Write), req(0, 1, 1, IoKind::Write), req(0, 2, 2, IoKind::Write)];
+    let flat = run(small(&kv), &reqs);
+    assert_eq!(flat.requests.latency_ns, vec![DRAM, DRAM, DRAM]);
+    let mut timed = kv.to_vec();
+    timed.push("write_buffer.dram.rate_mts=100");
+    let r = run(small(&timed), &reqs);
+    let page = 26 + 20_480;
+    assert_eq!(r.requests.latency_ns, vec![page, 2 * page, 2 * page + 26 + 40_960]);
+}

@@ -63,6 +63,7 @@ const MQSIM: &[Setting] = &[
     s("scheduler.unit", "\"chip\"", "the PHY keeps one status per chip (ChipBookKeepingEntry.Status), busy from command issue until every die is done and its data is out; the TSU issues to IDLE chips only, and issue_command_to_chip serves one die per command"),
     s("scheduler.multiplane", "true", "issue_command_to_chip combines ready transactions of the same die on different planes (TSU_Base.cpp)"),
     s("scheduler.multiplane_reads", "true", "as above, for reads too"),
+    s("scheduler.multiplane_scan", "\"queue\"", "issue_command_to_chip (TSU_Base.cpp) fills a multi-plane command by walking the whole of sourceQueue1 (the chip's user queue being served) and then sourceQueue2 (its GC queue) for ready transactions of the first's die on free planes"),
     s("scheduler.multiplane_same_page", "true", "issue_command_to_chip adds a transaction to a multi-plane command only if its Address.PageID equals the first's (\"Check for identical pages when running multiplane command\", TSU_Base.cpp); pages are assigned at translation, before the TSU queues them, so random reads and planes whose write points differ go one plane at a time"),
     s("ftl.pending_reads_from_flash", "true", "with the data cache TURNED_OFF, process_new_user_request (Data_Cache_Manager_Flash_Advanced.cpp) hands every read to Translate_lpa_to_ppa_and_dispatch, which submits each transaction with a known address to the TSU: a read of a page whose program is still queued goes to the flash, at the page's new address"),
     s("write_buffer.admission", "\"destage\"", "with WRITE_CACHE, write_to_destage_buffer (Data_Cache_Manager_Flash_Advanced.cpp) writes a page back at once when its LPA is not in the bloom filter of LPAs written since its last reset (every bloom_filter_reset_step, 1 s): \"Eagerly write back cold data\"; it admits a request's pages only while back_pressure_buffer_depth stays under back_pressure_buffer_max_depth, one page per plane of the device (SSD_Device.cpp); the rest of the request waits for write-backs to end (handle_transaction_serviced_signal_from_PHY); no flush at the end. Only matters with a [write_buffer]"),
@@ -113,6 +114,7 @@ impl Compat {
             ),
             s("scheduler.suspend_min_remaining_us", "0", "Detour's default"),
             s("scheduler.arbitration", "\"fifo\"", "Detour's default: flows' priority classes are not read"),
+            s("scheduler.multiplane_scan", "\"near\"", "Detour's default: a batch looks only near its first operation (the policy's scan)"),
             s("scheduler.read_transfer", "\"page\"", "Detour's default: a read moves its whole page"),
             s(
                 "scheduler.channel_order",

@@ -15,6 +15,7 @@
 pub mod arbitration;
 mod builder;
 pub mod compat;
+mod dram;
 mod energy;
 pub mod flows;
 mod ftl;
@@ -31,11 +32,13 @@ pub(crate) use validate::{in_range_f, in_range_u};
 
 pub use builder::ConfigBuilder;
 pub use compat::Compat;
+pub use dram::DramTiming;
 pub use energy::{EnergyConfig, EnergyCosts};
 pub use flows::{FlowConfig, RwMode};
 pub use ftl::{Allocation, CmtGranularity, FtlConfig, PreconditionConfig, PreconditionSpan, WearLeveling};
 pub use model::{
-    AddressMode, BufferAdmission, ChannelOrder, FlushClass, FlushPolicy, ReadTransfer, ServiceUnit, WriteAck, WriteBufferConfig,
+    AddressMode, BufferAdmission, ChannelOrder, FlushClass, FlushPolicy, MultiplaneScan, ReadTransfer, ServiceUnit, WriteAck,
+    WriteBufferConfig,
 };
 pub use nand::{ErrorModel, NandConfig, RberFit};
 pub use order::AllocOrder;
@@ -189,6 +192,10 @@ pub struct SchedulerConfig {
     /// `reads_first` (read commands, then read data-outs, then writes;
     /// SSDSim's `process()`, see [`ChannelOrder`]).
     pub channel_order: ChannelOrder,
+    /// With `multiplane`: where a batch looks for operations to join it:
+    /// `near` (the policy's own scan; default) or `queue` (the whole queue,
+    /// then the background queue; MQSim, see [`MultiplaneScan`]).
+    pub multiplane_scan: MultiplaneScan,
 }
 
 #[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
@@ -278,6 +285,7 @@ impl Default for SchedulerConfig {
             wrr_weights: [4, 2, 1],
             read_transfer: ReadTransfer::Page,
             channel_order: ChannelOrder::Fcfs,
+            multiplane_scan: MultiplaneScan::Near,
         }
     }
 }

@@ -91,6 +91,25 @@ pub enum ChannelOrder {
     ReadsFirst,
 }
 
+/// Where a multi-plane batch finds the operations that join its first
+/// (`scheduler.multiplane_scan`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum MultiplaneScan {
+    /// As `scheduler.order`'s policy says (`priority` and `fcfs`: the first
+    /// operation's queue, twice the plane count deep; `out-of-order`: every
+    /// queue, 64 deep). Detour's default.
+    #[default]
+    Near,
+    /// The whole queue the first operation came from, then the whole
+    /// background (GC) queue: MQSim's `TSU_Base::issue_command_to_chip`
+    /// walks all of `sourceQueue1` (the chip's user queue being served)
+    /// and then `sourceQueue2` (its GC queue) for ready transactions of the
+    /// same die on free planes (at the same page under
+    /// `multiplane_same_page`). It costs a walk of the queue per dispatch.
+    Queue,
+}
+
 /// Which buffered pages are flushed first.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
@@ -155,6 +174,8 @@ pub struct WriteBufferConfig {
     pub flush_at: f64,
     /// Default room; `destage` is MQSim's rule (see `BufferAdmission`).
     pub admission: BufferAdmission,
+    /// The DRAM's timing (`[write_buffer.dram]`); untimed by default.
+    pub dram: super::DramTiming,
 }
 
 impl Default for WriteBufferConfig {
@@ -166,6 +187,7 @@ impl Default for WriteBufferConfig {
             flush_class: FlushClass::Background,
             flush_at: 0.5,
             admission: BufferAdmission::Room,
+            dram: Default::default(),
         }
     }
 }
@@ -191,6 +213,7 @@ impl Config {
             "{g} is out of range; valid: 0 (no link time)..=10000"
         );
         let b = &self.write_buffer;
+        b.dram.validate()?;
         ensure_config!(
             !(b.pages > 0 && b.size_mib > 0.0),
             "write_buffer.size_mib",
