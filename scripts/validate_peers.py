@@ -32,12 +32,14 @@ VARIANTS = [
     ("mqsim", "mqsim", []),
     ("mqsim, dies independent", "mqsim", ["scheduler.unit=die"]),
     ("mqsim, no host link", "mqsim", ["host.link_gbps=0"]),
+    ("mqsim, batches from near the queue's head", "mqsim", ["scheduler.multiplane_scan=near"]),
     ("ssdsim", "ssdsim", []),
     ("ssdsim, dies independent", "ssdsim", ["scheduler.unit=die"]),
     ("ssdsim, write done at program", "ssdsim", ["host.write_ack=program"]),
     ("ssdsim, multi-plane reads", "ssdsim", ["scheduler.multiplane_reads=true"]),
     ("ssdsim, no multi-plane", "ssdsim", ["scheduler.multiplane=false"]),
     ("ssdsim, per-die batches", "ssdsim", ["scheduler.chip_program_batches=false"]),
+    ("ssdsim, channel first come first served", "ssdsim", ["scheduler.channel_order=fcfs"]),
     ("disksim", "disksim", []),
 ]
 

@@ -45,6 +45,9 @@ def test_mqsim_shipped_config_maps_the_device(tmp_path):
     # The 256 MiB data cache is a write buffer that acknowledges writes.
     assert cfg["write_buffer"]["size_mib"] == 256.0 and cfg["host"]["write_ack"] == "buffer"
     assert cfg["write_buffer"]["policy"] == "lru" and cfg["run"]["seed"] == 321
+    # Its DRAM is timed as MQSim times it (100 MT/s, 1-byte bursts, 8 KiB rows, 13 ns).
+    assert cfg["write_buffer"]["dram"] == {"rate_mts": 100.0, "burst_bytes": 1, "row_bytes": 8192,
+                                           "trcd_ns": 13, "tcl_ns": 13, "trp_ns": 13}
 
 
 def test_mqsim_every_key_is_accounted_for_and_unmapped_ones_have_reasons(tmp_path):
@@ -53,7 +56,7 @@ def test_mqsim_every_key_is_accounted_for_and_unmapped_ones_have_reasons(tmp_pat
     named = {e.key.rsplit("/", 1)[-1] for e in imp.entries}
     assert leaves <= named, f"keys neither mapped nor listed: {sorted(leaves - named)}"
     unmapped = {e.key.rsplit("/", 1)[-1]: e for e in imp.unmapped}
-    for key in ("Queue_Fetch_Size", "GC_Hard_Threshold", "Data_Cache_DRAM_tRCD", "Intensity"):
+    for key in ("Queue_Fetch_Size", "GC_Hard_Threshold", "Page_Metadat_Capacity", "Intensity"):
         assert key in unmapped and len(unmapped[key].reason) > 10, key
     assert all(e.reason and e.reason != "as above" for e in imp.unmapped)
     assert "Flash_Channel_Count" not in unmapped and "Page_Capacity" not in unmapped and "Priority_Class" not in unmapped

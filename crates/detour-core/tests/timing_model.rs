@@ -337,3 +337,87 @@ fn mqsims_reads_move_only_the_sectors_asked_for() {
     let r = run(small(&kv), &[at(0, 2048)]);
     assert_eq!(r.requests.latency_ns[0], (CMD + T_READ + part(512)) + (CMD + T_READ + part(2048)));
 }
+
+#[test]
+fn ssdsims_idle_channel_serves_read_commands_then_data_outs_then_writes() {
+    // One channel of three one-die, one-plane chips: LPN k is on chip k.
+    // SSDSim's process() (flash.c) serves an idle channel with
+    // services_2_r_wait, else services_2_r_data_trans, else
+    // services_2_write; Detour's default channel is first come, first served.
+    let dev =
+        ["device.channels=1", "device.chips_per_channel=3", "device.dies_per_chip=1", "device.planes_per_die=1", "scheduler.unit=chip"];
+    let with = |extra: &[&str]| small(&[&dev[..], extra].concat());
+    let rf = ["scheduler.channel_order=reads_first"];
+    // A write holds the channel [0, 12.4 µs]; a second write (1 µs) and a
+    // read (2 µs) wait for it. FCFS: the read's command after the second
+    // write's transfer, at 24.8 µs. Reads first: its command at 12.4 µs,
+    // the second write's transfer after it, and its data-out when its
+    // array time ends (the channel is free again by then).
+    let a = [req(0, 0, 1, IoKind::Write), req(1_000, 1, 1, IoKind::Write), req(2_000, 2, 1, IoKind::Read)];
+    let fcfs = run(with(&[]), &a);
+    assert_eq!(fcfs.requests.latency_ns[2], 2 * (CMD + XFER) + CMD + T_READ + XFER - 2_000);
+    assert_eq!(fcfs.requests.latency_ns[1], 2 * (CMD + XFER) + T_PROG - 1_000);
+    let r = run(with(&rf), &a);
+    assert_eq!(r.requests.latency_ns[2], (CMD + XFER) + CMD + T_READ + XFER - 2_000);
+    assert_eq!(r.requests.latency_ns[1], (CMD + XFER) + CMD + (CMD + XFER) + T_PROG - 1_000);
+    assert_eq!(r.requests.latency_ns[0], CMD + XFER + T_PROG);
+    // A read's data-out goes before a write that asked first: the read's
+    // array ends at 50.1 µs while a write holds the channel [45, 57.4 µs]
+    // and another write waits from 50 µs; at 57.4 µs the data-out goes first.
+    let b = [req(0, 0, 1, IoKind::Read), req(45_000, 1, 1, IoKind::Write), req(50_000, 2, 1, IoKind::Write)];
+    let busy = 45_000 + CMD + XFER;
+    let fcfs = run(with(&[]), &b);
+    assert_eq!(fcfs.requests.latency_ns[0], busy + (CMD + XFER) + XFER);
+    assert_eq!(fcfs.requests.latency_ns[2], busy + (CMD + XFER) + T_PROG - 50_000);
+    let r = run(with(&rf), &b);
+    assert_eq!(r.requests.latency_ns[0], busy + XFER);
+    assert_eq!(r.requests.latency_ns[2], busy + XFER + (CMD + XFER) + T_PROG - 50_000);
+    // The ssdsim bundle sets it (writes acknowledged at transfer there).
+    let s = run(with(&["compat=ssdsim"]), &a);
+    assert_eq!(s.requests.latency_ns[2], (CMD + XFER) + CMD + T_READ + XFER - 2_000);
+    assert_eq!(s.requests.latency_ns[1], (CMD + XFER) + CMD + (CMD + XFER) - 1_000);
+}
+
+#[test]
+fn mqsims_multi_plane_batch_is_filled_from_the_whole_queue() {
+    // One die of two planes: LPN k is on plane k % 2. A write of plane 0
+    // runs; five more of plane 0 and then one of plane 1 queue behind it.
+    // Detour's priority policy fills a batch from the head's queue 2 x
+    // planes = 4 deep, so the plane-1 write joins the second batch after;
+    // MQSim's issue_command_to_chip (TSU_Base.cpp) walks the whole queue
+    // and pairs it with the next one.
+    let dev = ["device.channels=1", "device.chips_per_channel=1", "device.dies_per_chip=1", "device.planes_per_die=2"];
+    let lpns = [0u64, 2, 4, 6, 8, 10, 1];
+    let reqs: Vec<_> = lpns.iter().enumerate().map(|(i, &l)| req(i as u64 * 1_000, l, 1, IoKind::Write)).collect();
+    let one = CMD + XFER + T_PROG;
+    let (first_end, t1) = (one, 6_000);
+    let near = run(small(&dev), &reqs);
+    assert_eq!(near.requests.latency_ns[1], first_end + one - 1_000, "the head goes alone");
+    assert_eq!(near.requests.latency_ns[6], first_end + one + 2 * (CMD + XFER) + T_PROG - t1, "joins the third batch");
+    let mut kv = dev.to_vec();
+    kv.push("scheduler.multiplane_scan=queue");
+    let whole = run(small(&kv), &reqs);
+    assert_eq!(whole.requests.latency_ns[1], first_end + 2 * (CMD + XFER) + T_PROG - 1_000, "paired with the plane-1 write");
+    assert_eq!(whole.requests.latency_ns[6], first_end + 2 * (CMD + XFER) + T_PROG - t1);
+    // The mqsim bundle sets it.
+    let b = small(&["compat=mqsim"]);
+    assert_eq!(b.scheduler.multiplane_scan, detour_core::config::MultiplaneScan::Queue);
+    assert_eq!(small(&[]).scheduler.multiplane_scan, detour_core::config::MultiplaneScan::Near);
+}
+
+#[test]
+fn mqsims_data_cache_dram_serves_one_access_at_a_time() {
+    // `[write_buffer.dram]` as MQSim's example times its data cache: 100
+    // MT/s, 1-byte bursts, 13 ns tRCD and tCL: a 4 KiB write holds the DRAM
+    // 26 + 4096 / 2 x 10 ns, one access at a time in arrival order
+    // (service_dram_access_request); untimed, each costs a flat 1 µs.
+    let kv = ["host.write_ack=buffer", "write_buffer.pages=64"];
+    let reqs = [req(0, 0, 1, IoKind::Write), req(0, 1, 1, IoKind::Write), req(0, 2, 2, IoKind::Write)];
+    let flat = run(small(&kv), &reqs);
+    assert_eq!(flat.requests.latency_ns, vec![DRAM, DRAM, DRAM]);
+    let mut timed = kv.to_vec();
+    timed.push("write_buffer.dram.rate_mts=100");
+    let r = run(small(&timed), &reqs);
+    let page = 26 + 20_480;
+    assert_eq!(r.requests.latency_ns, vec![page, 2 * page, 2 * page + 26 + 40_960]);
+}

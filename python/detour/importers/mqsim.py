@@ -36,6 +36,8 @@ DEFAULTS = {
     "PCIe_Lane_Bandwidth": "0.4", "PCIe_Lane_Count": "4", "HostInterface_Type": "NVME",
     "Caching_Mechanism": "ADVANCED", "Data_Cache_Capacity": str(512 * 2**20), "Seed": "123",
     "IO_Queue_Depth": "1024", "Enabled_Preconditioning": "true",
+    "Data_Cache_DRAM_Row_Size": "8192", "Data_Cache_DRAM_Data_Rate": "800", "Data_Cache_DRAM_Data_Busrt_Size": "4",
+    "Data_Cache_DRAM_tRCD": "13", "Data_Cache_DRAM_tCL": "13", "Data_Cache_DRAM_tRP": "13",
     "Ideal_Mapping_Table": "false", "CMT_Capacity": str(2 * 2**20), "CMT_Sharing_Mode": "SHARED",
 }
 
@@ -67,9 +69,6 @@ _NOT_MODELLED = {
     "Enable_ResponseTime_Logging": "Detour writes every request's latency to requests.parquet instead",
     "ResponseTime_Logging_Period_Length": "as above",
     "Queue_Fetch_Size": "Detour's host dispatches every outstanding request at once; there is no fetch window",
-    "Data_Cache_DRAM_Row_Size": "Detour charges a flat ftl.buffer_read_ns per DRAM access, no DRAM timing model",
-    "Data_Cache_DRAM_Data_Rate": "as above", "Data_Cache_DRAM_Data_Busrt_Size": "as above",
-    "Data_Cache_DRAM_tRCD": "as above", "Data_Cache_DRAM_tCL": "as above", "Data_Cache_DRAM_tRP": "as above",
     "GC_Hard_Threshold": "Detour has one GC threshold (ftl.gc_threshold) and GC is not preemptible",
     "Dynamic_Wearleveling_Enabled": "Detour takes free blocks in order, not by erase count (static wear levelling is mapped)",
     "Block_PE_Cycles_Limit": "MQSim only sizes its erase-count histogram with it (FTL.cpp, Stats.cpp) and retires no block; Detour's wear-out limit is nand.pe_limit (docs/nand.md), off unless set",
@@ -309,15 +308,15 @@ def _cache(r: _Reader, flows: Optional[list]) -> None:
     if "Caching_Mechanism" in r.keys and mechanism != "ADVANCED":
         r.skip("Caching_Mechanism", f"{mechanism}: only the ADVANCED cache is imported")
         r.skip("Data_Cache_Capacity", f"{mechanism}: only the ADVANCED cache is imported")
-        return
+        return _no_dram(r)
     r.imp.same(r.label("Caching_Mechanism"), mechanism, "the write-back cache below")
     if not modes & {"WRITE_CACHE", "WRITE_READ_CACHE"}:
         if "READ_CACHE" in modes and r.convert("Data_Cache_Capacity", int) > 0:
             _read_cache(r, "separate", "READ_CACHE: the cache holds pages read from flash, no writes")
             r.set("Data_Cache_Capacity", "read_cache.size_mib", lambda v: int(v) / 2**20, "MQSim's data cache serving reads, bytes to MiB")
-            return
+            return _no_dram(r)
         r.skip("Data_Cache_Capacity", f"the flows' Device_Level_Data_Caching_Mode ({', '.join(sorted(modes))}) caches nothing")
-        return
+        return _no_dram(r)
     why = "MQSim's data cache (write-back; the flows cache writes" + ("" if flows else " by MQSim's default") + ")"
     mib = r.convert("Data_Cache_Capacity", int) / 2**20
     r.set("Data_Cache_Capacity", "write_buffer.size_mib", lambda v: int(v) / 2**20, why + ", bytes to MiB")
@@ -326,11 +325,39 @@ def _cache(r: _Reader, flows: Optional[list]) -> None:
         r.imp.set(label, "buffer", "host.write_ack", raw, "a cached write completes when its data is in DRAM")
         r.imp.set(label, "lru", "write_buffer.policy", raw, "Evict_one_slot_lru")
         r.imp.set(label, 1.0, "write_buffer.flush_at", raw, "MQSim evicts only when a write finds the cache full")
+        _dram(r)
         if "WRITE_READ_CACHE" in modes:
             _read_cache(r, "shared", "WRITE_READ_CACHE: one cache holds written pages and pages read from flash")
+    else:
+        _no_dram(r)
     if len(modes) > 1:
         r.imp.skip("workload/Device_Level_Data_Caching_Mode", ", ".join(sorted(modes)),
                    "flows differ; Detour's buffer holds every write (one setting per device)")
+
+
+_DRAM = {
+    # key: (detour key, convert)
+    "Data_Cache_DRAM_Data_Rate": ("write_buffer.dram.rate_mts", float),
+    "Data_Cache_DRAM_Data_Busrt_Size": ("write_buffer.dram.burst_bytes", int),
+    "Data_Cache_DRAM_Row_Size": ("write_buffer.dram.row_bytes", int),
+    "Data_Cache_DRAM_tRCD": ("write_buffer.dram.trcd_ns", int),
+    "Data_Cache_DRAM_tCL": ("write_buffer.dram.tcl_ns", int),
+    "Data_Cache_DRAM_tRP": ("write_buffer.dram.trp_ns", int),
+}
+
+
+def _dram(r: _Reader) -> None:
+    """The data cache's DRAM is one first-come-first-served channel timed by
+    estimate_dram_access_time (Data_Cache_Manager_Flash_Advanced::
+    service_dram_access_request, Data_Cache_Manager_Base.h): each write's
+    data, and each read's cached part, waits its turn on it."""
+    for key, (dotted, fn) in _DRAM.items():
+        r.set(key, dotted, fn, "the data cache's DRAM timing (one access at a time, first come, first served)")
+
+
+def _no_dram(r: _Reader) -> None:
+    for key in _DRAM:
+        r.skip(key, "no write buffer is imported, so Detour times no DRAM access (a read cache hit costs ftl.buffer_read_ns)")
 
 
 def _read_cache(r: _Reader, mode: str, why: str) -> None:

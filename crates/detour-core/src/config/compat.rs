@@ -44,6 +44,7 @@ const SSDSIM: &[Setting] = &[
     s("scheduler.chip_program_batches", "true", "with static allocation and advanced command = 31, dynamic_advanced_process takes one waiting write per die and plane of the chip from the channel's write queue and get_ppn_for_advanced_commands issues them as one COPY_BACK / INTERLEAVE_TWO_PLANE command; compute_serve_time starts every sub-request's transfer at the same time (next_state_predict_time = now + 7 tWC + bytes x tWC each), holds the channel until the last, then keeps the chip busy for one tPROG (flash.c)"),
     s("scheduler.multiplane_reads", "false", "two-plane reads are never issued: find_interleave_twoplane_sub_request takes its output pointers by value, so services_2_r_wait always issues one read (flash.c)"),
     s("scheduler.suspension", "false", "SSDSim has no program/erase suspension"),
+    s("scheduler.channel_order", "\"reads_first\"", "process() (flash.c) serves an idle channel in turn: services_2_r_wait (the command of the channel's oldest waiting read whose chip is idle), else services_2_r_data_trans (a finished read's data-out, lowest chip first), else services_2_write (the lowest idle chip with waiting writes, its batch formed then by dynamic_advanced_process); one per idle channel per step, so a chip's writes wait while any read of its channel can use it"),
 ];
 
 const DISKSIM: &[Setting] = &[
@@ -62,6 +63,7 @@ const MQSIM: &[Setting] = &[
     s("scheduler.unit", "\"chip\"", "the PHY keeps one status per chip (ChipBookKeepingEntry.Status), busy from command issue until every die is done and its data is out; the TSU issues to IDLE chips only, and issue_command_to_chip serves one die per command"),
     s("scheduler.multiplane", "true", "issue_command_to_chip combines ready transactions of the same die on different planes (TSU_Base.cpp)"),
     s("scheduler.multiplane_reads", "true", "as above, for reads too"),
+    s("scheduler.multiplane_scan", "\"queue\"", "issue_command_to_chip (TSU_Base.cpp) fills a multi-plane command by walking the whole of sourceQueue1 (the chip's user queue being served) and then sourceQueue2 (its GC queue) for ready transactions of the first's die on free planes"),
     s("scheduler.multiplane_same_page", "true", "issue_command_to_chip adds a transaction to a multi-plane command only if its Address.PageID equals the first's (\"Check for identical pages when running multiplane command\", TSU_Base.cpp); pages are assigned at translation, before the TSU queues them, so random reads and planes whose write points differ go one plane at a time"),
     s("ftl.pending_reads_from_flash", "true", "with the data cache TURNED_OFF, process_new_user_request (Data_Cache_Manager_Flash_Advanced.cpp) hands every read to Translate_lpa_to_ppa_and_dispatch, which submits each transaction with a known address to the TSU: a read of a page whose program is still queued goes to the flash, at the page's new address"),
     s("write_buffer.admission", "\"destage\"", "with WRITE_CACHE, write_to_destage_buffer (Data_Cache_Manager_Flash_Advanced.cpp) writes a page back at once when its LPA is not in the bloom filter of LPAs written since its last reset (every bloom_filter_reset_step, 1 s): \"Eagerly write back cold data\"; it admits a request's pages only while back_pressure_buffer_depth stays under back_pressure_buffer_max_depth, one page per plane of the device (SSD_Device.cpp); the rest of the request waits for write-backs to end (handle_transaction_serviced_signal_from_PHY); no flush at the end. Only matters with a [write_buffer]"),
@@ -112,7 +114,13 @@ impl Compat {
             ),
             s("scheduler.suspend_min_remaining_us", "0", "Detour's default"),
             s("scheduler.arbitration", "\"fifo\"", "Detour's default: flows' priority classes are not read"),
+            s("scheduler.multiplane_scan", "\"near\"", "Detour's default: a batch looks only near its first operation (the policy's scan)"),
             s("scheduler.read_transfer", "\"page\"", "Detour's default: a read moves its whole page"),
+            s(
+                "scheduler.channel_order",
+                "\"fcfs\"",
+                "Detour's default: a channel serves the units that ask for it first come, first served",
+            ),
             s("host.link_gbps", "0", "Detour's default: the host link takes no time"),
             s("write_buffer.admission", "\"room\"", "Detour's default: a page enters while the buffer has room"),
             s("ftl.cmt_granularity", "\"page\"", "Detour's default: a cached mapping table holds whole translation pages"),

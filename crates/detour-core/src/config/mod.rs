@@ -15,6 +15,7 @@
 pub mod arbitration;
 mod builder;
 pub mod compat;
+mod dram;
 mod energy;
 pub mod flows;
 mod ftl;
@@ -31,10 +32,14 @@ pub(crate) use validate::{in_range_f, in_range_u};
 
 pub use builder::ConfigBuilder;
 pub use compat::Compat;
+pub use dram::DramTiming;
 pub use energy::{EnergyConfig, EnergyCosts};
 pub use flows::{FlowConfig, RwMode};
 pub use ftl::{Allocation, CmtGranularity, FtlConfig, PreconditionConfig, PreconditionSpan, WearLeveling};
-pub use model::{AddressMode, BufferAdmission, FlushClass, FlushPolicy, ReadTransfer, ServiceUnit, WriteAck, WriteBufferConfig};
+pub use model::{
+    AddressMode, BufferAdmission, ChannelOrder, FlushClass, FlushPolicy, MultiplaneScan, ReadTransfer, ServiceUnit, WriteAck,
+    WriteBufferConfig,
+};
 pub use nand::{DriftFit, ErrorModel, NandConfig, RberFit};
 pub use order::AllocOrder;
 pub use presets::CellType;
@@ -183,6 +188,14 @@ pub struct SchedulerConfig {
     /// What a read moves over the channel: `page` (default) or `requested`
     /// (the sectors asked for; MQSim, see [`ReadTransfer`]).
     pub read_transfer: ReadTransfer,
+    /// Which waiting unit an idle channel serves next: `fcfs` (default) or
+    /// `reads_first` (read commands, then read data-outs, then writes;
+    /// SSDSim's `process()`, see [`ChannelOrder`]).
+    pub channel_order: ChannelOrder,
+    /// With `multiplane`: where a batch looks for operations to join it:
+    /// `near` (the policy's own scan; default) or `queue` (the whole queue,
+    /// then the background queue; MQSim, see [`MultiplaneScan`]).
+    pub multiplane_scan: MultiplaneScan,
 }
 
 #[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
@@ -271,6 +284,8 @@ impl Default for SchedulerConfig {
             arbitration: arbitration::Arbitration::Fifo,
             wrr_weights: [4, 2, 1],
             read_transfer: ReadTransfer::Page,
+            channel_order: ChannelOrder::Fcfs,
+            multiplane_scan: MultiplaneScan::Near,
         }
     }
 }

@@ -72,6 +72,44 @@ pub enum ReadTransfer {
     Requested,
 }
 
+/// How a channel chooses among the service units waiting for it
+/// (`scheduler.channel_order`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ChannelOrder {
+    /// First come, first served: a unit is granted the channel when the
+    /// transfers asked for before it are done (Detour's default).
+    #[default]
+    Fcfs,
+    /// SSDSim's `process()` (flash.c): a unit asks for its channel only
+    /// once the channel is idle, and the idle channel serves, in this
+    /// order, a read command to an idle chip (`services_2_r_wait`, the
+    /// channel's oldest waiting read), a read's data-out
+    /// (`services_2_r_data_trans`, lowest chip first), then a write batch
+    /// (`services_2_write`, lowest chip first); a unit's batch is formed
+    /// when it is granted the channel, not when it asked.
+    ReadsFirst,
+}
+
+/// Where a multi-plane batch finds the operations that join its first
+/// (`scheduler.multiplane_scan`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum MultiplaneScan {
+    /// As `scheduler.order`'s policy says (`priority` and `fcfs`: the first
+    /// operation's queue, twice the plane count deep; `out-of-order`: every
+    /// queue, 64 deep). Detour's default.
+    #[default]
+    Near,
+    /// The whole queue the first operation came from, then the whole
+    /// background (GC) queue: MQSim's `TSU_Base::issue_command_to_chip`
+    /// walks all of `sourceQueue1` (the chip's user queue being served)
+    /// and then `sourceQueue2` (its GC queue) for ready transactions of the
+    /// same die on free planes (at the same page under
+    /// `multiplane_same_page`). It costs a walk of the queue per dispatch.
+    Queue,
+}
+
 /// Which buffered pages are flushed first.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
@@ -136,6 +174,8 @@ pub struct WriteBufferConfig {
     pub flush_at: f64,
     /// Default room; `destage` is MQSim's rule (see `BufferAdmission`).
     pub admission: BufferAdmission,
+    /// The DRAM's timing (`[write_buffer.dram]`); untimed by default.
+    pub dram: super::DramTiming,
 }
 
 impl Default for WriteBufferConfig {
@@ -147,6 +187,7 @@ impl Default for WriteBufferConfig {
             flush_class: FlushClass::Background,
             flush_at: 0.5,
             admission: BufferAdmission::Room,
+            dram: Default::default(),
         }
     }
 }
@@ -172,6 +213,7 @@ impl Config {
             "{g} is out of range; valid: 0 (no link time)..=10000"
         );
         let b = &self.write_buffer;
+        b.dram.validate()?;
         ensure_config!(
             !(b.pages > 0 && b.size_mib > 0.0),
             "write_buffer.size_mib",

@@ -44,6 +44,9 @@ pub enum Event {
     Tick,
     /// Closed-loop stream `s` may issue its next request (sim/closed.rs).
     Issue(u32),
+    /// A channel that units wait for is free (`scheduler.channel_order =
+    /// "reads_first"` only).
+    ChannelFree(u32),
 }
 
 /// The simulator's clock and pending events.

@@ -27,7 +27,8 @@
 //!   filled from every queue, 64 deep, rather than from the head's queue 2 x
 //!   planes deep).
 //! - Multi-plane batches (reads optional), program/erase suspension for host
-//!   reads, first-come-first-served channel arbitration, the arena of
+//!   reads, first-come-first-served channel arbitration (or SSDSim's order,
+//!   reads first, under `channel_order = "reads_first"`: `channel.rs`), the arena of
 //!   operations in flight, and `LoadView` (what schemes may see: outstanding
 //!   commands per die, whether a die is writing).
 //! - The per-die and per-channel tables are private and never resized; a die
@@ -38,6 +39,7 @@
 
 pub mod arbiter;
 mod batch;
+mod channel;
 pub mod ops;
 mod policy;
 mod queue;
@@ -48,7 +50,7 @@ pub use ops::{flags, Class, FlashOp, OpSlab, NO_OP};
 pub use policy::{list as orders, Orders};
 pub use view::LoadView;
 
-use crate::config::{ReadTransfer, SchedulerConfig, ServiceUnit, WriteAck};
+use crate::config::{ChannelOrder, ReadTransfer, SchedulerConfig, ServiceUnit, WriteAck};
 use crate::device::{ChannelState, DieState, Geometry, OpKind, Phase, Timing, MAX_PLANES};
 use crate::engine::{Event, EventQueue};
 use crate::types::Time;
@@ -127,6 +129,9 @@ pub struct Scheduler {
     /// Priority classes arbitrated per unit (`scheduler.arbitration =
     /// "nvme_wrr"`, arbiter.rs); None leaves the policy's pick alone.
     arbiter: Option<Box<Arbiter>>,
+    /// Units waiting for their channel under `scheduler.channel_order =
+    /// "reads_first"` (channel.rs); None: first come, first served.
+    chan: Option<Box<channel::ChannelWait>>,
 }
 
 impl Scheduler {
@@ -160,6 +165,7 @@ impl Scheduler {
             pending: Vec::new(),
             flagged: Table::new(units, false),
             arbiter: (cfg.arbitration == Arbitration::NvmeWrr).then(|| Box::new(Arbiter::new(units, cfg.wrr_weights))),
+            chan: (cfg.channel_order == ChannelOrder::ReadsFirst).then(|| Box::new(channel::ChannelWait::new(units, geo.buses() as usize))),
         })
     }
 
@@ -235,6 +241,9 @@ impl Scheduler {
         if let Some(a) = self.arbiter.as_mut() {
             a.joined(die, qi, self.ops.get(id).prio);
         }
+        if let Some(w) = self.chan.as_mut() {
+            w.stamp(id);
+        }
         let d = self.dies.at_mut(die);
         d.occ += 1;
         d.host_occ += class.is_host() as u32;
@@ -254,12 +263,20 @@ impl Scheduler {
     /// `done` have something to do.
     #[inline]
     pub fn has_work(&self) -> bool {
-        !self.pending.is_empty() || !self.done.is_empty()
+        !self.pending.is_empty() || !self.done.is_empty() || self.chan.as_ref().is_some_and(|w| w.has_due())
     }
 
     /// Start every idle die that got work since the last kick, in the order
-    /// the work arrived.
+    /// the work arrived; under `channel_order = "reads_first"`, then grant
+    /// the channels that are free to the units waiting for them.
     pub fn kick(&mut self, q: &mut EventQueue) {
+        self.kick_units(q);
+        if self.chan.as_ref().is_some_and(|w| w.has_due()) {
+            self.decide_channels(q);
+        }
+    }
+
+    fn kick_units(&mut self, q: &mut EventQueue) {
         if self.pending.is_empty() {
             return;
         }
@@ -274,8 +291,18 @@ impl Scheduler {
         self.pending.clear();
     }
 
-    /// Start the next batch on an idle die, or resume its suspended op.
+    /// Start the next batch on an idle die, or resume its suspended op;
+    /// under `channel_order = "reads_first"` once its channel grants it.
+    #[inline]
     fn dispatch(&mut self, die: usize, q: &mut EventQueue) {
+        if self.chan.is_some() {
+            return self.wait_channel(die, q);
+        }
+        self.start(die, q)
+    }
+
+    /// `dispatch` now: pick the batch and ask for the channel.
+    fn start(&mut self, die: usize, q: &mut EventQueue) {
         let suspended = self.dies.at(die).suspended.is_some();
         let Some(mut pick) = self.policy.pick(self.queues.at(die), &self.ops, suspended) else {
             return self.resume(die, q);
@@ -451,6 +478,11 @@ impl Scheduler {
         }
         if d.kind == OpKind::Read {
             d.data_out = true;
+            if self.chan.is_some() {
+                // waits for the channel in SSDSim's order (channel.rs)
+                d.phase = Phase::Transfer;
+                return self.wait_channel(die, q);
+            }
             let dur = self.data_out_ns(die);
             return self.request_bus(die, dur, q);
         }

@@ -454,7 +454,8 @@ impl Simulation {
         let txn = self.txns.get_mut(t);
         if txn.open_groups == 0 && !txn.stalled && !txn.scheduled {
             txn.scheduled = true;
-            let wait = if txn.buffered > 0 { self.cfg.ftl.buffer_read_ns } else { 0 };
+            let buffered = txn.buffered;
+            let wait = if buffered > 0 { self.buffer_access_ns(t, buffered) } else { 0 };
             self.q.after(wait, Event::TxnFinish(t))?;
         }
         self.start_background()?;

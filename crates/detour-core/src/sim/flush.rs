@@ -138,6 +138,10 @@ pub(super) struct BufferRun {
     /// Occupancy integral (pages x ns) up to `last_t`.
     area: u128,
     last_t: Time,
+    /// `[write_buffer.dram]` when timed: one first-come-first-served server
+    /// (MQSim's data-cache DRAM), busy until `dram_busy`.
+    dram: Option<crate::config::DramTiming>,
+    dram_busy: Time,
 }
 
 impl BufferRun {
@@ -168,6 +172,8 @@ impl BufferRun {
                 s: WriteBufferSummary { capacity_pages: cap as u64, ..Default::default() },
                 area: 0,
                 last_t: 0,
+                dram: cfg.dram.timed().then(|| cfg.dram.clone()),
+                dram_busy: 0,
             })
         })
     }
@@ -286,6 +292,23 @@ impl Simulation {
         }
         self.flush_some()?;
         self.after_plan(t)
+    }
+
+    /// How long transaction `t`, `buffered` of whose pages the buffer
+    /// serves, waits for its DRAM access: a flat `ftl.buffer_read_ns`, or
+    /// under a timed `[write_buffer.dram]` its turn on MQSim's one DRAM
+    /// channel (`service_dram_access_request`, first come, first served)
+    /// plus `estimate_dram_access_time` of its bytes: a write's data
+    /// (`dram_write_size_in_sectors`), a read's buffered pages.
+    pub(super) fn buffer_access_ns(&mut self, t: u32, buffered: u32) -> Time {
+        let (io, now, page) = (self.txns.get(t).io, self.q.now(), self.cfg.device.page_size as u64);
+        let Some(b) = self.wbuf.as_mut().filter(|b| b.dram.is_some()) else {
+            return self.cfg.ftl.buffer_read_ns;
+        };
+        let bytes = if io.write { io.size as u64 } else { (buffered as u64 * page).min(io.size as u64) };
+        let start = b.dram_busy.max(now);
+        b.dram_busy = start + b.dram.as_ref().map_or(0, |d| d.access_ns(bytes));
+        b.dram_busy - now
     }
 
     /// Flushes freed room: let waiting writes in, in arrival order.

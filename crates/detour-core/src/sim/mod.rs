@@ -315,6 +315,7 @@ impl Simulation {
                 Event::TransferDone(die) => self.sched.on_transfer_done(die, &mut self.q),
                 Event::ArrayDone { die, gen } => self.sched.on_array_done(die, gen, &mut self.q),
                 Event::SuspendDone { die, gen } => self.sched.on_suspend_done(die, gen, &mut self.q),
+                Event::ChannelFree(ch) => self.sched.on_channel_free(ch, &mut self.q),
                 Event::Tick => self.on_tick()?,
             }
             // Dies start, and finished operations are handed on, once every

@@ -146,10 +146,13 @@
 //! | `SuspendDone{die, gen}` | scheduler | a program/erase finished suspending |
 //! | `Tick` | background | the scheme's periodic work |
 //! | `Issue(s)` | closed loop | closed-loop stream `s` may issue its next request |
+//! | `ChannelFree(ch)` | scheduler | a channel units wait for is free (`channel_order = "reads_first"` only) |
 //!
 //! A channel transfer needs no event of its own: with first-come-first-served
 //! arbitration a die's grant time is known when it asks (`max(now,
 //! busy_until)`), so the die's next step is scheduled directly. An uncontended
-//! read costs two events, a program one.
+//! read costs two events, a program one. Under `scheduler.channel_order =
+//! "reads_first"` (SSDSim) the waiting units are chosen when the channel is
+//! free, at the end of that instant (scheduler/channel.rs).
 //!
 //! (docs/architecture.md has the short version.)

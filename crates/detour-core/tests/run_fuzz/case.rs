@@ -193,10 +193,22 @@ fn keys(rng: &mut ChaCha8Rng, span_us: u64) -> Vec<String> {
         k.push(format!("write_buffer.policy={}", ["fifo", "lru"].choose(rng).expect("policy")));
         // MQSim's admission: cold pages written through, writes held at one write-back a plane
         k.push(format!("write_buffer.admission={}", ["room", "destage"].choose(rng).expect("admission")));
+        // MQSim's data-cache DRAM: one timed access at a time
+        if rng.random_bool(0.5) {
+            k.push("write_buffer.dram.rate_mts=100".to_string());
+        }
     }
     // SSDSim's chip-wide program batches
     if rng.random_bool(0.25) {
         k.push("scheduler.chip_program_batches=true".to_string());
+    }
+    // SSDSim's channel order (units wait for an idle channel, reads first)
+    // and MQSim's whole-queue multi-plane scan
+    if rng.random_bool(0.25) {
+        k.push("scheduler.channel_order=reads_first".to_string());
+    }
+    if rng.random_bool(0.25) {
+        k.push("scheduler.multiplane_scan=queue".to_string());
     }
     // A DRAM read cache (shared needs the buffer), discards applied or
     // dropped, and energy prices (issue 51).

@@ -23,7 +23,7 @@
 
 use super::ops::{Class, OpSlab, NO_OP};
 use super::queue::OpQueue;
-use crate::config::SchedulerConfig;
+use crate::config::{MultiplaneScan, SchedulerConfig};
 use crate::error::Result;
 use crate::policy::Choice;
 
@@ -122,7 +122,22 @@ impl Policy {
     /// The policy `scheduler.order` names (an unknown name is refused
     /// naming the key).
     pub fn new(cfg: &SchedulerConfig, planes: usize) -> Result<Policy> {
-        Ok(Policy::of(Choice::<Orders>::named(&cfg.order)?.variant(), cfg.read_priority, planes))
+        let mut p = Policy::of(Choice::<Orders>::named(&cfg.order)?.variant(), cfg.read_priority, planes);
+        if cfg.multiplane_scan == MultiplaneScan::Queue {
+            p.scan_whole_queues();
+        }
+        Ok(p)
+    }
+
+    /// `multiplane_scan = "queue"` (MQSim's issue_command_to_chip): a batch
+    /// is filled from the whole queue its first operation came from, then
+    /// from the whole background queue.
+    fn scan_whole_queues(&mut self) {
+        let bg = self.queue_of(Class::Background);
+        self.scans = [0, 1, 2].map(|q| {
+            let (queues, n) = if q == bg { ([q, 0, 0], 1) } else { ([q, bg, 0], 2) };
+            BatchScan { queues, n, depth: usize::MAX }
+        });
     }
 
     fn of(v: &Variant, read_priority: bool, planes: usize) -> Policy {
