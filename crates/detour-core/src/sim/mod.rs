@@ -7,10 +7,14 @@
 //! to the die queues; when all its groups finish the request completes.
 //! GC, erases and the scheme's background plans are transactions too.
 //!
-//! The parts own their state: the host front end (`host::HostFront`), the
-//! reused buffers (`scratch::Scratch`), and the optional DRAM and host
-//! parts (write buffer, read cache, discards, link, closed-loop flows,
-//! collision count, probe). `Simulation` holds them and runs the loop.
+//! The parts own their state behind a few methods: the host front end
+//! (`host::HostFront`), the reused buffers (`scratch::Scratch`), and the
+//! optional DRAM and host parts: the write buffer (`buffer_run::BufferRun`),
+//! the read cache (`read_cache::ReadCache`), the discards
+//! (`discards::Discards`), the link (`link::HostLink`), the closed-loop
+//! flows (`flows::ClosedLoop`), and `metrics`' collision count and probe.
+//! `Simulation` holds them and runs the loop; `flush.rs`, `closed.rs` and
+//! `trim.rs` join their parts to the scheme and the FTL.
 
 mod background;
 mod buffer;
