@@ -25,6 +25,8 @@
 //!   pages in LRU order; `mod.rs`, the global translation directory;
 //!   translation pages live in blocks of their own, which GC collects like
 //!   any other).
+//! - `lru.rs`: the intrusive list by index that the cached mapping tables
+//!   keep their recency order in (and sim/'s page lists their order).
 //! - Each plane's free blocks start at a different block (plane p at its
 //!   block p), so the open blocks of all planes do not share cache sets in
 //!   the page-indexed tables.
@@ -35,6 +37,7 @@
 mod alloc;
 mod chunked;
 mod gc;
+pub mod lru;
 pub mod mapping;
 mod prefetch;
 

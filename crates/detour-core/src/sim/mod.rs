@@ -7,15 +7,22 @@
 //! to the die queues; when all its groups finish the request completes.
 //! GC, erases and the scheme's background plans are transactions too.
 //!
-//! The parts own their state: the host front end (`host::HostFront`), the
-//! reused buffers (`scratch::Scratch`), and the optional DRAM and host
-//! parts (write buffer, read cache, discards, link, closed-loop flows,
-//! collision count, probe). `Simulation` holds them and runs the loop.
+//! The parts own their state behind a few methods: the host front end
+//! (`host::HostFront`), the reused buffers (`scratch::Scratch`), and the
+//! optional DRAM and host parts: the write buffer (`buffer_run::BufferRun`),
+//! the read cache (`read_cache::ReadCache`), the discards
+//! (`discards::Discards`), the link (`link::HostLink`), the closed-loop
+//! flows (`flows::ClosedLoop`), and `metrics`' collision count and probe.
+//! `Simulation` holds them and runs the loop; `flush.rs`, `closed.rs` and
+//! `trim.rs` join their parts to the scheme and the FTL.
 
 mod background;
 mod buffer;
+mod buffer_run;
 mod closed;
+mod discards;
 mod exec;
+mod flows;
 mod flush;
 mod host;
 mod instant;
@@ -141,14 +148,14 @@ pub struct Simulation {
     /// The queue-length sampler (`[probes]`; inert when off).
     probe: Probe,
     /// The DRAM write buffer (`[write_buffer]`), if any.
-    wbuf: Option<Box<flush::BufferRun>>,
+    wbuf: Option<Box<buffer_run::BufferRun>>,
     /// The DRAM read cache (`[read_cache]`), if any.
     rcache: Option<Box<read_cache::ReadCache>>,
     /// Discarded pages and the discards' counts, from the first discard on.
-    trim: Option<Box<trim::Trimmed>>,
+    trim: Option<Box<discards::Discards>>,
     link: Option<link::HostLink>,
     /// The `[[flows]]` streams and per-flow figures (None without flows).
-    closed: Option<Box<closed::ClosedLoop>>,
+    closed: Option<Box<flows::ClosedLoop>>,
 }
 
 /// A request stream, as a replay makes it.
@@ -194,7 +201,7 @@ impl Simulation {
         let (needs_content, log_period) = (scheme.needs_content(), period_s(scheme.as_ref()));
         let sched = Scheduler::new(&geo, &timing, &cfg.scheduler, cfg.host.write_ack)?;
         let sched_unit_dies = sched.unit_dies();
-        let wbuf = flush::BufferRun::new(&cfg.write_buffer, cfg.device.page_size, geo.logical_pages, geo.planes());
+        let wbuf = buffer_run::BufferRun::new(&cfg.write_buffer, cfg.device.page_size, geo.logical_pages, geo.planes());
         Ok(Simulation {
             q: EventQueue::new(),
             sched,
@@ -222,7 +229,7 @@ impl Simulation {
             trim: None,
             wbuf,
             link: link::HostLink::new(cfg.host.link_gbps),
-            closed: closed::ClosedLoop::new(
+            closed: flows::ClosedLoop::new(
                 &cfg.flows,
                 cfg.run.seed,
                 geo.logical_bytes(),
@@ -418,7 +425,7 @@ impl Simulation {
         };
         s.write_buffer = self.wbuf.as_ref().map(|b| b.summary(self.q.now()));
         s.read_cache = self.rcache.as_ref().map(|c| c.summary());
-        s.trim = self.trim.as_ref().map(|t| t.s.clone());
+        s.trim = self.trim.as_ref().map(|t| t.summary());
         s.mapping = self.ftl.mapping.stats();
         s.flows = self.closed.as_ref().map_or_else(Vec::new, |c| c.summaries());
         s.periods = self.scheme.periods();

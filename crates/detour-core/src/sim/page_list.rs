@@ -4,23 +4,32 @@
 //! The pages live in an arena of slots reused through a free list (the hot
 //! path does not allocate once it has grown) and are found through an
 //! LPN -> slot table mapped lazily like the FTL's map. The order is a list
-//! threaded through the slots, `front` first; a slot may leave the order
+//! threaded through the slots (`ftl::lru`), `front` first; a slot may leave the order
 //! and stay in the set (the write buffer's pages being flushed). Each slot
 //! also holds the user's small `tag` (the buffer's page state), beside the
 //! token so a slot stays 24 bytes.
 
+use crate::ftl::lru::{Link, Linked, Order};
 use crate::ftl::Chunked;
 use crate::types::{Lpn, Token};
-
-const NONE: u32 = u32::MAX;
 
 #[derive(Clone, Copy, Debug)]
 struct Slot<T> {
     token: Token,
     lpn: Lpn,
-    prev: u32,
-    next: u32,
+    link: Link,
     tag: T,
+}
+
+impl<T> Linked for Slot<T> {
+    #[inline]
+    fn link(&self) -> Link {
+        self.link
+    }
+    #[inline]
+    fn link_mut(&mut self) -> &mut Link {
+        &mut self.link
+    }
 }
 
 pub(super) struct PageList<T> {
@@ -28,15 +37,14 @@ pub(super) struct PageList<T> {
     slot_of: Chunked<u32>,
     slots: Vec<Slot<T>>,
     free: Vec<u32>,
-    head: u32,
-    tail: u32,
+    order: Order,
     /// Pages in the set, in the order or not.
     len: u32,
 }
 
 impl<T: Copy> PageList<T> {
     pub(super) fn new(logical_pages: u32) -> Self {
-        PageList { slot_of: Chunked::new(logical_pages as u64, 0), slots: Vec::new(), free: Vec::new(), head: NONE, tail: NONE, len: 0 }
+        PageList { slot_of: Chunked::new(logical_pages as u64, 0), slots: Vec::new(), free: Vec::new(), order: Order::new(), len: 0 }
     }
 
     pub(super) fn len(&self) -> u32 {
@@ -52,7 +60,7 @@ impl<T: Copy> PageList<T> {
     /// The first slot in the order, if any.
     #[inline]
     pub(super) fn front(&self) -> Option<u32> {
-        (self.head != NONE).then_some(self.head)
+        self.order.front()
     }
 
     pub(super) fn lpn(&self, s: u32) -> Lpn {
@@ -77,7 +85,7 @@ impl<T: Copy> PageList<T> {
 
     /// Add `lpn` (not in the set) at the back of the order; its slot.
     pub(super) fn insert(&mut self, lpn: Lpn, token: Token, tag: T) -> u32 {
-        let slot = Slot { token, lpn, prev: NONE, next: NONE, tag };
+        let slot = Slot { token, lpn, link: Link::NONE, tag };
         let s = match self.free.pop() {
             Some(s) => {
                 self.slots[s as usize] = slot;
@@ -108,45 +116,27 @@ impl<T: Copy> PageList<T> {
     }
 
     /// Move slot `s`, in the order, to its back.
+    #[inline]
     pub(super) fn move_to_back(&mut self, s: u32) {
-        self.unlink(s);
-        self.push_back(s);
+        self.order.move_to_back(&mut self.slots, s);
     }
 
     /// Put slot `s`, out of the order, at its back.
+    #[inline]
     pub(super) fn push_back(&mut self, s: u32) {
-        self.slots[s as usize].prev = self.tail;
-        self.slots[s as usize].next = NONE;
-        match self.tail {
-            NONE => self.head = s,
-            t => self.slots[t as usize].next = s,
-        }
-        self.tail = s;
+        self.order.push_back(&mut self.slots, s);
     }
 
     /// Take slot `s` out of the order (it stays in the set).
+    #[inline]
     pub(super) fn unlink(&mut self, s: u32) {
-        let Slot { prev, next, .. } = self.slots[s as usize];
-        match prev {
-            NONE => self.head = next,
-            p => self.slots[p as usize].next = next,
-        }
-        match next {
-            NONE => self.tail = prev,
-            n => self.slots[n as usize].prev = prev,
-        }
+        self.order.unlink(&mut self.slots, s);
     }
 
     /// The pages in order, front first (for tests).
     #[cfg(test)]
     pub(super) fn order(&self) -> Vec<Lpn> {
-        let mut v = Vec::new();
-        let mut s = self.head;
-        while s != NONE {
-            v.push(self.slots[s as usize].lpn);
-            s = self.slots[s as usize].next;
-        }
-        v
+        self.order.to_vec(&self.slots).iter().map(|&s| self.slots[s as usize].lpn).collect()
     }
 }
 

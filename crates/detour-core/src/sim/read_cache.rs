@@ -69,6 +69,15 @@ impl ReadCache {
         }
     }
 
+    /// A host read of the page: its data if cached (made most recently
+    /// used), counted against the hit ratio.
+    pub(super) fn lookup(&mut self, lpn: Lpn, buffered: u32) -> Option<Token> {
+        self.s.read_pages += 1;
+        let token = self.get(lpn, buffered)?;
+        self.s.read_hits += 1;
+        Some(token)
+    }
+
     /// The page's data if cached, made most recently used.
     pub(super) fn get(&mut self, lpn: Lpn, buffered: u32) -> Option<Token> {
         self.shrink(buffered);
@@ -159,9 +168,7 @@ impl Simulation {
     fn cache_lookup(&mut self, lpn: Lpn) -> bool {
         let buffered = self.buffered_pages();
         let Some(c) = self.rcache.as_mut() else { return false };
-        c.s.read_pages += 1;
-        let Some(token) = c.get(lpn, buffered) else { return false };
-        c.s.read_hits += 1;
+        let Some(token) = c.lookup(lpn, buffered) else { return false };
         self.check_buffered(lpn, token);
         true
     }

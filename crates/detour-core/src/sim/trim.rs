@@ -19,48 +19,27 @@
 //! discard of pages the write buffer holds (its flush would bring the data
 //! back), and discards with the cached mapping table (`ftl.mapping =
 //! "cmt"`: the translation pages it would dirty are not tracked).
+//!
+//! The discarded pages and the counts are the part's own
+//! (`discards::Discards`); the methods below join it to the scheme, the
+//! placed-page bitmap and the oracle.
 
+use super::discards::Discards;
 use super::txn::HostIo;
 use super::{is_placed, Simulation};
 use crate::config::DiscardMode;
 use crate::error::{Error, Result};
-use crate::ftl::Chunked;
-use crate::metrics::TrimSummary;
 use crate::types::Lpn;
-
-/// One bit per LPN: discarded since its last write (with the placed bit
-/// clear); and the counts.
-pub(super) struct Trimmed {
-    bits: Chunked<u64>,
-    pub(super) s: TrimSummary,
-}
-
-impl Trimmed {
-    fn new(logical_pages: u32) -> Trimmed {
-        Trimmed { bits: Chunked::new((logical_pages as u64).div_ceil(64), 0), s: TrimSummary::default() }
-    }
-
-    #[inline]
-    pub(super) fn has(&self, lpn: Lpn) -> bool {
-        self.bits.get(lpn >> 6) & (1 << (lpn & 63)) != 0
-    }
-
-    fn mark(&mut self, lpn: Lpn) {
-        let w = self.bits.get(lpn >> 6);
-        self.bits.set(lpn >> 6, w | (1 << (lpn & 63)));
-    }
-}
 
 impl Simulation {
     /// A discard arrives: count it, then apply it now or queue it behind
     /// the queue-depth limit (or drop it, `trim.discards = "ignore"`).
     pub(super) fn enter_discard(&mut self, io: HostIo) -> Result<()> {
         let logical = self.geo.logical_pages;
-        let t = self.trim.get_or_insert_with(|| Box::new(Trimmed::new(logical)));
-        t.s.requests += 1;
-        t.s.pages += io.pages as u64;
-        if self.cfg.trim.discards == DiscardMode::Ignore {
-            t.s.ignored += 1;
+        let t = self.trim.get_or_insert_with(|| Box::new(Discards::new(logical)));
+        let ignore = self.cfg.trim.discards == DiscardMode::Ignore;
+        t.arrived(io.pages, ignore);
+        if ignore {
             return Ok(());
         }
         if self.host.full(true) {
@@ -82,9 +61,8 @@ impl Simulation {
             )
         })?;
         let t = self.trim.as_mut().expect("counted on arrival");
-        t.s.unmapped_pages += unmapped;
+        t.applied(lpns.clone(), unmapped);
         for lpn in lpns.clone() {
-            t.mark(lpn);
             let w = self.placed.get(lpn >> 6);
             self.placed.set(lpn >> 6, w & !(1 << (lpn & 63)));
             if let Some(o) = self.oracle.as_mut() {
@@ -122,7 +100,7 @@ impl Simulation {
             return false;
         }
         if let Some(t) = self.trim.as_mut() {
-            t.s.unwritten_reads += 1;
+            t.unwritten_read();
         }
         self.check_buffered(lpn, 0);
         true

@@ -27,6 +27,7 @@ use crate::config::{CmtGranularity, FtlConfig};
 use crate::device::Geometry;
 use crate::ensure_config;
 use crate::error::Result;
+use crate::ftl::lru::{Link, Order};
 
 pub(super) const ENTRY: Variant = Variant {
     name: "cmt",
@@ -58,18 +59,15 @@ fn capacity(cfg: &FtlConfig, page_size: u32) -> u32 {
     (cfg.cmt_size_kib * 1024 / page_size as u64).clamp(1, u32::MAX as u64) as u32
 }
 
-const NIL: u32 = u32::MAX;
 const CACHED: u8 = 1;
 const DIRTY: u8 = 2;
 
 struct Cmt {
     capacity: u32,
     len: u32,
-    /// LRU links by translation page: `head` most recent, `tail` least.
-    prev: Vec<u32>,
-    next: Vec<u32>,
-    head: u32,
-    tail: u32,
+    /// LRU order of translation pages (ftl/lru.rs): front most recent.
+    links: Vec<Link>,
+    lru: Order,
     flags: Vec<u8>,
 }
 
@@ -77,7 +75,7 @@ impl Cmt {
     /// A table of `capacity` pages for a map of `pages` translation pages.
     fn new(pages: u32, capacity: u32) -> Cmt {
         let n = pages as usize;
-        let mut c = Cmt { capacity, len: 0, prev: vec![NIL; n], next: vec![NIL; n], head: NIL, tail: NIL, flags: vec![0; n] };
+        let mut c = Cmt { capacity, len: 0, links: vec![Link::NONE; n], lru: Order::new(), flags: vec![0; n] };
         if c.covers() {
             (0..pages).for_each(|t| c.push_front(t));
         }
@@ -86,32 +84,15 @@ impl Cmt {
 
     /// Drop the least recently used page; Some(it) if it was dirty.
     fn evict(&mut self) -> Option<u32> {
-        let victim = self.tail;
-        self.unlink(victim);
+        let victim = self.lru.back().expect("a full table holds a page");
+        self.lru.unlink(&mut self.links, victim);
         self.len -= 1;
         let f = std::mem::take(&mut self.flags[victim as usize]);
         (f & DIRTY != 0).then_some(victim)
     }
 
-    fn unlink(&mut self, t: u32) {
-        let (p, n) = (self.prev[t as usize], self.next[t as usize]);
-        match p {
-            NIL => self.head = n,
-            p => self.next[p as usize] = n,
-        }
-        match n {
-            NIL => self.tail = p,
-            n => self.prev[n as usize] = p,
-        }
-    }
-
     fn push_front(&mut self, t: u32) {
-        (self.prev[t as usize], self.next[t as usize]) = (NIL, self.head);
-        match self.head {
-            NIL => self.tail = t,
-            h => self.prev[h as usize] = t,
-        }
-        self.head = t;
+        self.lru.push_front(&mut self.links, t);
         self.flags[t as usize] |= CACHED;
     }
 }
@@ -122,7 +103,7 @@ impl Cache for Cmt {
         let hit = self.flags[t] & CACHED != 0;
         let mut write_back = None;
         if hit {
-            self.unlink(tvpn);
+            self.lru.unlink(&mut self.links, tvpn);
         } else {
             if self.len == self.capacity {
                 write_back = self.evict();

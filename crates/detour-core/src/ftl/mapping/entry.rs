@@ -39,6 +39,7 @@
 use super::{Access, Cache};
 use crate::config::FtlConfig;
 use crate::device::Geometry;
+use crate::ftl::lru::{Link, Order};
 use std::collections::HashMap;
 
 /// MQSim's `SECTOR_SIZE_IN_BYTE` (SSD_Defs.h).
@@ -62,21 +63,17 @@ pub(super) fn build(cfg: &FtlConfig, geo: &Geometry) -> EntryCmt {
     EntryCmt::new(capacity, per_page, geo.logical_pages)
 }
 
-const NIL: u32 = u32::MAX;
-
 pub(super) struct EntryCmt {
     capacity: u32,
     /// Entries per translation page: an entry's page is `lpn / per_page`.
     per_page: u32,
     covers: bool,
-    /// LPN -> slot; a slot's LPN, LRU links and dirty bit.
+    /// LPN -> slot; a slot's LPN, LRU links (front most recent) and dirty bit.
     slot: HashMap<u32, u32>,
     lpn: Vec<u32>,
-    prev: Vec<u32>,
-    next: Vec<u32>,
+    links: Vec<Link>,
+    lru: Order,
     dirty: Vec<bool>,
-    head: u32,
-    tail: u32,
 }
 
 impl EntryCmt {
@@ -88,41 +85,18 @@ impl EntryCmt {
             covers,
             slot: HashMap::new(),
             lpn: Vec::new(),
-            prev: Vec::new(),
-            next: Vec::new(),
+            links: Vec::new(),
+            lru: Order::new(),
             dirty: Vec::new(),
-            head: NIL,
-            tail: NIL,
         }
-    }
-
-    fn unlink(&mut self, s: u32) {
-        let (p, n) = (self.prev[s as usize], self.next[s as usize]);
-        match p {
-            NIL => self.head = n,
-            p => self.next[p as usize] = n,
-        }
-        match n {
-            NIL => self.tail = p,
-            n => self.prev[n as usize] = p,
-        }
-    }
-
-    fn push_front(&mut self, s: u32) {
-        (self.prev[s as usize], self.next[s as usize]) = (NIL, self.head);
-        match self.head {
-            NIL => self.tail = s,
-            h => self.prev[h as usize] = s,
-        }
-        self.head = s;
     }
 
     /// Evict the least recently used entry, returning its slot and, if it
     /// was dirty, its translation page, whose dirty entries all become
     /// clean: one write-back carries them all.
     fn evict(&mut self) -> (u32, Option<u32>) {
-        let s = self.tail;
-        self.unlink(s);
+        let s = self.lru.back().expect("a full table holds an entry");
+        self.lru.unlink(&mut self.links, s);
         self.slot.remove(&self.lpn[s as usize]);
         if !std::mem::take(&mut self.dirty[s as usize]) {
             return (s, None);
@@ -151,8 +125,7 @@ impl Cache for EntryCmt {
             return Access { hit: true, write_back: None };
         }
         if let Some(&s) = self.slot.get(&lpn) {
-            self.unlink(s);
-            self.push_front(s);
+            self.lru.move_to_front(&mut self.links, s);
             self.dirty[s as usize] |= write;
             return Access { hit: true, write_back: None };
         }
@@ -160,14 +133,13 @@ impl Cache for EntryCmt {
             self.evict()
         } else {
             self.lpn.push(lpn);
-            self.prev.push(NIL);
-            self.next.push(NIL);
+            self.links.push(Link::NONE);
             self.dirty.push(false);
             ((self.lpn.len() - 1) as u32, None)
         };
         (self.lpn[s as usize], self.dirty[s as usize]) = (lpn, write);
         self.slot.insert(lpn, s);
-        self.push_front(s);
+        self.lru.push_front(&mut self.links, s);
         Access { hit: false, write_back }
     }
 
