@@ -62,6 +62,13 @@ class Observable:
     measure: Callable[[List[dict]], float]
     #: the paper's range, when it gives one (the target is its middle)
     band: Optional[Tuple[float, float]] = None
+    #: another baseline figure the paper gives as a range, which every point
+    #: must keep: (name, measure of the same summaries, (lo, hi)). A point
+    #: outside it is passed over as a saturated one is (never chosen while a
+    #: point inside exists; the scan goes no further), so one knob is set on
+    #: two of the paper's figures at once (RR-SSD: Table III's CA-SSD read
+    #: gain, keeping Fig. 1's read queueing inside 25-77%).
+    keep: Optional[Tuple[str, Callable[[List[dict]], float], Tuple[float, float]]] = None
 
 
 def _blocked_share(summaries: List[dict]) -> float:
@@ -115,6 +122,9 @@ class Calibration:
     band: Optional[Tuple[float, float]] = None  # the paper's range, if it gives one
     fixed: Dict[str, Any] = field(default_factory=dict)  # profile overrides every point had (e.g. requests)
     saturated: bool = False  # a baseline run at the chosen point was saturated (every point tried was)
+    #: `Observable.keep`'s figure at the chosen point, and the points passed over for it (outside its range)
+    kept: Optional[float] = None
+    passed_over: List[float] = field(default_factory=list)
 
     @property
     def in_band(self) -> Optional[bool]:
@@ -203,6 +213,13 @@ def measure(profile: str, obs: Observable, profile_set: Dict[str, Any], compat: 
 def measure_point(profile: str, obs: Observable, profile_set: Dict[str, Any], compat: Optional[str] = None,
                   overrides: Optional[Dict[str, Any]] = None) -> Tuple[float, bool]:
     """`measure`, and whether any of the baseline runs was saturated."""
+    v, sat, _ = _measure_kept(profile, obs, profile_set, compat, overrides)
+    return v, sat
+
+
+def _measure_kept(profile: str, obs: Observable, profile_set: Dict[str, Any], compat: Optional[str],
+                  overrides: Optional[Dict[str, Any]]) -> Tuple[float, bool, Optional[float]]:
+    """`measure_point`, and `obs.keep`'s figure on the same runs (None without one)."""
     from .api import run
 
     sums = []
@@ -210,7 +227,8 @@ def measure_point(profile: str, obs: Observable, profile_set: Dict[str, Any], co
         r = run(device, profile=profile, profile_overrides=profile_set, scheme=scheme or None,
                 overrides={**o, **(overrides or {})}, compat=compat)
         sums.append(r.summary)
-    return float(obs.measure(sums)), any(saturated(s) for s in sums)
+    kept = float(obs.keep[1](sums)) if obs.keep else None
+    return float(obs.measure(sums)), any(saturated(s) for s in sums), kept
 
 
 def saturated(summary: dict) -> bool:
@@ -241,17 +259,26 @@ def calibrate(profile: str, obs: Observable, knob: str = "rate", *, compat: Opti
         fixed["requests"] = int(requests)
         fixed["duration_s"] = 0.0
     base = _knob_base(_spec_dict(profile, fixed))
-    s = _Search(obs, tol, max_evals, lambda x: measure_point(profile, obs, {**fixed, **knob_set(base, knob, x)},
-                                                              compat, overrides), say, f"  {profile}: {knob}")
+    sat_at: Dict[float, bool] = {}
+    kept_at: Dict[float, Optional[float]] = {}
+
+    def f(x: float) -> Tuple[float, bool]:
+        # A point outside `obs.keep`'s range is passed over like a saturated one.
+        v, sat, k = _measure_kept(profile, obs, {**fixed, **knob_set(base, knob, x)}, compat, overrides)
+        sat_at[x], kept_at[x] = sat, k
+        return v, sat or (obs.keep is not None and k is not None and not obs.keep[2][0] <= k <= obs.keep[2][1])
+
+    s = _Search(obs, tol, max_evals, f, say, f"  {profile}: {knob}")
     # A bursty profile's burst search starts from its own peak-to-mean ratio.
     own_burst = base["rate_per_s"] / _mean_rate(base) if base["process"] == "bursty" and _mean_rate(base) > 0 else 1.0
     x0 = {"rate": 1.0, "burst": own_burst, "skew": base["zipf_theta"]}[knob]
     best = s.run(x0, knob != "skew", RANGES[knob])
-    v, sat = s.cache[best]
+    v, _ = s.cache[best]
     return Calibration(profile=profile, knob=knob, factor=best, observable=obs.name, target=obs.target,
                        achieved=v, source=obs.source, within=s.goal(v), tol=tol, requests=requests, compat=compat,
                        base=base, history=s.history, band=(obs.band[0], obs.band[1]) if obs.band else None, fixed=fixed,
-                       saturated=sat)
+                       saturated=sat_at[best], kept=kept_at[best],
+                       passed_over=sorted(x for x, sat in sat_at.items() if s.cache[x][1] and not sat))
 
 
 class _Search:
@@ -276,7 +303,8 @@ class _Search:
             v, sat = self.cache[x]
             self.history.append((x, v, sat))
             self.say(f"{self.what} {x:.4g} -> {self.obs.name} {v:.3g} (target {self.obs.target:g})"
-                     + (" [saturated]" if sat else ""))
+                     + ((" [saturated]" if self.obs.keep is None else f" [saturated or {self.obs.keep[0]} outside "
+                        f"{self.obs.keep[2][0]:g}-{self.obs.keep[2][1]:g}]") if sat else ""))
         return self.cache[x]
 
     def goal(self, v: float) -> bool:
@@ -315,7 +343,21 @@ class _Search:
                 b, a = a, back(a)
                 if self.straddle(self.f(a)[0], self.f(b)[0]):
                     break
-        # Bisect inside the bracket; a saturated middle is too much load.
+        self._bisect(a, b, mid)
+        if self.obs.keep is not None and not self.done() and a >= x0 and b >= x0:
+            # The bracket above x0 led nowhere inside `keep`'s range (its
+            # crossing lies where the kept figure is out of range): a kept
+            # range is not only left by too much load, so look below too.
+            a = b = x0
+            while not self.done() and len(self.history) < self.max_evals and back(a) >= limits[0]:
+                b, a = a, back(a)
+                if self.straddle(self.f(a)[0], self.f(b)[0]):
+                    self._bisect(a, b, mid)
+                    break
+        return self._choose(x0)
+
+    def _bisect(self, a: float, b: float, mid: Callable[[float, float], float]) -> None:
+        """Bisect inside the bracket [a, b]; a saturated middle is too much load."""
         lo, hi = (a, b) if a <= b else (b, a)
         while len(self.history) < self.max_evals and not self.done() and self.straddle(self.f(lo)[0], self.f(hi)[0]):
             m = mid(lo, hi)
@@ -324,7 +366,6 @@ class _Search:
                 hi = m
             else:
                 lo = m
-        return self._choose(x0)
 
     def _choose(self, x0: float) -> float:
         ok = [x for x, (v, sat) in self.cache.items() if not sat] or list(self.cache)

@@ -84,10 +84,10 @@ def test_the_calibrated_profile_file_reruns_the_point(tmp_path):
     assert measure(str(f), SMALL_BLOCKED, {}) == pytest.approx(c.achieved)
 
 
-def _search(f, band=None, target=-17.5):
+def _search(f, band=None, target=-17.5, keep=None):
     from detour.calibrate import RANGES, _Search
 
-    obs = Observable("x", target, "test", [], lambda s: 0.0, band=band)
+    obs = Observable("x", target, "test", [], lambda s: 0.0, band=band, keep=keep)
     s = _Search(obs, 0.05, 16, f, lambda m: None, "t")
     return s, s.run(1.0, True, RANGES["rate"])
 
@@ -111,3 +111,16 @@ def test_saturated_points_are_never_chosen_and_end_the_scan():
     # A point search likewise takes the closest unsaturated point.
     s, x = _search(lambda x: (-3.0 * x, x >= 2.5), target=-17.5)
     assert not s.cache[x][1] and x < 2.5
+
+
+def test_points_outside_the_kept_range_are_passed_over_and_the_search_looks_below():
+    # RR-SSD's shape: the target (60) is crossed above x0 = 1 only where the
+    # kept figure is out of range (x > 1.5, passed over as saturated), and
+    # below x0 at x = 0.5 exactly (f = 40 + 40 x, inside). The search looks
+    # below and ends there; without `keep` the same shape ends above.
+    def f(x):
+        return (100.0 - 20.0 * x if x >= 1 else 40.0 + 40.0 * x), x > 1.5
+
+    s, x = _search(f, target=60.0, keep=("k", lambda s: 0.0, (0.0, 1.0)))
+    assert x == 0.5 and s.cache[x][0] == 60.0
+    assert max(h[0] for h in s.history) == 2.0  # the scan up stopped at the first point passed over

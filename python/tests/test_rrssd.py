@@ -93,8 +93,9 @@ def test_an_unset_period_is_a_seventh_of_a_short_trace(tmp_path):
 def test_rr4_analysis_follows_the_reading_of_table_iii():
     from detour.reproduce import rrssd
 
-    # mail: the repeat-share reading makes 20% of reads first reads, the
-    # other 80%; the analysis sees the profile the runs use.
+    # mail: the per-text reading (as the repeat-share one) makes 20% of reads
+    # first reads, the new-share reading 80%; the analysis sees the profile
+    # the runs use.
     args = dict(day_s=60.0, points=10)
     repeat = detour.value_popularity(profile="mail", overrides=PROFILE + ["content.read_unique=0.2"], **args)
     new = detour.value_popularity(profile="mail", overrides=PROFILE + ["content.read_unique=0.8"], **args)
@@ -160,7 +161,8 @@ def test_fig4_calibration_reaches_reachable_targets_and_reports_the_bound(tmp_pa
     """rr-4 (issue 49): Fig. 4's read popularity is a calibration target.
     homes reaches its 14% by read skew alone; a target above uniform
     repeats widens the pool; webvm's 7% is below the bound Table III's
-    read_unique sets (1 - 0.2 / 0.68), so the profile keeps its own knobs."""
+    read_unique sets (1 - 0.2 / 0.32 under the per-text reading), so the
+    profile keeps its own knobs."""
     from detour.reproduce import rrssd_fig4 as f4
     from detour.reproduce.rrssd import reading_set
 
@@ -169,7 +171,7 @@ def test_fig4_calibration_reaches_reachable_targets_and_reports_the_bound(tmp_pa
     assert homes is not None and homes.knobs["content.read_pool"] == f4.POOL0
     assert abs(homes.reached - 14.0) / 14.0 < 0.10
     webvm = f4.calibrate("webvm", 60.0, reading_set("webvm"))
-    assert webvm is not None and webvm.knobs == {} and webvm.bound == pytest.approx(100 * (1 - 0.2 / 0.68))
+    assert webvm is not None and webvm.knobs == {} and webvm.bound == pytest.approx(100 * (1 - 0.2 / 0.32))
     assert webvm.reached >= webvm.bound - 0.5
     assert f4.calibrate("hadoop", 60.0, reading_set("hadoop")) is None  # Fig. 4 gives no hadoop
 
@@ -183,7 +185,39 @@ def test_rr4_is_a_calibration_target_never_judged(tmp_path):
     ctx = Context("rr-ssd", tmp_path, say=lambda s: None)
     fig4 = {"mail": Fig4(30.0, 30.5, {"content.read_theta": 0.7, "content.read_pool": 16384})}
     sets = lambda n: {**reading_set(n), **(fig4[n].knobs if n in fig4 else {})}  # noqa: E731
-    s = rr4(ctx, ["mail"], 60.0, "d", sets, "repeat-share", fig4)
+    s = rr4(ctx, ["mail"], 60.0, "d", sets, "per-text", fig4)
     assert s.rows[0][3] == "read_theta 0.7, read_pool 16384"
     assert s.claim is not None and s.claim.calibrated == ["values serving 80% of reads % (mail)"]
     assert judge(s.claim)["verdict"] == "calibrated"
+
+
+def test_table_iii_is_read_per_text():
+    """Issue 49: Table III's RD column read as Sec. IV-B describes each
+    workload's New share (small for hadoop and trans, low for mail and
+    homes, webvm mostly Replicated, desktop very high): content.read_unique
+    is the smaller of RD and 100 - RD except for desktop, by hand."""
+    from detour.reproduce import rrssd
+
+    assert rrssd.READING == "per-text"
+    want = {"webvm": 0.32, "homes": 0.2, "mail": 0.2, "hadoop": 0.175, "trans": 0.138, "desktop": 0.503}
+    assert {n: rrssd.reading_set(n)["content.read_unique"] for n in want} == want
+
+
+def test_ca_ssd_read_speedup_observable_keeps_fig1s_range():
+    """The burst calibration's target is Table III's CA-SSD read gain
+    (conventional / CA-SSD - 1), with Fig. 1's read queueing kept: hand
+    summaries, conventional first."""
+    from detour.reproduce import rrssd
+
+    obs = rrssd.ca_read_speedup("trans")
+    assert obs.target == 82.0 and [r[1] for r in obs.runs] == ["conventional", "ca-ssd"]
+
+    def summ(read_mean, queue):
+        return {"latency_us": {"read": {"mean": read_mean}},
+                "breakdown_us": {"read": {"queue": queue, "bus": 10.0, "array": 90.0 - queue}}}
+
+    sums = [summ(300.0, 60.0), summ(200.0, 30.0)]
+    assert obs.measure(sums) == pytest.approx(50.0)
+    name, share, band = obs.keep
+    assert name == "conventional read queueing %"
+    assert share(sums) == pytest.approx(60.0) and band == (25.0, 77.0)

@@ -213,7 +213,7 @@ class Context:
 
     def calibrate(self, profiles: Sequence[str], obs: Any, knob: str, requests: Optional[int],
                   profile_overrides: Optional[Dict[str, Any]] = None,
-                  overrides: Optional[Dict[str, Any]] = None) -> Dict[str, Any]:
+                  overrides: Optional[Dict[str, Any]] = None, tol: float = 0.05) -> Dict[str, Any]:
         """Calibrate each profile's `knob` on the baseline observable `obs`
         (detour.calibrate) under this context's timing rules, or reuse the
         points already found (this run's other column, or OUT/calibration.json
@@ -229,6 +229,8 @@ class Context:
             if p in self.calibrations:
                 continue
             key = calibration_key(p, obs, knob, requests, self.compat, profile_overrides, overrides)
+            if tol != 0.05:  # (the default keeps the keys of earlier runs)
+                key = json.dumps([key, tol])
             if key in saved:
                 d = dict(saved[key])
                 d.pop("set", None)
@@ -240,7 +242,7 @@ class Context:
                 continue
             self.say(f"== calibrating {p}: {knob} until the baseline's {obs.name} is {obs.target:g}")
             c = calibrate(p, obs, knob, compat=self.compat, requests=requests, profile_overrides=profile_overrides,
-                          overrides=overrides, say=self.say)
+                          overrides=overrides, tol=tol, say=self.say)
             self.calibrations[p] = c
             saved[key] = c.to_json()
             self.out.mkdir(parents=True, exist_ok=True)
@@ -336,8 +338,10 @@ def calibration_key(profile: str, obs: Any, knob: str, requests: Optional[int], 
     the profile, the observable and its baseline runs, knob, length, rules."""
     runs = [[d, sch, sorted((k, str(v)) for k, v in o.items())] for d, sch, o in obs.runs]
     band = list(obs.band) if getattr(obs, "band", None) else None
-    return json.dumps([profile, obs.name, obs.target, runs, knob, requests, compat, profile_overrides, overrides,
-                       band, CALIBRATION_RULE], sort_keys=True, default=str)
+    key = json.dumps([profile, obs.name, obs.target, runs, knob, requests, compat, profile_overrides, overrides,
+                      band, CALIBRATION_RULE], sort_keys=True, default=str)
+    keep = getattr(obs, "keep", None)  # a figure every point keeps in range; absent, the earlier keys stand
+    return json.dumps([key, keep[0], list(keep[2])]) if keep else key
 
 
 def load_runs(sweep_dir: Path, keys: Sequence[str]) -> Runs:

@@ -66,7 +66,7 @@ READINGS = {"repeat-share": lambda n, rd: round(1.0 - rd / 100.0, 4), "new-share
 #: day is very high", hadoop and trans "the percentage of New values is
 #: small", mail and homes "low fraction of New values".
 TEXT_NEW = {"webvm": "low", "homes": "low", "mail": "low", "hadoop": "low", "trans": "low", "desktop": "high"}
-READING = "repeat-share"
+READING = "per-text"
 #: An aged device that the footprint fills: the Table II geometry with 16
 #: blocks per plane (8 GiB instead of 1 TiB), half the logical space valid,
 #: worn by one device's worth of random overwrites with GC (so erase counts,
@@ -92,10 +92,22 @@ IDEAL_ALL_CHIP = {"scheme.dedup.deduplicate": False, "scheme.dedup.hash_us": 0.0
 #: The probe's interval on the conventional runs (rr-2), µs of simulated time.
 PROBE_US = 2000.0
 #: Calibration: the peak-to-mean ratio of on/off arrivals (the profiles'
-#: mean rate and length kept, so their days stay days) until the
-#: conventional SSD's reads spend rr-1's share of their time queueing.
+#: mean rate and length kept, so their days stay days), on two baseline
+#: figures at once (issue 49): Table III's CA-SSD read speedup over the
+#: conventional SSD (per workload, the target), keeping the conventional
+#: SSD's read queueing inside Fig. 1's 25-77% (every point outside is passed
+#: over). Where no point inside the range reaches Table III's figure, the
+#: point inside nearest it (docs/reproduce.md, "Grounding").
 KNOB = "burst"
 CAL_REQUESTS = 60000
+#: Grounded within 10%, as the grounding table counts it (issue 49).
+CAL_TOL = 0.10
+
+
+def _conv_read_queue_share(sums: List[dict]) -> float:
+    """The conventional SSD's (the first run's) read queueing share, %."""
+    b = sums[0]["breakdown_us"]["read"]
+    return b["queue"] / max(sum(b.values()), 1e-9) * 100
 
 
 def read_queue_share(device: str = "rr-ssd", extra: Optional[Dict[str, Any]] = None):
@@ -104,13 +116,27 @@ def read_queue_share(device: str = "rr-ssd", extra: Optional[Dict[str, Any]] = N
     inside that range (51%, its middle, is the nominal target)."""
     from ..calibrate import Observable
 
-    def share(sums: List[dict]) -> float:
-        b = sums[0]["breakdown_us"]["read"]
-        return b["queue"] / max(sum(b.values()), 1e-9) * 100
-
     return Observable("read queueing %", 51.0, "RR-SSD Sec. I / Fig. 1: queueing is 25-77% of the conventional SSD's "
-                      "read service time", [(device, "conventional", dict(extra or {}))], share,
+                      "read service time", [(device, "conventional", dict(extra or {}))], _conv_read_queue_share,
                       band=(25.0, 77.0))
+
+
+def ca_read_speedup(profile: str, device: str = "rr-ssd", extra: Optional[Dict[str, Any]] = None):
+    """Table III: CA-SSD's read speedup over the conventional SSD (the
+    baseline against a conventional SSD, no replication in either), read as
+    conventional / CA-SSD - 1 (TABLE3), the target; Fig. 1's read queueing
+    range is kept (`Observable.keep`)."""
+    from ..calibrate import Observable
+
+    def speedup(sums: List[dict]) -> float:
+        conv, ca = (float(x["latency_us"]["read"]["mean"]) for x in sums)
+        return (conv / max(ca, 1e-9) - 1.0) * 100
+
+    lo, hi = read_queue_share().band or (25.0, 77.0)
+    return Observable("CA-SSD read speedup over conventional %", float(TABLE3[profile][1]),
+                      "RR-SSD Table III: Imp. by CA-SSD, RD (read as a speedup), keeping Fig. 1's 25-77% read queueing",
+                      [(device, "conventional", dict(extra or {})), (device, "ca-ssd", dict(extra or {}))], speedup,
+                      keep=("conventional read queueing %", _conv_read_queue_share, (lo, hi)))
 
 
 def _per_workload(paper: Dict[str, float], ours: Dict[str, float], what: str) -> Dict[str, dict]:
@@ -149,16 +175,16 @@ def experiments(ctx: Context) -> List[Section]:
             x["set"] = {**x.get("set", {}), **profile_set(x["profile"])}
     base = {"host.time_scale": SCALE, **AGED}
     for p in PROFILES if not ctx.traces else []:
-        ctx.calibrate([p], read_queue_share(extra=base), KNOB, requests=CAL_REQUESTS,
-                      profile_overrides=profile_set(p) or None)
+        ctx.calibrate([p], ca_read_speedup(p, extra=base), KNOB, requests=CAL_REQUESTS,
+                      profile_overrides=profile_set(p) or None, tol=CAL_TOL)
     w = ctx.at_load(w)
     desc = ctx.describe(PROFILES, SOURCE) + (f"; Table III's read column read as {READING} (content.read_unique = "
                                              + ", ".join(f"{p} {reading_set(p)['content.read_unique']:g}" for p in PROFILES)
                                              + ")" if not ctx.traces else "")
     if ctx.calibrations:
         lo, hi = read_queue_share().band
-        desc += (f"; burstiness calibrated so the conventional SSD's reads queue {lo:g}-{hi:g}% of their time (rr-1's "
-                 "range; a profile already inside keeps its own)")
+        desc += (f"; burstiness calibrated on Table III's CA-SSD read speedup over the conventional SSD, every point "
+                 f"keeping the conventional SSD's reads queueing {lo:g}-{hi:g}% of their time (rr-1's range)")
     _T0_NS = day * SCALE * 1e9
     fixed = {**base, "scheme.dedup.period_s": day * SCALE, "run.verify": True}
     cols = {col: ctx.sweep(f"rrssd-{col}", w, ["rr-ssd"], [scheme], fixed={**fixed, **more}) for col, scheme, more in SCHEMES}
@@ -222,8 +248,11 @@ def grounding(ctx: Context, by: Dict, cv: Dict, rr4_section: Section, desc: str)
         if n in TABLE3:
             wr, rd, wg = TABLE3[n]
             figs.append(Figure(n, "write share %", "Table III", wr, write_share(ca), given(ctx, "read_ratio")))
+            cal = ctx.calibrations.get(n)
             figs.append(Figure(n, "CA-SSD read speedup over conventional %", "Table III", rd,
-                               (conv.lat("read") / ca.lat("read") - 1) * 100, "-"))
+                               (conv.lat("read") / ca.lat("read") - 1) * 100,
+                               f"calibrated: burst x{cal.factor:.3g}" + ("" if cal.within else " (nearest inside "
+                                                                          "Fig. 1's range)") if cal else "-"))
             figs.append(Figure(n, "CA-SSD write speedup over conventional %", "Table III", wg,
                                (conv.lat("write") / ca.lat("write") - 1) * 100, "-"))
         if n in PAPER_TOP80:
@@ -236,15 +265,22 @@ def grounding(ctx: Context, by: Dict, cv: Dict, rr4_section: Section, desc: str)
         cal = ctx.calibrations.get(n)
         figs.append(Figure(n, "conventional read queueing %", "Fig. 1 (25-77%: the middle)", 51.0,
                            b["queue"] / max(sum(b.values()), 1e-9) * 100,
-                           f"calibrated: burst x{cal.factor:.3g} (range 25-77%)" if cal else "-", band=(25.0, 77.0)))
+                           f"kept in range by the calibration: burst x{cal.factor:.3g}" if cal else "-",
+                           band=(25.0, 77.0)))
     return section(figs, desc, [
         "Table III's CA-SSD gains are the baseline's own figure (CA-SSD against a conventional SSD, no "
         "replication), so they say whether our CA-SSD and load stand for the paper's: the paper's deduplication "
         "removes most read queueing (49-300%), ours far less where the row misses. Fig. 1's read queueing is a "
-        "range; a profile inside it is on target (the calibration stops at the first point inside).",
-        "Not calibrated on the CA-SSD gains in this run: burst is set by Fig. 1's range and the read popularity "
-        "knobs (read_theta, read_pool) by Fig. 4 (rr-4); "
-        "the rows missed here are the ones the scheme rows that rest on them should be read against."])
+        "range; a profile inside it is on target (the calibration keeps every point inside).",
+        "Burst is calibrated on the CA-SSD read speedup, every point keeping Fig. 1's range, and the read "
+        "popularity knobs (read_theta, read_pool) on Fig. 4 (rr-4). Under SSDSim's rules reads go before writes, "
+        "so a read waits for at most one program in progress and its batch's transfers (GC aside): deduplication, "
+        "which removes the share 1 - u of programs (u: Table III's unique writes), can speed reads up by at most "
+        "(t_r + P) / (t_r + u P) - 1 with t_r = 83 us (read and transfer) and P = 462 us (a 400 us program and "
+        "eight 7.7 us transfers), whatever the load: webvm 97, homes 41, mail 354, hadoop 44, trans 24, desktop 27% "
+        "(paper 49, 71, 53, 100, 82, 300: four out of reach; "
+        "docs/reproduce.md). The rows missed here "
+        "are the ones the scheme rows that rest on them should be read against."])
 
 
 def _saturated_row(rid: str, sat: List[str]) -> Section:
@@ -309,8 +345,8 @@ def rr1(cv: Dict, desc: str, calibrated: bool = False) -> Section:
                {"write queueing % (range midpoint)": mean(wq), "read queueing % (range midpoint)": mean(rq)},
                calibrated=["read queueing % (range midpoint)"] if calibrated else [],
                why="The breakdown follows each request's critical path; how much is queueing depends on the load "
-                   f"(arrivals compressed {1 / SCALE:.0f}x)." + (" The read share is the calibration's target (each "
-                   "profile's burstiness set so it falls in 25-77%): shown, not judged." if calibrated else ""))
+                   f"(arrivals compressed {1 / SCALE:.0f}x)." + (" The read share is an input of the calibration (each "
+                   "profile's burstiness is chosen among points where it falls in 25-77%): shown, not judged." if calibrated else ""))
     s.notes.append(f"Queueing: {min(wq):.0f}-{max(wq):.0f}% of write time, {min(rq):.0f}-{max(rq):.0f}% of read time "
                    "(the breakdown follows each request's critical path: docs/results.md).")
     return s
