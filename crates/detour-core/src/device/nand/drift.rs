@@ -60,12 +60,7 @@ impl Drift {
         if d <= 0.5 {
             return (0, false);
         }
-        let need = (d - 0.5).ceil();
-        if need > self.max_retries as f64 {
-            (self.max_retries, true)
-        } else {
-            (need as u32, false)
-        }
+        super::rber::capped((d - 0.5).ceil(), self.max_retries)
     }
 }
 

@@ -129,12 +129,17 @@ impl Ecc {
         if errors <= self.t {
             return (0, false);
         }
-        let need = (errors / self.t).ceil() - 1.0;
-        if need > self.max_retries as f64 {
-            (self.max_retries, true)
-        } else {
-            (need as u32, false)
-        }
+        capped((errors / self.t).ceil() - 1.0, self.max_retries)
+    }
+}
+
+/// `need` retry steps against a table of `max` entries: the steps taken,
+/// and whether the read stays uncorrectable past the table's end.
+pub(super) fn capped(need: f64, max: u32) -> (u32, bool) {
+    if need > max as f64 {
+        (max, true)
+    } else {
+        (need as u32, false)
     }
 }
 
