@@ -134,6 +134,30 @@ def test_hotr_rows_leave_a_saturated_workload_out_of_the_verdict_and_the_figure(
     assert judge(s.claim)["verdict"] == "saturated"
 
 
+def test_hr5_judges_hotr_on_its_spare_chip_with_each_schemes_space(tmp_path):
+    from detour.reproduce.base import Run
+    from detour.reproduce.hotr import hr5
+
+    def run(read_us: float, all_us: float = 0.0, sat: bool = False) -> Run:
+        lat = {"read": {"mean": read_us}, "all": {"mean": all_us or read_us}, "write": {"mean": 1.0}}
+        return Run({}, {"latency_us": lat, "warnings": [{"kind": "saturated", "message": "m"}] if sat else []}, tmp_path)
+
+    # Read means: baseline 100, HotR on its spare chip ("chip") 80, HotR in op space 90, Rails 50, TTFlash 160.
+    d = {"baseline": run(100.0), "chip": run(80.0, 200.0), "hotr": run(90.0), "rails": run(50.0),
+         "ttflash": run(160.0)}
+    s = hr5({"w": d}, "desc")
+    # Products (space x read mean / baseline's): 1, 1.10 x 0.8 = 0.88, 2 x 0.5 = 1.0, 1.25 x 1.6 = 2.0;
+    # the all-request product of the spare-chip run 1.10 x 2 = 2.2, op staging 1.10 x 0.9 = 0.99 (not judged).
+    assert s.rows[0][1:-1] == pytest.approx([1.0, 0.88, 1.0, 2.0, 2.2, 0.99]) and s.rows[0][-1] is False
+    assert s.claim.ours == {"HotR product vs Rails %": pytest.approx(-12.0),
+                            "HotR product vs TTFlash %": pytest.approx(-56.0),
+                            "HotR product vs baseline %": pytest.approx(-12.0)}
+    assert s.claim.holds == (1, 1)
+    # The spare-chip run saturating leaves the workload out, whatever op staging does.
+    d["chip"] = run(80.0, sat=True)
+    assert hr5({"w": d}, "desc").claim.saturated == ["w"]
+
+
 def test_cr1_judges_each_workload_as_an_item_and_leaves_saturated_rows_out(tmp_path):
     from detour.reproduce.base import Run
     from detour.reproduce.cr5m import Causes, cr1
