@@ -307,7 +307,8 @@ def run_cases(device: str = DEMO_DEVICE, trace=None, requests: int = DEMO_REQUES
               cases: Optional[List[Case]] = None) -> Tuple[List[Row], dict]:
     """Run every case and its baseline (each distinct run once); returns
     the rows and {(scheme, workload, overrides): Result}."""
-    wls, cache, rows = workloads(requests), {}, []
+    cache: Dict[Tuple, Result] = {}
+    wls, rows = workloads(requests), []
     with (_given(trace) if trace is not None else demo_trace()) as full, _first(full, requests) as path:
         for c in cases or all_cases():
             wl = wls[c.workload]

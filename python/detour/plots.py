@@ -4,9 +4,12 @@ global pyplot state, so it is safe inside notebooks and worker processes)."""
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Mapping
+from typing import TYPE_CHECKING, Mapping
 
 import numpy as np
+
+if TYPE_CHECKING:
+    from .api import Result
 
 
 def _figure(width: float, height: float):
@@ -90,7 +93,7 @@ def labels(ax, title: str, xlabel: str, ylabel: str) -> None:
     ax.set_ylabel(ylabel)
 
 
-def comparison(results: Mapping[str, "object"], path, title: str = "") -> Path:
+def comparison(results: Mapping[str, Result], path, title: str = "") -> Path:
     """Bar plot of mean and p99 read/write latency per scheme (left) and the
     CDF of read latency per scheme (right). `results` maps a name to a
     `detour.Result`. Writes a PNG to `path` and returns it."""
@@ -99,7 +102,7 @@ def comparison(results: Mapping[str, "object"], path, title: str = "") -> Path:
     return path
 
 
-def comparison_figure(results: Mapping[str, "object"], title: str = ""):
+def comparison_figure(results: Mapping[str, Result], title: str = ""):
     """The figure of `comparison`: both panels share one legend of the
     schemes (their colours are `SCHEME_COLORS`), to the right."""
     names = list(results)

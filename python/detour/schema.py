@@ -47,7 +47,7 @@ class Section:
     fields: tuple
 
 
-SECTIONS = (
+SECTIONS: tuple[Section, ...] = (
     # Run
     Section('', kinds=(), fields=(
         F('scheme', 'str', 'the scheme that planned the flash operations (`scheme.name`)'),
@@ -243,7 +243,7 @@ EXTRA = (
     F("periods", "list | None", "per-period records of the schemes that work in periods; None for the others"),
     F("config", "dict", "the resolved configuration, the tree of config.toml"),
 )
-OPTIONAL = ("write_buffer", "mapping", "collisions", "periods", "probe", "flows", "nand")
+OPTIONAL: tuple[str, ...] = ("write_buffer", "mapping", "collisions", "periods", "probe", "flows", "nand")
 # Sections that are a list of records (one per flow), not one record.
 LISTS = ("flows",)
 # Fields of a section written only when a setting asks for them (read as None when absent).
@@ -376,8 +376,9 @@ def _prop(name: str, doc: str, optional: bool):
     return property(get, doc=doc)
 
 
-def _make(name: str, fields: tuple, doc: str, sections: dict, optional: tuple = (), lists: Optional[dict] = None) -> type:
-    ns: dict = {"__doc__": doc + "\n\n" + "\n".join(f"- `{n}` ({f.type}): {f.doc}" for f in fields for n in f.names),
+def _make(name: str, fields: tuple, doc: str, sections: dict, optional: tuple = (), lists: Optional[dict] = None,
+          methods: Optional[dict] = None) -> type[Record]:
+    ns: dict = {**(methods or {}), "__doc__": doc + "\n\n" + "\n".join(f"- `{n}` ({f.type}): {f.doc}" for f in fields for n in f.names),
                 "__module__": __name__, "_fields": tuple(n for f in fields for n in f.names), "_sections": sections,
                 "_lists": lists or {},
                 "__annotations__": {n: f.type for f in fields for n in f.names}}
@@ -389,8 +390,23 @@ def _make(name: str, fields: tuple, doc: str, sections: dict, optional: tuple = 
     return cls
 
 
-def _build() -> type:
-    sections, lists = {}, {}
+def _summary_repr(self) -> str:
+    """One line: the run and its headline numbers."""
+    from .report import fmt
+
+    lat, tp = self.get("latency_us", {}), self.get("throughput", {})
+
+    def kind(k):
+        d = lat.get(k) or {}
+        return f"{k} mean {fmt(d.get('mean'))} p99 {fmt(d.get('p99'))} µs" if d.get("count") else f"no {k}s"
+
+    return (f"<Summary {self.get('scheme')} on {self.get('device')}: {fmt(self.get('requests'))} requests; "
+            f"{kind('read')}; {kind('write')}; {fmt(tp.get('iops'))} IOPS>")
+
+
+def _build() -> type[Record]:
+    sections: dict[str, type[Record]] = {}
+    lists: dict[str, type[Record]] = {}
     for sec in SECTIONS:
         if not sec.key:
             continue
@@ -409,30 +425,13 @@ def _build() -> type:
     top = (section("").fields + tuple(F(k, cls.__name__, f"see {cls.__name__}") for k, cls in sections.items())
            + tuple(F(k, f"list[{cls.__name__}]", f"one {cls.__name__} per flow") for k, cls in lists.items()) + EXTRA)
     return _make("Summary", top, "A run's summary (summary.json; every field in docs/results.md).", sections,
-                 optional=OPTIONAL, lists=lists)
+                 optional=OPTIONAL, lists=lists, methods={"__repr__": _summary_repr})
 
 
 Summary = _build()
 
 
-def _summary_repr(self) -> str:
-    """One line: the run and its headline numbers."""
-    from .report import fmt
-
-    lat, tp = self.get("latency_us", {}), self.get("throughput", {})
-
-    def kind(k):
-        d = lat.get(k) or {}
-        return f"{k} mean {fmt(d.get('mean'))} p99 {fmt(d.get('p99'))} µs" if d.get("count") else f"no {k}s"
-
-    return (f"<Summary {self.get('scheme')} on {self.get('device')}: {fmt(self.get('requests'))} requests; "
-            f"{kind('read')}; {kind('write')}; {fmt(tp.get('iops'))} IOPS>")
-
-
-Summary.__repr__ = _summary_repr
-
-
-def load(path: Union[str, "os.PathLike[str]"]) -> "Summary":
+def load(path: Union[str, "os.PathLike[str]"]) -> Record:
     """A `Summary` from a summary.json file."""
     with open(path) as f:
         return Summary(json.load(f))

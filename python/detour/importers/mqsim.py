@@ -44,7 +44,7 @@ DEFAULTS = {
 # PCIe_Link::estimate_transfer_time: 128-byte payloads in 156-byte packets.
 PCIE_PAYLOAD_SHARE = 128 / 156
 
-_DIRECT = {
+_DIRECT: dict[str, tuple[str, Callable, str]] = {
     # key: (detour key, convert, reason)
     "Flash_Channel_Count": ("device.channels", int, ""),
     "Chip_No_Per_Channel": ("device.chips_per_channel", int, ""),

@@ -15,7 +15,7 @@ import os
 from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable, Dict, Iterable, List, Optional, Sequence
+from typing import Any, Callable, Dict, Iterable, List, Mapping, Optional, Sequence, Tuple
 
 import numpy as np
 
@@ -162,7 +162,7 @@ def change(ours: float, base: float) -> float:
 
 def sweep_toml(name: str, workloads: Sequence[dict], devices: Sequence[str], schemes: Sequence[str] = (),
                seeds: Sequence[int] = (), fixed: Optional[Dict[str, Any]] = None,
-               grid: Optional[Dict[str, Sequence[Any]]] = None) -> str:
+               grid: Optional[Mapping[str, Sequence[Any]]] = None) -> str:
     """A sweep file. `workloads` are `{"trace": path}` or profile tables
     `{"profile": name, "set": {...}, "label": ...}`."""
     doc: Dict[str, Any] = {"name": name}
@@ -247,10 +247,10 @@ class Context:
             saved[key] = c.to_json()
             self.out.mkdir(parents=True, exist_ok=True)
             write_atomic(f, (json.dumps(saved, indent=2) + "\n").encode())
-        d = self.out / "calibrated"
-        d.mkdir(parents=True, exist_ok=True)
+        cal_dir = self.out / "calibrated"
+        cal_dir.mkdir(parents=True, exist_ok=True)
         for p in profiles:  # each calibrated point as a profile file (`detour run --profile` it)
-            write_atomic(d / f"{p}.toml", self.calibrations[p].profile_toml().encode())
+            write_atomic(cal_dir / f"{p}.toml", self.calibrations[p].profile_toml().encode())
         return {p: self.calibrations[p] for p in profiles}
 
     def option(self, device: str, key: str, value: Any) -> Dict[str, Any]:
@@ -272,7 +272,8 @@ class Context:
         profile has none); `tag` is appended to their labels."""
         out = []
         for w in workloads:
-            c = self.calibrations.get(w.get("profile"))
+            profile = w.get("profile")
+            c = self.calibrations.get(profile) if profile is not None else None
             if c is None:
                 out.append(w)
                 continue
@@ -304,7 +305,7 @@ class Context:
 
     def sweep(self, name: str, workloads: Sequence[dict], devices: Sequence[str], schemes: Sequence[str] = (),
               seeds: Sequence[int] = (), fixed: Optional[Dict[str, Any]] = None,
-              grid: Optional[Dict[str, Sequence[Any]]] = None) -> Runs:
+              grid: Optional[Mapping[str, Sequence[Any]]] = None) -> Runs:
         """Run (or resume) one sweep and return its runs; any failed run is
         an error, naming the run and its error."""
         if self.compat:
@@ -387,7 +388,7 @@ def mean(xs: Iterable[float]) -> float:
     return float(np.mean(xs)) if xs else float("nan")
 
 
-def per_item(paper: Dict[str, float], ours: Dict[str, float], what: str) -> tuple:
+def per_item(paper: Dict[str, float], ours: Dict[str, float], what: str) -> Tuple[Dict[str, float], Dict[str, float], Dict[str, str]]:
     """(paper, ours, items) for a figure the paper gives per item (volume,
     workload): one measure "<what> (<item>)" per item both have, each
     judged as an item of its own (verdict.py: reproduced when most are)."""
@@ -408,7 +409,8 @@ def saturated(run: "Run") -> bool:
 def split_saturated(by: Dict[str, Dict[str, "Run"]], keys: Optional[Sequence[str]] = None) -> tuple:
     """(workloads whose runs `keys` (all, by default) are all unsaturated,
     workloads with a saturated one) of `by` = {workload: {name: Run}}."""
-    ok, sat = [], []
+    ok: List[str] = []
+    sat: List[str] = []
     for n, d in by.items():
         runs = [d[k] for k in (keys or d)]
         (sat if any(saturated(r) for r in runs) else ok).append(n)

@@ -5,7 +5,7 @@ against the original FTL."""
 from __future__ import annotations
 
 import json
-from typing import Dict, List
+from typing import Any, Dict, List, TypedDict
 
 import numpy as np
 
@@ -53,7 +53,7 @@ PAPER_TABLE2 = {"RR8": (7.8, 83.7, 86.0, 100.0, 1.00), "msr-web2": (3.7, 65.6, 3
 #: "All seven workloads, except PROJ3, showed fewer collisions than their
 #: random-read counterparts. Most of their read requests showed a certain
 #: degree of sequentiality"): its profile reads in 64 KiB sequential runs.
-VOLUMES = {
+VOLUMES: Dict[str, Dict[str, Any]] = {
     "msr-hm1": {"mean_occ": 14.2, "mean_repetition": 37.89, "top_share": (0.05, 0.80), "reads_rsd": 0.168, "runs": True},
     "msr-proj3": {"mean_occ": 19.8, "mean_repetition": 24.69, "top_share": (50000 / 170431, 0.62), "reads_rsd": 0.121},
     "msr-usr1": {"mean_occ": 5.1, "mean_repetition": 12.47, "top_share": (0.05, 0.80), "reads_rsd": 0.086, "runs": True},
@@ -336,7 +336,7 @@ def _levels_off(gains: List[float], at: int) -> bool:
 
 def rc5(by: Dict, lr: Runs, lm: Runs, name: str, desc: str) -> Section:
     base = by[name]["conventional"]
-    rows = [[f"l_R = {v}", "l_M = 2%", _read_change(lr.one(scheme__collisions__l_r=v), base),
+    rows: List[list] = [[f"l_R = {v}", "l_M = 2%", _read_change(lr.one(scheme__collisions__l_r=v), base),
              lr.one(scheme__collisions__l_r=v).counter("collisions.replications", 0.0)] for v in L_R]
     rows += [["l_R = 5", f"l_M = {v * 100:g}%", _read_change(lm.one(scheme__collisions__l_m=v), base),
               lm.one(scheme__collisions__l_m=v).counter("collisions.replications", 0.0)] for v in L_M]
@@ -435,11 +435,19 @@ def cache_pages(run) -> int:
     return max(planes, round(foot * CACHE_SHARE / page))
 
 
-def rc8_cached(ctx: Context, w: List[dict], by: Dict, on: Dict) -> Dict[str, Dict[str, Run]]:
+class Cached(TypedDict):
+    """One workload's runs with the paper's write cache (`rc8_cached`)."""
+
+    conventional: Run
+    collisions: Run
+    pages: int  # the write cache's size (`cache_pages`)
+
+
+def rc8_cached(ctx: Context, w: List[dict], by: Dict, on: Dict) -> Dict[str, Cached]:
     """Each workload's original and scheme runs with the write cache the
     paper's device had (`cache_pages`), writes acknowledged by the cache:
     one sweep per workload, as the cache's size is the workload's."""
-    out: Dict[str, Dict[str, Run]] = {}
+    out: Dict[str, Cached] = {}
     for x in w:
         nm = x.get("label") or x.get("profile") or workload_of(x["trace"])
         if nm not in by:
@@ -460,7 +468,8 @@ def rc8(ctx: Context, w: List[dict], by: Dict, desc: str) -> Section:
     on = {"metrics.collisions": True, "scheduler.suspension": True}
     cached = rc8_cached(ctx, w, by, on)
     # Judged on the cached runs: those decide what is left out.
-    ok, sat = split_saturated({nm: {k: d[k] for k in ("conventional", "collisions")} for nm, d in cached.items()})
+    ok, sat = split_saturated({nm: {"conventional": d["conventional"], "collisions": d["collisions"]}
+                               for nm, d in cached.items()})
     rows = []
     for nm, d in by.items():
         b, c = d["conventional"], d["collisions"]

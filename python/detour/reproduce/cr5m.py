@@ -236,15 +236,15 @@ def load_sweep(ctx: Context, by: Dict, names: List[str], desc: str, n_req: int, 
 
 
 def cr1(by: Dict, configs: List[str], names: List[str], desc: str, why: Causes) -> Section:
-    rows = []
+    rows: List[list] = []
     for c in configs:
         for n in names:
             p = by[(c, n, "pure")]
-            row = [c.upper(), n]
+            row: list = [c.upper(), n]
             for o in ORGS[1:]:
                 row.append(by[(c, n, o)].lat("all") / p.lat("all"))
-            ours = change(by[(c, n, "cr5m")].lat("all"), by[(c, n, "cr5")].lat("all"))
-            row += [ours, PAPER_OVERALL.get(n, float("nan")), _sat(by, c, n)]
+            vs_cr5 = change(by[(c, n, "cr5m")].lat("all"), by[(c, n, "cr5")].lat("all"))
+            row += [vs_cr5, PAPER_OVERALL.get(n, float("nan")), _sat(by, c, n)]
             rows.append(row)
     s = Section("cr-1", "Mean response time normalised to the pure SSD",
                 "CR1 best (up to 19% better than pure); CR4 worst; CR5M vs CR5 overall: Financial1 -6%, Radius9 "
@@ -399,7 +399,7 @@ def failures(ctx: Context) -> List[Section]:
                      grid={"scheme.raid.fail_unit": FAIL_UNITS})
     nxt = ctx.sweep("cr5m-failures-next", w, [_device("ssd1", "cr5m")], fixed={**fixed, "scheme.raid.mirror_channel": "next"},
                     grid={"scheme.raid.fail_unit": FAIL_UNITS})
-    rows = []
+    rows: List[list] = []
     for o, rs in [(o, runs) for o in ORGS] + [("cr5m", nxt)]:
         label = "CR5M next" if rs is nxt else o.upper()
         base = rs.one(device=_device("ssd1", o), scheme__raid__fail_unit="none")

@@ -138,7 +138,7 @@ def flash_runs(ctx: Context, w: List[dict], hot: Dict) -> Dict[str, Tuple[Runs, 
     QLC's 3 ms programs cannot. A workload whose baseline saturates at some
     flash type is run again at the next lower load of FLASH_LOADS: the
     baseline's saturation warning decides, never HotR's result."""
-    grid = {"device.flash.cell": CELLS, "scheme.hotr.migrate_share": [0.0, 0.1]}
+    grid: Dict[str, list] = {"device.flash.cell": CELLS, "scheme.hotr.migrate_share": [0.0, 0.1]}
     out: Dict[str, Tuple[Runs, str, float]] = {}
     todo = w
     for k in FLASH_LOADS:
@@ -399,6 +399,7 @@ def hr6(by: Dict, desc: str) -> Section:
 
 
 def hr7(flash: Dict[str, Tuple[Runs, str, float]], names: List[str], desc: str) -> Section:
+    rows: List[list]  # [workload, load, speedup per cell..., saturated cells]
     rows, sat, cells_sat = [], [], set()
     for n in names:
         runs, label, k = flash[n]

@@ -4,7 +4,7 @@ the paper's Table II device (preset `rr-ssd`)."""
 
 from __future__ import annotations
 
-from typing import Any, Dict, List, Optional
+from typing import Any, Dict, List, Optional, TypedDict
 
 import numpy as np
 
@@ -65,7 +65,7 @@ READINGS = {"repeat-share": lambda n, rd: round(1.0 - rd / 100.0, 4), "new-share
 #: Replicated values", desktop "the fraction of New values introduced every
 #: day is very high", hadoop and trans "the percentage of New values is
 #: small", mail and homes "low fraction of New values".
-TEXT_NEW = {"webvm": "low", "homes": "low", "mail": "low", "hadoop": "low", "trans": "low", "desktop": "high"}
+TEXT_NEW: Dict[str, str] = {"webvm": "low", "homes": "low", "mail": "low", "hadoop": "low", "trans": "low", "desktop": "high"}
 READING = "per-text"
 #: An aged device that the footprint fills: the Table II geometry with 16
 #: blocks per plane (8 GiB instead of 1 TiB), half the logical space valid,
@@ -139,11 +139,20 @@ def ca_read_speedup(profile: str, device: str = "rr-ssd", extra: Optional[Dict[s
                       keep=("conventional read queueing %", _conv_read_queue_share, (lo, hi)))
 
 
-def _per_workload(paper: Dict[str, float], ours: Dict[str, float], what: str) -> Dict[str, dict]:
+class PerWorkload(TypedDict):
+    """`Section.measured`'s keyword arguments `paper`, `ours` and `items`."""
+
+    paper: Dict[str, float]
+    ours: Dict[str, float]
+    items: Dict[str, str]
+
+
+def _per_workload(paper: Dict[str, float], ours: Dict[str, float], what: str) -> PerWorkload:
     """`Section.measured`'s paper, ours and items for a figure the paper
     gives per workload: one measure "<what> (<workload>)" per workload both
     have, each judged as an item (reproduced when most are)."""
-    return dict(zip(("paper", "ours", "items"), per_item(paper, ours, what)))
+    measures, ours_measures, items = per_item(paper, ours, what)
+    return {"paper": measures, "ours": ours_measures, "items": items}
 
 
 def reading_set(name: str, reading: str = READING) -> Dict[str, Any]:

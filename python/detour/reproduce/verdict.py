@@ -142,9 +142,9 @@ def verdict(paper: Mapping[str, float], ours: Mapping[str, Optional[float]],
         facts += [f] if f else []
     with_item = {m: p for m, p in judged_paper.items() if m in items}
     if with_item:
-        v, f = _by_items(with_item, ours, items)
+        v, item_facts = _by_items(with_item, ours, items)
         found.append(v)
-        facts += f
+        facts += item_facts
     if holds is not None:
         k, n = int(holds[0]), int(holds[1])
         if n == 0:
