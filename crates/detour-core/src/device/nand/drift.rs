@@ -2,8 +2,10 @@
 //! read-retry steps a read needs are the retry-table entries between the
 //! default read reference and the one that reads the page right.
 //!
-//!     D(c, t) = (a + b·c) · ln(t / t_ref)   for t > t_ref, else 0
-//!     steps   = max(0, ceil(D − 1/2))      at most max_retries
+//! ```text
+//! D(c, t) = (a + b·c) · ln(t / t_ref)   for t > t_ref, else 0
+//! steps   = max(0, ceil(D − 1/2))      at most max_retries
+//! ```
 //!
 //! with c the block's P/E cycles and t its data's retention age. The shape:
 //! retention loss logarithmic in time from the first hours on, at any wear
