@@ -11,6 +11,7 @@ import numpy as np
 from ..plots import _figure, grid, labels, scheme_style
 from .base import Context, Run, Runs, Section, change, mean, nearest_rank, per_item, saturated
 from .rrssd_fig4 import PAPER_TOP80, Fig4, calibrate_cached, rr4
+from .rrssd_readings import READING, reading_set
 
 TITLE = "RR-SSD: content-popularity selective replication (rr-1..rr-12)"
 PAPER_FILE = "rr-ssd-content-popularity-replication.txt"
@@ -48,25 +49,6 @@ ALPHAS = [0.0, 10.0, 20.0, 30.0]
 NAN = float("nan")
 #: The paper's experiment ids (each gets a verdict).
 ROWS = [f"rr-{i}" for i in range(1, 13)]
-#: Table III's "Unique Value RD" column (%).
-TABLE3_RD = {"webvm": 32.0, "homes": 80.0, "mail": 80.0, "hadoop": 17.5, "trans": 13.8, "desktop": 49.7}
-#: How Table III's read column becomes `content.read_unique` (the share of
-#: reads to values never read before): "repeat-share" reads the column as
-#: the share of reads whose value is shared (read or stored before), as the
-#: paper's text uses it ("the amount of space we save ... 17.5% for hadoop",
-#: mail and homes with a "low fraction of New values"), so New = 1 - RD;
-#: "new-share" takes the column as New itself (distinct values / reads), the
-#: profiles' own reading. docs/schemes/rr-ssd.md gives the reasoning.
-#: "per-text" takes, for each workload, the one of the two whose New agrees
-#: with what Sec. IV-B says of that workload's New (`TEXT_NEW`).
-READINGS = {"repeat-share": lambda n, rd: round(1.0 - rd / 100.0, 4), "new-share": lambda n, rd: round(rd / 100.0, 4),
-            "per-text": lambda n, rd: round((min if TEXT_NEW[n] == "low" else max)(rd, 100.0 - rd) / 100.0, 4)}
-#: Sec. IV-B on each workload's New: webvm "very high contribution of
-#: Replicated values", desktop "the fraction of New values introduced every
-#: day is very high", hadoop and trans "the percentage of New values is
-#: small", mail and homes "low fraction of New values".
-TEXT_NEW: Dict[str, str] = {"webvm": "low", "homes": "low", "mail": "low", "hadoop": "low", "trans": "low", "desktop": "high"}
-READING = "per-text"
 #: An aged device that the footprint fills: the Table II geometry with 16
 #: blocks per plane (8 GiB instead of 1 TiB), half the logical space valid,
 #: worn by one device's worth of random overwrites with GC (so erase counts,
@@ -153,12 +135,6 @@ def _per_workload(paper: Dict[str, float], ours: Dict[str, float], what: str) ->
     have, each judged as an item (reproduced when most are)."""
     measures, ours_measures, items = per_item(paper, ours, what)
     return {"paper": measures, "ours": ours_measures, "items": items}
-
-
-def reading_set(name: str, reading: str = READING) -> Dict[str, Any]:
-    """The profile override that puts Table III's read column in `reading`."""
-    rd = TABLE3_RD.get(name)
-    return {} if rd is None else {"content.read_unique": READINGS[reading](name, rd)}
 
 
 #: Fig. 4's calibrated read popularity per profile (set by `experiments`).

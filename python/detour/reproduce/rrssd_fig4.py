@@ -7,7 +7,7 @@ Two knobs of the profiles' content generator, both assumed before
 (docs/workloads.md), set the shape: `content.read_theta` (zipf skew of
 repeated reads over the read value pool) and `content.read_pool` (how many
 values repeated reads choose from). Table III's read column fixes the
-third, `content.read_unique` (the reading in rrssd.py), which bounds what
+third, `content.read_unique` (the reading in rrssd_readings.py), which bounds what
 the other two can reach: with a share u of reads to values never read
 before, every such value is read at least once, so the values serving 80%
 of reads are at least 1 - 0.2 / u of the read values (webvm, u = 0.68:
