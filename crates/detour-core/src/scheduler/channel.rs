@@ -54,6 +54,10 @@ impl ChannelWait {
     }
 
     /// Record when operation `id` was queued.
+    // Off the default path (`channel_order = "fcfs"`): kept out of line so
+    // the callers' hot code does not carry it.
+    #[cold]
+    #[inline(never)]
     pub(super) fn stamp(&mut self, id: u32) {
         let i = id as usize;
         if i >= self.seq.len() {
@@ -92,6 +96,10 @@ impl Scheduler {
 
     /// The unit waits for its channel: to start its next batch (phase
     /// Idle) or to move a finished read's data out (phase Transfer).
+    // Off the default path (`channel_order = "fcfs"`): kept out of line so
+    // the callers' hot code does not carry it.
+    #[cold]
+    #[inline(never)]
     pub(super) fn wait_channel(&mut self, unit: usize, q: &mut EventQueue) {
         let ch = self.channel_of_unit(unit);
         let busy = self.channels.at(ch).busy_until;
@@ -127,6 +135,10 @@ impl Scheduler {
     }
 
     /// Grant every free channel with units waiting (from `kick`).
+    // Off the default path (`channel_order = "fcfs"`): kept out of line so
+    // the callers' hot code does not carry it.
+    #[cold]
+    #[inline(never)]
     pub(super) fn decide_channels(&mut self, q: &mut EventQueue) {
         while let Some(ch) = self.chan.as_mut().and_then(|w| w.due.pop()) {
             let ch = ch as usize;
