@@ -84,9 +84,10 @@ class Causes:
 #: configurations, without saying "on average", as it does where it averages
 #: (Sec. IV-D, IV-E); the only configuration the text names for a number is
 #: SSD1 (Sec. V: "in SSD1 configuration ... up to 19%", "In SSD1
-#: configuration, CR5 outperforms CR4 in the range of 9% ~ 26%"), Figs. 11
-#: and 12 have one bar per trace ("in a single SSD"), and the synthetic
-#: sweeps (Figs. 9, 10) run one device, SSD1 here. The order claims (CR1 best,
+#: configuration, CR5 outperforms CR4 in the range of 9% ~ 26%"), Fig. 12's
+#: error bars are the channels "in a single SSD" (Figs. 11 and 12 name no
+#: configuration), and the synthetic sweeps (Figs. 9, 10) run one device,
+#: SSD1 here. The order claims (CR1 best,
 #: CR4 worst "especially when the number of channel is small") are about all
 #: three figures and stay judged on every configuration. SSD2 and SSD3 are
 #: shown, and their mean is in each row's notes (docs/reproduce.md,
