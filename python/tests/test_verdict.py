@@ -176,6 +176,42 @@ def test_cr1_judges_each_workload_as_an_item_and_leaves_saturated_rows_out(tmp_p
     assert judge(s.claim)["verdict"] == "reproduced"
 
 
+def test_cr5m_per_trace_numbers_are_judged_on_ssd1_and_the_others_shown(tmp_path):
+    """The paper's single per-trace numbers are read as SSD1's (cr5m.JUDGED,
+    docs/reproduce.md "Readings"): SSD2's runs are shown, in a note, and
+    change no verdict; the order claim still counts every configuration."""
+    from detour.reproduce.base import Run
+    from detour.reproduce.cr5m import Causes, cr1, cr7
+
+    def run(us: float, writes: float = 0.0, sat: bool = False) -> Run:
+        lat = {k: {"mean": us} for k in ("all", "read", "write")}
+        counters = {f"channel_writes_{k}": writes for k in ("mean", "min", "max")}
+        return Run({}, {"latency_us": lat, "scheme_counters": counters,
+                        "warnings": [{"kind": "saturated", "message": "m"}] if sat else []}, tmp_path)
+
+    # SSD1: CR5M -9.1% vs CR5 (atto's paper -8.5%: reproduced); SSD2: -50% (5.9x: would not be).
+    ssd1 = {"pure": 100.0, "cr1": 90.0, "cr4": 130.0, "cr5": 110.0, "cr5m": 100.0}
+    ssd2 = {"pure": 100.0, "cr1": 90.0, "cr4": 300.0, "cr5": 200.0, "cr5m": 100.0}
+    by = {("ssd1", "atto", o): run(v, writes=v) for o, v in ssd1.items()}
+    by.update({("ssd2", "atto", o): run(v, writes=v) for o, v in ssd2.items()})
+    s = cr1(by, ["ssd1", "ssd2"], ["atto"], "desc", Causes("load", "mw"))
+    assert s.claim.ours["CR5M vs CR5 % (atto)"] == pytest.approx(-100 / 11)
+    assert s.claim.saturated == [] and s.claim.holds == (2, 2)  # the order: on every configuration
+    assert judge(s.claim)["verdict"] == "reproduced"
+    assert any("SSD2: atto -50.0" in n for n in s.notes)
+    # cr-7 (Fig. 12, "in a single SSD"): SSD1's channel writes, 100 vs 110 = -9.1%; SSD2's -50% only in a note.
+    s7 = cr7(by, ["ssd1", "ssd2"], ["atto"], "desc", Causes("load", "mw"))
+    assert s7.claim.ours == {"channel writes, CR5M vs CR5 %": pytest.approx(-100 / 11)}
+    assert any("SSD2: -50.0" in n for n in s7.notes)
+    # Without SSD1 (not this reproduction's runs), every configuration run is judged.
+    s2 = cr1({k: v for k, v in by.items() if k[0] == "ssd2"}, ["ssd2"], ["atto"], "desc", Causes("load", "mw"))
+    assert s2.claim.ours["CR5M vs CR5 % (atto)"] == pytest.approx(-50.0)
+    # A saturated SSD2 run leaves SSD2's row out of the order count and names nothing: SSD1 is judged.
+    by[("ssd2", "atto", "cr4")] = run(300.0, writes=300.0, sat=True)
+    s = cr1(by, ["ssd1", "ssd2"], ["atto"], "desc", Causes("load", "mw"))
+    assert s.claim.saturated == [] and s.claim.holds == (1, 1) and judge(s.claim)["verdict"] == "reproduced"
+
+
 def test_per_item_rows_reproduce_when_most_items_do():
     items = {f"r ({n})": n for n in ("a", "b", "c")}
     paper = {m: -10.0 for m in items}
