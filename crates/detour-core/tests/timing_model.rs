@@ -466,3 +466,17 @@ fn ssdsims_buffer_evicts_at_once_and_a_write_waits_only_for_its_evictions_transf
     let s = run(small(&[&["compat=ssdsim"], &kv[..]].concat()), &reqs);
     assert_eq!(s.requests.latency_ns[2], CMD + XFER);
 }
+
+#[test]
+fn under_dynamic_allocation_pages_a_read_finds_unwritten_are_placed_channel_first() {
+    // SSDSim writes every page its trace reads before the run
+    // (pre_process_page, pagemap.c), taking the channel, then the chip,
+    // die and plane by round-robin tokens (get_ppn_for_pre_process): two
+    // consecutive pages land on two channels. Detour places them when
+    // first read, ties in ftl.order's (CWDP) order of the dies, so the
+    // 2-page read runs on two channels at once: command + tR + transfer.
+    // (The lowest die number first would put both on chip 0 of channel 0:
+    // the second page's data-out after the first's, one more transfer.)
+    let r = run(small(&["ftl.allocation=dynamic"]), &[req(0, 0, 2, IoKind::Read)]);
+    assert_eq!(r.requests.latency_ns[0], CMD + T_READ + XFER);
+}

@@ -15,6 +15,13 @@
 //! while fewer write-backs are in flight than the device has planes, and
 //! nothing is flushed at the end (MQSim has no such flush).
 //!
+//! Under `write_buffer.admission = "evict"` (SSDSim's `insert2buffer`,
+//! `Evict` in buffer_run.rs) a write that finds the buffer full evicts the
+//! least recently used page at once (its slot free before the flush ends),
+//! and completes when the data of every page it evicted is on its chip
+//! (the flushes' programs are marked with their transfer's end, as host
+//! programs are under transfer acknowledgement); nothing else is flushed.
+//!
 //! The buffer's state is its own (`buffer_run::BufferRun`); the methods
 //! below join it to the event loop, the scheme and the FTL.
 
