@@ -458,10 +458,11 @@ fn ssdsims_buffer_evicts_at_once_and_a_write_waits_only_for_its_evictions_transf
     let b = r.summary.write_buffer.as_ref().unwrap();
     assert_eq!(b.flushes, 2, "the two evictions; nothing is flushed at the end");
     assert_eq!(r.summary.verify_errors, 0);
-    // Detour's default admission: the write waits for room, i.e. until
-    // page 0 is programmed, then its DRAM access.
+    // Detour's default admission: the write waits for room, i.e. until the
+    // flush of pages 0 and 1 (one run of consecutive pages, programmed in
+    // turn on the one die) has ended, then its DRAM access.
     let room = run(small(&kv), &reqs);
-    assert_eq!(room.requests.latency_ns[2], CMD + XFER + T_PROG + DRAM);
+    assert_eq!(room.requests.latency_ns[2], 2 * (CMD + XFER + T_PROG) + DRAM);
     // the ssdsim bundle sets it
     let s = run(small(&[&["compat=ssdsim"], &kv[..]].concat()), &reqs);
     assert_eq!(s.requests.latency_ns[2], CMD + XFER);
