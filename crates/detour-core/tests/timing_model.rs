@@ -421,3 +421,63 @@ fn mqsims_data_cache_dram_serves_one_access_at_a_time() {
     let page = 26 + 20_480;
     assert_eq!(r.requests.latency_ns, vec![page, 2 * page, 2 * page + 26 + 40_960]);
 }
+
+#[test]
+fn ssdsims_buffer_evicts_at_once_and_a_write_waits_only_for_its_evictions_transfer() {
+    // One die, a buffer of 2 pages. SSDSim's insert2buffer (flash.c) frees
+    // the least recently used slot at once for a write that finds the
+    // buffer full, making that page's flash write a sub-request of the
+    // write; trace_output (ssd.c) ends the write when its sub-requests'
+    // data is on the chip (SR_W_TRANSFER), with no DRAM time added.
+    let kv = [
+        "device.channels=1",
+        "device.chips_per_channel=1",
+        "device.dies_per_chip=1",
+        "scheduler.multiplane=false",
+        "host.write_ack=buffer",
+        "write_buffer.pages=2",
+        "write_buffer.policy=lru",
+        "write_buffer.flush_at=1.0",
+        "run.verify=true",
+    ];
+    let reqs = [
+        req(0, 0, 1, IoKind::Write),
+        req(1_000, 1, 1, IoKind::Write),
+        // full: evicts page 0, whose write starts now
+        req(2_000, 2, 1, IoKind::Write),
+        // full: evicts page 1, whose write waits for page 0's program
+        req(3_000, 3, 1, IoKind::Write),
+        // a hit: DRAM only
+        req(4_000, 3, 1, IoKind::Write),
+    ];
+    let mut e = kv.to_vec();
+    e.push("write_buffer.admission=evict");
+    let r = run(small(&e), &reqs);
+    let second_in = 2_000 + CMD + XFER + T_PROG + CMD + XFER;
+    assert_eq!(r.requests.latency_ns, vec![DRAM, DRAM, CMD + XFER, second_in - 3_000, DRAM]);
+    let b = r.summary.write_buffer.as_ref().unwrap();
+    assert_eq!(b.flushes, 2, "the two evictions; nothing is flushed at the end");
+    assert_eq!(r.summary.verify_errors, 0);
+    // Detour's default admission: the write waits for room, i.e. until the
+    // flush of pages 0 and 1 (one run of consecutive pages, programmed in
+    // turn on the one die) has ended, then its DRAM access.
+    let room = run(small(&kv), &reqs);
+    assert_eq!(room.requests.latency_ns[2], 2 * (CMD + XFER + T_PROG) + DRAM);
+    // the ssdsim bundle sets it
+    let s = run(small(&[&["compat=ssdsim"], &kv[..]].concat()), &reqs);
+    assert_eq!(s.requests.latency_ns[2], CMD + XFER);
+}
+
+#[test]
+fn under_dynamic_allocation_pages_a_read_finds_unwritten_are_placed_channel_first() {
+    // SSDSim writes every page its trace reads before the run
+    // (pre_process_page, pagemap.c), taking the channel, then the chip,
+    // die and plane by round-robin tokens (get_ppn_for_pre_process): two
+    // consecutive pages land on two channels. Detour places them when
+    // first read, ties in ftl.order's (CWDP) order of the dies, so the
+    // 2-page read runs on two channels at once: command + tR + transfer.
+    // (The lowest die number first would put both on chip 0 of channel 0:
+    // the second page's data-out after the first's, one more transfer.)
+    let r = run(small(&["ftl.allocation=dynamic"]), &[req(0, 0, 2, IoKind::Read)]);
+    assert_eq!(r.requests.latency_ns[0], CMD + T_READ + XFER);
+}

@@ -29,7 +29,9 @@ _GEOMETRY = {
 }
 
 _NOT_MODELLED = {
-    "subpage page": "Detour maps whole pages; SSDSim tracks the 512 B sectors of a page (partial-page writes)",
+    "subpage page": "Detour maps and writes whole pages (reads move only the sectors asked for, scheduler.read_transfer = "
+                    "\"requested\", set by the ssdsim bundle); SSDSim also buffers, writes back and moves a page's 512 B sectors "
+                    "alone (partial-page writes, the buffer's capacity in sectors)",
     "subpage capacity": "as above",
     "t_DBSY": "the dummy busy between the planes of a two-plane program; Detour charges one command per batch",
     "t_WB": "SSDSim adds it to erases (GC); Detour's erase is tBERS alone",
@@ -196,7 +198,8 @@ def _buffer(r: _Reader) -> None:
     r.set("dram capacity", pages, "write_buffer.pages", why)
     for dotted, value, reason in (("host.write_ack", "buffer", "a buffered write completes in DRAM (buffer_management)"),
                                   ("write_buffer.policy", "lru", "SSDSim's buffer is an LRU list (avlTree.c)"),
-                                  ("write_buffer.flush_at", 1.0, "SSDSim evicts only when a write finds the buffer full")):
+                                  ("write_buffer.flush_at", 1.0, "SSDSim evicts only when a write finds the buffer full "
+                                   "(insert2buffer; the ssdsim bundle's write_buffer.admission = \"evict\")")):
         r.imp.set("dram capacity", value, dotted, str(dram), reason)
 
 

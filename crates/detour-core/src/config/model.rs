@@ -149,6 +149,16 @@ pub enum BufferAdmission {
     /// planes (`back_pressure_buffer_max_depth`, SSD_Device.cpp); the rest
     /// wait for write-backs to end.
     Destage,
+    /// SSDSim's buffer (`insert2buffer`, flash.c): a write whose page finds
+    /// the buffer full evicts the least recently used page at once (its
+    /// slot is free as the eviction's write sub-request is made, before any
+    /// flash work) and is done when the data of the evictions it made has
+    /// reached the chip: they are its own sub-requests, and `trace_output`
+    /// (ssd.c) ends a request at the last one's `complete_time`, which for a
+    /// write is the end of its transfer (`SR_W_TRANSFER`, `go_one_step` /
+    /// `compute_serve_time`). Nothing else is flushed: SSDSim writes back
+    /// only to make room, never at the end of the trace.
+    Evict,
 }
 
 /// `[write_buffer]`: a write-back DRAM buffer in front of the flash (MQSim's
@@ -172,7 +182,8 @@ pub struct WriteBufferConfig {
     /// starts. Default 0.5: half the buffer absorbs bursts while pages
     /// still linger long enough to be rewritten or read from DRAM.
     pub flush_at: f64,
-    /// Default room; `destage` is MQSim's rule (see `BufferAdmission`).
+    /// Default room; `destage` is MQSim's rule, `evict` SSDSim's (see
+    /// `BufferAdmission`).
     pub admission: BufferAdmission,
     /// The DRAM's timing (`[write_buffer.dram]`); untimed by default.
     pub dram: super::DramTiming,

@@ -50,10 +50,14 @@ impl Ftl {
     /// comes last; ties go round the dies from the one after the last
     /// chosen, so a device that drains between requests (QD1) still spreads
     /// them, rather than to the lowest id. In setup (see
-    /// [`Ftl::set_setup`]), the die of `dies` that took the fewest setup writes.
+    /// [`Ftl::set_setup`]), the die of `dies` that took the fewest setup
+    /// writes, ties in `ftl.order`'s order of the dies: with the default
+    /// CWDP, channel first, as SSDSim's `get_ppn_for_pre_process`
+    /// (pagemap.c) places the pages its reads find unwritten, by its
+    /// channel, chip, die and plane tokens in turn.
     pub fn least_loaded_plane(&mut self, view: &LoadView, dies: impl Iterator<Item = u32>) -> u32 {
         let die = if self.setup {
-            let d = view.least_by(dies, |&d| self.setup_writes[d as usize]).unwrap_or(0);
+            let d = view.least_by(dies, |&d| (self.setup_writes[d as usize], self.setup_rank[d as usize])).unwrap_or(0);
             self.setup_writes[d as usize] += 1;
             d
         } else {

@@ -141,6 +141,9 @@ pub struct Ftl {
     planning: alloc::Planning,
     /// Writes that take no simulated time (see [`Ftl::set_setup`]) per die.
     setup_writes: Vec<u32>,
+    /// Per die, the first LPN `ftl.order` puts on it: dynamic allocation's
+    /// setup writes break ties by it (see `least_loaded_plane`).
+    setup_rank: Vec<u32>,
     setup: bool,
     /// Planes that fell below the GC threshold since the simulator last looked.
     pub gc_wanted: Vec<u32>,
@@ -186,6 +189,19 @@ pub(crate) fn free_order(plane: u32, blocks_per_plane: u32) -> impl Iterator<Ite
     (first + start..first + blocks_per_plane).chain(first..first + start)
 }
 
+/// Per die, the first LPN `cfg.order` maps to it (u32::MAX for a die no
+/// host page maps to): the order in which consecutive LPNs visit the dies.
+fn setup_rank(cfg: &FtlConfig, geo: &Geometry) -> Vec<u32> {
+    let mut rank = vec![u32::MAX; geo.dies() as usize];
+    if cfg.allocation == crate::config::Allocation::Dynamic {
+        for l in 0..geo.host_planes() {
+            let d = &mut rank[(cfg.order.plane_for(geo, l) / geo.planes_per_die) as usize];
+            *d = (*d).min(l);
+        }
+    }
+    rank
+}
+
 impl Ftl {
     /// The FTL of `geo` set up from `[ftl]`, with `[nand]`'s flash model
     /// and `run.seed` (its random victim choice and wear streams);
@@ -217,6 +233,7 @@ impl Ftl {
             plane_rr: vec![0; geo.dies() as usize],
             planning: alloc::Planning::new(geo.dies()),
             setup_writes: vec![0; geo.dies() as usize],
+            setup_rank: setup_rank(cfg, geo),
             setup: false,
             gc_wanted: Vec::new(),
             free_total: geo.blocks() as u64,

@@ -110,6 +110,9 @@ pub struct Scheduler {
     unit_dies: u32,
     /// Host programs are acknowledged when their data is in (`WriteAck::Transfer`).
     ack_transfer: bool,
+    /// Under SSDSim's buffer eviction, background programs (the buffer's
+    /// flushes) are marked too: a write waits for its evictions' transfers.
+    ack_flushes: bool,
     /// Each kind's multi-plane batch rule (`batch::index`).
     batch: [batch::BatchRule; 3],
     /// One state per service unit (die or chip); `dies` for the common case.
@@ -135,6 +138,14 @@ pub struct Scheduler {
 }
 
 impl Scheduler {
+    /// Mark every program with the time its data was in (`early_ns`), the
+    /// write buffer's flushes included: SSDSim's eviction
+    /// (`write_buffer.admission = "evict"`) ends a host write when the data
+    /// of the pages it evicted has reached their chips.
+    pub fn ack_programs_at_transfer(&mut self) {
+        (self.ack_transfer, self.ack_flushes) = (true, true);
+    }
+
     /// Errors: `scheduler.order` names no registered policy.
     pub fn new(geo: &Geometry, timing: &Timing, cfg: &SchedulerConfig, ack: WriteAck) -> crate::error::Result<Self> {
         let unit_dies = if cfg.unit == ServiceUnit::Chip { geo.dies_per_chip.max(1) } else { 1 };
@@ -155,6 +166,7 @@ impl Scheduler {
             policy: Policy::new(cfg, geo.planes_per_die as usize)?,
             unit_dies,
             ack_transfer: ack == WriteAck::Transfer,
+            ack_flushes: false,
             batch: batch::rules(cfg, geo),
             dies: Table::new(units, DieState::default()),
             channels: Table::new(geo.buses() as usize, ChannelState::default()),
@@ -523,7 +535,7 @@ impl Scheduler {
             host += op.class.is_host() as u32;
             op.bus_ns = bus;
             op.array_ns = array;
-            if acks && op.class == Class::HostWrite {
+            if acks && (op.class == Class::HostWrite || self.ack_flushes) {
                 (op.early_ns, op.array_ns) = (early, 0);
             }
             // A batch is one die's (see `gather_planes`).

@@ -28,6 +28,12 @@ pub struct WriteBuffer {
     /// page (not 32) keeps that answer in cache.
     present: Chunked<u64>,
     flushing: u32,
+    /// SSDSim's eviction (`BufferAdmission::Evict`): a page evicted to make
+    /// room gives up its slot at once, though it stays readable until its
+    /// flush ends; `released` counts those (every flushing page not
+    /// rewritten meanwhile). Always 0 otherwise.
+    frees_on_evict: bool,
+    released: u32,
 }
 
 impl WriteBuffer {
@@ -38,7 +44,20 @@ impl WriteBuffer {
             pages: PageList::new(logical_pages),
             present: Chunked::new((logical_pages as u64).div_ceil(64), 0),
             flushing: 0,
+            frees_on_evict: false,
+            released: 0,
         }
+    }
+
+    /// Evicted pages free their slots at once (SSDSim's `insert2buffer`).
+    pub fn free_slots_on_evict(&mut self) {
+        self.frees_on_evict = true;
+    }
+
+    /// Pages that hold a slot (all buffered pages but evicted ones).
+    #[inline]
+    fn held(&self) -> u32 {
+        self.used() - self.released
     }
 
     pub fn used(&self) -> u32 {
@@ -98,6 +117,16 @@ impl WriteBuffer {
     /// needs a free slot (None when the buffer is full).
     pub fn write(&mut self, lpn: Lpn, token: Token) -> Option<bool> {
         if let Some(s) = self.slot(lpn) {
+            if self.frees_on_evict && self.pages.tag(s) == (State::Flushing { rewritten: false }) {
+                // evicted: SSDSim's node is gone, new data takes a new slot
+                if self.held() >= self.cap {
+                    return None;
+                }
+                self.released -= 1;
+                self.pages.set_token(s, token);
+                self.pages.set_tag(s, State::Flushing { rewritten: true });
+                return Some(false);
+            }
             self.pages.set_token(s, token);
             match self.pages.tag(s) {
                 State::Flushing { .. } => self.pages.set_tag(s, State::Flushing { rewritten: true }),
@@ -106,7 +135,7 @@ impl WriteBuffer {
             }
             return Some(true);
         }
-        if self.used() >= self.cap {
+        if self.held() >= self.cap {
             return None;
         }
         self.pages.insert(lpn, token, State::Dirty);
@@ -148,6 +177,14 @@ impl WriteBuffer {
         self.cap
     }
 
+    /// Evict the next page to flush to make room (`free_slots_on_evict`):
+    /// in flight, its slot free at once. None if no page waits to be flushed.
+    pub fn evict(&mut self) -> Option<Lpn> {
+        let (lpn, _) = self.take_victim()?;
+        self.released += 1;
+        Some(lpn)
+    }
+
     /// Take the next page to flush, marking it in flight: (lpn, token).
     pub fn take_victim(&mut self) -> Option<(Lpn, Token)> {
         let s = self.pages.front()?;
@@ -168,6 +205,9 @@ impl WriteBuffer {
         let Some(s) = self.slot(lpn) else { return };
         let State::Flushing { rewritten } = self.pages.tag(s) else { return };
         self.flushing -= 1;
+        if self.frees_on_evict && !rewritten {
+            self.released -= 1;
+        }
         if rewritten {
             self.pages.set_tag(s, State::Dirty);
             self.pages.push_back(s);
@@ -238,5 +278,24 @@ mod tests {
         b.flushed(5);
         assert_eq!((b.used(), b.flushing(), b.contains(5)), (0, 0, false));
         assert_eq!(b.write(6, 3), Some(false), "the slot is free again");
+    }
+
+    #[test]
+    fn an_evicted_page_gives_up_its_slot_at_once_and_takes_one_again_if_rewritten() {
+        let mut b = WriteBuffer::new(2, FlushPolicy::Lru, 16);
+        b.free_slots_on_evict();
+        b.write(1, 1);
+        b.write(2, 2);
+        assert_eq!(b.write(3, 3), None, "full");
+        assert_eq!(b.evict(), Some(1), "least recently used");
+        assert_eq!(b.write(3, 3), Some(false), "the evicted page's slot is free before its flush ends");
+        assert_eq!(b.read(1), Some(1), "still readable while in flight");
+        assert_eq!(b.write(1, 4), None, "rewriting an evicted page needs a slot");
+        assert_eq!(b.evict(), Some(2));
+        assert_eq!(b.write(1, 4), Some(false));
+        b.flushed(1);
+        assert_eq!((b.used(), b.dirty(), b.held()), (3, 2, 2), "page 1 is dirty again with its new data");
+        b.flushed(2);
+        assert_eq!((b.used(), b.held(), b.contains(2)), (2, 2, false));
     }
 }

@@ -114,6 +114,19 @@ impl Destage {
     }
 }
 
+/// SSDSim's eviction (`BufferAdmission::Evict`, `insert2buffer` in
+/// flash.c): the pages the admission under way evicted, to flush now, and
+/// which host write waits for which flush's data to reach its chip.
+#[derive(Default)]
+struct Evict {
+    evicted: Vec<Lpn>,
+    /// Flush transaction -> the host write that evicted its page.
+    owner: HashMap<u32, u32>,
+    /// Host write -> (its evictions still in flight, the latest end of
+    /// their transfers so far).
+    open: HashMap<u32, (u32, Time)>,
+}
+
 /// A host write waiting for room, from page `from` of its `pages` on,
 /// since `since`.
 #[derive(Clone, Copy, Debug)]
@@ -134,6 +147,7 @@ pub(super) struct BufferRun {
     /// The last request has arrived: flush everything.
     draining: bool,
     destage: Option<Destage>,
+    evict: Option<Box<Evict>>,
     s: WriteBufferSummary,
     /// Occupancy integral (pages x ns) up to `last_t`.
     area: u128,
@@ -148,14 +162,20 @@ impl BufferRun {
     pub(super) fn new(cfg: &WriteBufferConfig, page_size: u32, logical_pages: u32, planes: u32) -> Option<Box<BufferRun>> {
         let cap = cfg.capacity(page_size).min(u32::MAX as u64) as u32;
         (cap > 0).then(|| {
+            let evict = cfg.admission == BufferAdmission::Evict;
+            let mut buf = WriteBuffer::new(cap, cfg.policy, logical_pages);
+            if evict {
+                buf.free_slots_on_evict();
+            }
             Box::new(BufferRun {
-                buf: WriteBuffer::new(cap, cfg.policy, logical_pages),
+                buf,
                 page_size,
                 keep: (cfg.flush_at * cap as f64).floor() as u32,
                 class: cfg.flush_class,
                 waiting: VecDeque::new(),
                 draining: false,
                 destage: (cfg.admission == BufferAdmission::Destage).then(|| Destage::new(page_size, logical_pages, planes)),
+                evict: evict.then(Box::default),
                 s: WriteBufferSummary { capacity_pages: cap as u64, ..Default::default() },
                 area: 0,
                 last_t: 0,
@@ -208,7 +228,16 @@ impl BufferRun {
                 break;
             }
             let token = Simulation::write_token(io, i);
-            let Some(hit) = self.buf.write(io.lpn + i, token) else { break };
+            let Some(hit) = self.buf.write(io.lpn + i, token) else {
+                // SSDSim makes room by evicting the least recently used page
+                if let Some(e) = self.evict.as_mut() {
+                    if let Some(victim) = self.buf.evict() {
+                        e.evicted.push(victim);
+                        continue;
+                    }
+                }
+                break;
+            };
             if let Some(d) = self.destage.as_mut() {
                 // a cold page goes to the flash now ("Eagerly write back cold data")
                 if d.cold(io.lpn + i) && self.buf.take(io.lpn + i) {
@@ -245,6 +274,51 @@ impl BufferRun {
         }
     }
 
+    /// The pages the last `fill` evicted (SSDSim's rule), to flush now;
+    /// None if none. Hand the list back with `return_evicted`.
+    pub(super) fn take_evicted(&mut self) -> Option<Vec<Lpn>> {
+        match self.evict.as_mut() {
+            Some(e) if !e.evicted.is_empty() => Some(std::mem::take(&mut e.evicted)),
+            _ => None,
+        }
+    }
+
+    pub(super) fn return_evicted(&mut self, evicted: Vec<Lpn>) {
+        if let Some(e) = self.evict.as_mut() {
+            e.evicted = evicted;
+            e.evicted.clear();
+        }
+    }
+
+    /// Host write `host` waits for flush transaction `flush`, of a page it
+    /// evicted, to have its data on the chip.
+    pub(super) fn await_eviction(&mut self, host: u32, flush: u32) {
+        let e = self.evict.as_mut().expect("evictions without SSDSim's rule");
+        e.owner.insert(flush, host);
+        e.open.entry(host).or_insert((0, 0)).0 += 1;
+    }
+
+    /// Whether host write `host` waits for evictions' transfers.
+    pub(super) fn awaits_evictions(&self, host: u32) -> bool {
+        self.evict.as_ref().is_some_and(|e| e.open.contains_key(&host))
+    }
+
+    /// Flush transaction `flush` ended, its data on the chip at `in_at`:
+    /// the host write that evicted its page, with the time its data was all
+    /// in, if this was its last eviction in flight.
+    pub(super) fn eviction_done(&mut self, flush: u32, in_at: Time) -> Option<(u32, Time)> {
+        let e = self.evict.as_mut()?;
+        let host = e.owner.remove(&flush)?;
+        let w = e.open.get_mut(&host).expect("an eviction's writer");
+        w.0 -= 1;
+        w.1 = w.1.max(in_at);
+        let at = w.1;
+        (w.0 == 0).then(|| {
+            e.open.remove(&host);
+            (host, at)
+        })
+    }
+
     /// A flush of `pages` pages starts.
     pub(super) fn count_flush(&mut self, pages: u32) {
         self.s.flushes += pages as u64;
@@ -260,6 +334,11 @@ impl BufferRun {
     /// The write waiting longest: (its transaction, its first page not in).
     pub(super) fn first_waiting(&self) -> Option<(u32, u32)> {
         self.waiting.front().map(|w| (w.txn, w.from))
+    }
+
+    /// Whether host write `txn` waits for room.
+    pub(super) fn is_waiting(&self, txn: u32) -> bool {
+        self.waiting.iter().any(|w| w.txn == txn)
     }
 
     /// The first waiting write is in up to page `done`: it waits on.
@@ -278,6 +357,10 @@ impl BufferRun {
     /// holds more unflushed pages than it keeps or a waiting write needs
     /// the room; None when nothing is to be flushed now.
     pub(super) fn next_flush(&mut self) -> Option<(Lpn, u32)> {
+        if self.evict.is_some() {
+            // SSDSim writes back only the pages a write evicts (`fill`)
+            return None;
+        }
         let run = match &self.destage {
             // MQSim evicts (least recently used first) only to make room
             // for a write that finds the cache full, one page at a time

@@ -480,8 +480,10 @@ impl Simulation {
             }
             TxnKind::Flush { .. } if self.txns.get(t).map_phase => return self.translation_done(t),
             TxnKind::Flush { lpn, pages } => {
+                let txn = self.txns.get(t);
+                let in_at = if txn.early { txn.ack_at } else { self.q.now() };
                 self.txns.release(t);
-                return self.flush_done(lpn..lpn + pages);
+                return self.flush_done(lpn..lpn + pages, t, in_at);
             }
             TxnKind::Erase { .. } | TxnKind::Background | TxnKind::MapWrite => {}
         }

@@ -15,6 +15,13 @@
 //! while fewer write-backs are in flight than the device has planes, and
 //! nothing is flushed at the end (MQSim has no such flush).
 //!
+//! Under `write_buffer.admission = "evict"` (SSDSim's `insert2buffer`,
+//! `Evict` in buffer_run.rs) a write that finds the buffer full evicts the
+//! least recently used page at once (its slot free before the flush ends),
+//! and completes when the data of every page it evicted is on its chip
+//! (the flushes' programs are marked with their transfer's end, as host
+//! programs are under transfer acknowledgement); nothing else is flushed.
+//!
 //! The buffer's state is its own (`buffer_run::BufferRun`); the methods
 //! below join it to the event loop, the scheme and the FTL.
 
@@ -47,6 +54,9 @@ impl Simulation {
     /// write-backs that admits (destage); how many of its pages are in.
     fn admit_pages(&mut self, t: u32, from: u32) -> Result<u32> {
         let done = self.fill_buffer(t, from);
+        if let Some(evicted) = self.wbuf.as_mut().and_then(|b| b.take_evicted()) {
+            self.start_evictions(t, evicted)?;
+        }
         let Some(cold) = self.wbuf.as_mut().and_then(|b| b.take_cold()) else { return Ok(done) };
         // one transaction per page, as MQSim's write-backs are
         for &lpn in &cold {
@@ -58,17 +68,37 @@ impl Simulation {
         Ok(done)
     }
 
+    /// SSDSim's eviction (`write_buffer.admission = "evict"`): flush each
+    /// page host write `t` evicted, one sub-request each (`creat_sub_request`
+    /// in `insert2buffer`), and make `t` wait for their data to be on the chip.
+    #[cold]
+    #[inline(never)]
+    fn start_evictions(&mut self, t: u32, evicted: Vec<Lpn>) -> Result<()> {
+        for &lpn in &evicted {
+            let f = self.start_flush(lpn, 1)?;
+            if let Some(b) = self.wbuf.as_mut() {
+                b.await_eviction(t, f);
+            }
+        }
+        if let Some(b) = self.wbuf.as_mut() {
+            b.return_evicted(evicted);
+        }
+        Ok(())
+    }
+
     /// Plan the flash write of buffered pages `lpn..lpn + pages`, already
-    /// marked in flight.
-    fn start_flush(&mut self, lpn: Lpn, pages: u32) -> Result<()> {
+    /// marked in flight; its transaction.
+    fn start_flush(&mut self, lpn: Lpn, pages: u32) -> Result<u32> {
         if let Some(b) = self.wbuf.as_mut() {
             b.count_flush(pages);
         }
         let t = self.txns.alloc(TxnKind::Flush { lpn, pages });
         if !self.ftl.mapping.is_dram() && self.translate(t)? {
-            return self.after_plan(t);
+            self.after_plan(t)?;
+            return Ok(t);
         }
-        self.plan_flush(t, 0)
+        self.plan_flush(t, 0)?;
+        Ok(t)
     }
 
     /// Plan a host write through the buffer: its data crosses the host link
@@ -92,6 +122,8 @@ impl Simulation {
             b.wait(t, done, pages, now);
         } else {
             txn.buffered = pages;
+            // in, but done only when the pages it evicted are on their chips
+            txn.stalled = b.awaits_evictions(t);
         }
         self.flush_some()?;
         self.after_plan(t)
@@ -123,9 +155,14 @@ impl Simulation {
                 break;
             }
             b.stop_waiting(self.q.now());
-            let txn = self.txns.get_mut(t);
-            txn.stalled = false;
+            let evicting = b.awaits_evictions(t);
+            let (txn, now) = (self.txns.get_mut(t), self.q.now());
+            txn.stalled = evicting;
             txn.buffered = pages;
+            if txn.early {
+                // its evictions were in before its last pages entered
+                txn.ack_at = txn.ack_at.max(now);
+            }
             self.after_plan(t)?;
         }
         Ok(())
@@ -171,14 +208,35 @@ impl Simulation {
         self.launch_planned(t, plan, from == 0, from, stalled, None)
     }
 
-    /// Flushed pages `lpns` are on the flash: free their slots and use the room.
-    pub(super) fn flush_done(&mut self, lpns: Range<Lpn>) -> Result<()> {
+    /// Flushed pages `lpns` (flush transaction `f`, its data on the chip at
+    /// `in_at`) are on the flash: free their slots and use the room.
+    pub(super) fn flush_done(&mut self, lpns: Range<Lpn>, f: u32, in_at: Time) -> Result<()> {
         let now = self.q.now();
+        let mut evictor = None;
         if let Some(b) = self.wbuf.as_mut() {
             b.flushed(lpns, now);
+            evictor = b.eviction_done(f, in_at);
+        }
+        if let Some((t, at)) = evictor {
+            self.evictions_in(t, at)?;
         }
         self.admit_waiting()?;
         self.flush_some()
+    }
+
+    /// The pages host write `t` evicted all had their data on the chip by
+    /// `at`: SSDSim ends the request then (`trace_output`: the latest
+    /// `complete_time` of its sub-requests), not after a DRAM access.
+    #[cold]
+    #[inline(never)]
+    fn evictions_in(&mut self, t: u32, at: Time) -> Result<()> {
+        let txn = self.txns.get_mut(t);
+        (txn.ack_at, txn.early) = (at, true);
+        if txn.stalled && self.wbuf.as_ref().is_some_and(|b| b.is_waiting(t)) {
+            return Ok(());
+        }
+        txn.stalled = false;
+        self.after_plan(t)
     }
 
     /// The last request has arrived: flush whatever the buffer holds.

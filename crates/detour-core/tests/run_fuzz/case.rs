@@ -191,8 +191,9 @@ fn keys(rng: &mut ChaCha8Rng, span_us: u64) -> Vec<String> {
     if rng.random_bool(0.3) {
         k.extend([format!("write_buffer.pages={}", [4, 16, 64].choose(rng).expect("pages")), "host.write_ack=buffer".to_string()]);
         k.push(format!("write_buffer.policy={}", ["fifo", "lru"].choose(rng).expect("policy")));
-        // MQSim's admission: cold pages written through, writes held at one write-back a plane
-        k.push(format!("write_buffer.admission={}", ["room", "destage"].choose(rng).expect("admission")));
+        // MQSim's admission: cold pages written through, writes held at one
+        // write-back a plane; SSDSim's: evict at once, wait for the transfer
+        k.push(format!("write_buffer.admission={}", ["room", "destage", "evict"].choose(rng).expect("admission")));
         // MQSim's data-cache DRAM: one timed access at a time
         if rng.random_bool(0.5) {
             k.push("write_buffer.dram.rate_mts=100".to_string());
