@@ -295,3 +295,68 @@ def test_rc2_judges_fig3_as_table2s_time_shares(tmp_path):
     s = rc2(by, run(0.86, 0.837, 1.0), "d")
     assert [r[1] for r in s.rows] == pytest.approx([1.2, 0.5, 0.86 / 0.837])
     assert s.claim.holds == (2, 2)
+
+
+def test_table2_expected_ratio_bound_by_hand():
+    """The most any path of outstanding reads with mean OCC m gives as a
+    time-share birthday probability on 16 dies. By hand: b(6) = 1 - 15*14*13*
+    12*11 / 16^5 = 0.656334, b(7) = 0.785209, b(8) = 0.879180. Over busy
+    samples (n >= 1) the best chord from (1, 0) is to n = 6 (b(6)/5 =
+    0.131267 > b(7)/6 = 0.130868), so at m = 3.7 the bound is 2.7 x 0.131267
+    = 0.35442 (WEB2: Table 2 has 65.6%); over all samples (n >= 0) it is to
+    n = 7 (b(7)/7 = 0.112173 > b(6)/6, b(8)/8), 3.7 x 0.112173 = 0.41504.
+    At RR8's 7.8 (beyond n = 7) the envelope follows b: 0.785209 + 0.8 x
+    (0.879180 - 0.785209) = 0.860386, above the paper's 83.7%."""
+    from detour.reproduce.collisions import unreachable_expected
+    from detour.reproduce.collisions_table2 import birthday, max_expected_share
+
+    assert birthday(6) == pytest.approx(0.656334, abs=1e-6) and birthday(1) == 0.0 and birthday(17) == 1.0
+    assert max_expected_share(3.7) == pytest.approx(0.35442, abs=1e-5)
+    assert max_expected_share(3.7, busy=False) == pytest.approx(0.41504, abs=1e-5)
+    assert max_expected_share(7.8) == pytest.approx(0.860386, abs=1e-5)
+    assert max_expected_share(1.0) == 0.0 and max_expected_share(0.5, busy=False) == pytest.approx(0.5 * 0.112173, abs=1e-5)
+    # The five volumes whose Table 2 expected ratio is above both bounds.
+    assert sorted(unreachable_expected()) == ["msr-mds1", "msr-src1-1", "msr-src2-1", "msr-usr1", "msr-web2"]
+
+
+def test_rc1_leaves_out_only_unreachable_expected_ratios(tmp_path):
+    """rc-1 judges each volume's expected share unless Table 2's figure is
+    above what its OCC allows: WEB2's expected (65.6%, bound 41.5%) is shown,
+    not judged, and WEB2 is judged on its measured and imbalanced shares;
+    HM1's (66.2%, reachable at OCC 14.2) stays judged, so HM1 at a third of
+    it fails as an item."""
+    from detour.reproduce.base import Run
+    from detour.reproduce.collisions import rc1
+
+    def run(exp, meas, occ=4.0, rep=5.0):
+        c = {"reads": 1000, "mean_occ": occ, "expected_ratio": 0.1, "collision_ratio": 0.1,
+             "expected_time_share": exp, "time_share_colliding": meas, "imbalanced_share": 0.99,
+             "imbalanced_pairs": 10, "mean_repetition": rep}
+        return Run({}, {"collisions": c}, tmp_path)
+
+    by = {"msr-web2": {"conventional": run(0.10, 0.30)}, "msr-hm1": {"conventional": run(0.22, 0.60)}}
+    s = rc1(by, run(0.85, 0.86, 7.8, 1.0), "d")
+    judged = set(s.claim.paper) - set(s.claim.calibrated)
+    assert "expected time share % (msr-web2)" not in judged and "measured time share % (msr-web2)" in judged
+    assert "expected time share % (msr-hm1)" in judged and "expected time share % (RR8)" in judged
+    from detour.reproduce.verdict import verdict
+
+    v, facts = verdict(s.claim.paper, s.claim.ours, s.claim.holds, s.claim.calibrated, s.claim.items)
+    # WEB2 and RR8 reproduce, HM1 (expected 22 vs 66.2: 3x) does not: 2 of 3 items.
+    assert v == "reproduced", facts
+
+
+def test_rc6_judges_what_the_paper_prints_for_the_modelled_volumes():
+    """rc-6's per-volume claim (mean, p99 read change %): not more than +1%
+    slower on either, no gain past the paper's best of 34 (-37 / -53), and
+    Table 5's top 16 (HM1, WEB2, USR1, PROJ3) ahead of the others on mean."""
+    from detour.reproduce.collisions import rc6_holds
+
+    ok = {"msr-hm1": (-12.0, -20.0), "msr-web2": (-9.0, -15.0), "msr-proj4": (-5.0, -8.0), "msr-mds1": (0.9, 0.5)}
+    assert all(rc6_holds(ok).values())
+    # PROJ4 gaining more than WEB2: both break the order; nothing else does.
+    h = rc6_holds({**ok, "msr-proj4": (-10.0, -8.0)})
+    assert [nm for nm, x in h.items() if not x] == ["msr-web2", "msr-proj4"]
+    # MDS1 1.5% slower at p99; HM1 beyond PRXY0's -37%.
+    h = rc6_holds({**ok, "msr-mds1": (0.0, 1.5), "msr-hm1": (-40.0, -20.0)})
+    assert [nm for nm, x in h.items() if not x] == ["msr-hm1", "msr-mds1"]

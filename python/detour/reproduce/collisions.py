@@ -12,6 +12,7 @@ import numpy as np
 from ..plots import _figure, labels
 from ..sweep.records import write_atomic
 from .base import Context, Run, Runs, Section, change, per_item, saturated, split_saturated
+from .collisions_table2 import max_expected_share
 from .tracedir import workload_of
 
 TITLE = "Patterned read collisions: analysis and replication (rc-1..rc-8)"
@@ -225,15 +226,26 @@ def rc1(by: Dict, rr8, desc: str, calibrated: bool = True) -> Section:
     cols = {"mean OCC": (0, 2), "expected time share %": (1, 5), "measured time share %": (2, 6),
             "imbalanced %": (3, 7), "mean repetition": (4, 9)}
     paper, ours, items, cal = {}, {}, {}, []
+    beyond = unreachable_expected()
     for r in rows:
         nm = r[0]
         if nm not in PAPER_TABLE2 or nm in sat or nm.startswith("paper"):
             continue
         for what, (pi, oi) in cols.items():
+            if what == "expected time share %" and nm in beyond:
+                continue  # no workload with Table 2's OCC reaches it (unreachable_expected)
             m = f"{what} ({nm})"
             paper[m], ours[m], items[m] = PAPER_TABLE2[nm][pi], r[oi], nm
             if calibrated and nm in VOLUMES and what in ("mean OCC", "mean repetition"):
                 cal.append(m)
+    s.notes.append("Table 2's expected ratio against the most any OCC path with Table 2's mean OCC gives (the upper "
+                   "concave envelope of the birthday probability on 16 dies; collisions_table2.py), over busy samples "
+                   "/ over all samples: " + "; ".join(
+                       f"{k} {v[1]:g}% vs at most {max_expected_share(v[0]):.1f} / "
+                       f"{max_expected_share(v[0], busy=False):.1f}%" for k, v in PAPER_TABLE2.items())
+                   + ". Where Table 2's figure is above both (" + (", ".join(beyond) or "none") + ") no workload "
+                   "with the paper's own OCC, real or synthetic, reaches it under either reading of the ratio, so "
+                   "that volume's expected share is shown, not judged; its measured and imbalanced shares are.")
     s.notes.append("Mean OCC and mean repetition of the volumes are calibrated inputs (the generator's knobs were set "
                    "to reach them): shown, not judged. Each volume and RR8 is judged as an item on its expected and "
                    "measured collision time shares and its imbalanced share; the row reproduces when most items do.")
@@ -241,6 +253,16 @@ def rc1(by: Dict, rr8, desc: str, calibrated: bool = True) -> Section:
                why="The paper's ratios are read as shares of time with some die holding two reads "
                    "(docs/schemes/collisions.md). " + NO_MSR)
     return s
+
+
+def unreachable_expected() -> List[str]:
+    """The rows of Table 2 whose expected collision ratio is above what any
+    path of outstanding reads with the row's mean OCC can give, with idle
+    samples averaged in or not (`max_expected_share`): a figure no workload
+    at that OCC produces, so rc-1 does not judge it (Sec. II-C defines it
+    by the OCC alone)."""
+    return [k for k, (occ, exp, *_rest) in PAPER_TABLE2.items()
+            if exp > 100 * max(max_expected_share(occ), max_expected_share(occ, busy=False))]
 
 
 def fig3_ratio(c: Dict) -> float:
@@ -358,6 +380,36 @@ def rc5(by: Dict, lr: Runs, lm: Runs, name: str, desc: str) -> Section:
     return s
 
 
+#: The modelled volumes among Table 5's top 16 (by the change in imbalanced
+#: collisions: HM1 9th, WEB2 11th, USR1 14th, PROJ3 16th; PROJ4 is 20th,
+#: SRC1-1 21st, SRC2-1 25th, MDS1 31st). Sec. IV-B: "The top 16 workloads in
+#: Fig. 11a matches with the top 16 workloads of the table", and Fig. 11 lists
+#: the workloads "in the descending order of average latency improvement":
+#: each of these gains more on mean reads than each modelled volume outside.
+TOP16 = ("msr-hm1", "msr-web2", "msr-usr1", "msr-proj3")
+#: The paper's best over its 34 volumes (PRXY0's mean, Sec. IV-B; p99 "up to
+#: 53%"): no volume of a subset can gain more.
+BEST_MEAN, BEST_P99 = -37.0, -53.0
+
+
+def rc6_holds(changes: Dict[str, tuple]) -> Dict[str, bool]:
+    """What rc-6 can judge on the modelled volumes, per volume, from their
+    (mean, p99) read changes in %: (1) not slower by more than 1% on mean or
+    p99 (the abstract: "Only two traces showed negligible degradation in
+    average and tail read latency by around 1%", SRC1-0 and WEB3, neither
+    modelled); (2) no gain beyond the paper's best of 34 (-37% mean, -53%
+    p99); (3) the order Sec. IV-B prints: each volume of Table 5's top 16
+    (`TOP16`) gains more on mean reads than each modelled volume outside it."""
+    top = [m for nm, (m, _) in changes.items() if nm in TOP16]
+    rest = [m for nm, (m, _) in changes.items() if nm not in TOP16]
+    out = {}
+    for nm, (m, p) in changes.items():
+        # A top-16 volume gains more (a lower change) than every other; the others less than every top-16 one.
+        ordered = all(m < r for r in rest) if nm in TOP16 else all(m > t for t in top)
+        out[nm] = ordered and m <= 1.0 and p <= 1.0 and m >= BEST_MEAN and p >= BEST_P99
+    return out
+
+
 def rc6(by: Dict, desc: str) -> Section:
     ok, sat = split_saturated(by, ("conventional", "collisions"))
     rows = []
@@ -366,19 +418,31 @@ def rc6(by: Dict, desc: str) -> Section:
         rows.append([nm, b.lat("read"), c.lat("read") / b.lat("read"), b.lat("read", "p99"),
                      c.lat("read", "p99") / b.lat("read", "p99"), w.lat("read") / b.lat("read"),
                      w.lat("read", "p99") / b.lat("read", "p99"), c.counter("collisions.replications", 0.0),
-                     w.counter("collisions.replications", 0.0), nm in sat])
+                     w.counter("collisions.replications", 0.0), nm in TOP16, nm in sat])
     s = Section("rc-6", "Mean and p99 read latency normalised to the original FTL",
                 "PRXY0 -37% mean; 12 traces > 10%; p99 up to -53%, 15 traces >= 20%; 2 traces ~+1%", desc,
                 ["workload", "original read mean us", "scheme / original (mean)", "original read p99 us",
                  "scheme / original (p99)", "lifetime rate: mean", "lifetime rate: p99",
-                 "replications", "replications (lifetime rate)", "saturated"], rows)
-    judged = [r for r in rows if r[0] in ok]
-    ours = {"best mean read change %": min((r[2] - 1) * 100 for r in judged),
-            "best p99 read change %": min((r[4] - 1) * 100 for r in judged)} if judged else {}
-    s.measured({"best mean read change %": -37.0, "best p99 read change %": -53.0}, ours,
-               holds=(sum(1 for r in judged if r[2] <= 1.01), len(judged)), saturated=sat,
-               why="The qualitative part: no workload more than 1% slower. The paper's best (PRXY0, -37%) is a volume "
-                   "outside the eight of Tables 2-3 modelled here.")
+                 "replications", "replications (lifetime rate)", "in Table 5's top 16", "saturated"], rows)
+    judged = {r[0]: ((r[2] - 1) * 100, (r[4] - 1) * 100) for r in rows if r[0] in ok}
+    held = rc6_holds(judged)
+    s.measured(holds=(sum(held.values()), len(held)), saturated=sat,
+               why="Judged on what the paper prints about the modelled volumes, per volume: not more than 1% slower "
+                   "on mean or p99 reads; no gain beyond the paper's best of 34 (-37% mean, -53% p99); and Sec. IV-B's "
+                   "order (Fig. 11a's top 16 are Table 5's: HM1, WEB2, USR1, PROJ3 each gain more on mean reads than "
+                   "PROJ4, SRC2-1, SRC1-1, MDS1). Failing: " + (", ".join(nm for nm, h in held.items() if not h)
+                                                               or "none") + ". The paper's best (PRXY0, -37%; p99 "
+                   "-53%) and its counts over 34 volumes are not judged: PRXY0 is outside the eight of Tables 2-3, "
+                   "and the paper prints only its Table 5 counts for it (no read share, OCC, repetition or RSD to "
+                   "calibrate a profile on).")
+    if judged:
+        best = min(judged.items(), key=lambda kv: kv[1][0])
+        s.notes.append(f"Best of the modelled volumes: mean {best[1][0]:+.1f}% ({best[0]}), p99 "
+                       f"{min(p for _, p in judged.values()):+.1f}%; the paper's best of its 34: -37% mean (PRXY0), "
+                       "-53% p99, shown, not judged (a maximum over 26 volumes not modelled). PRXY0 cannot be modelled "
+                       "honestly: the paper prints its Table 5 row (1,621,471 -> 887,017 imbalanced collisions, 24,602 "
+                       "replications, 29 removed per replication) and its -37%, but none of Table 2/3's baseline "
+                       "figures a profile is calibrated on.")
     s.notes.append(f"The scheme's cost term r x tPROG^2 / 2 takes r over the last {WINDOW_MS:g} ms (the rate while "
                    "the replica is programmed: docs/reproduce.md, Readings; judged) or over the whole run "
                    "(`scheme.collisions.rate = \"lifetime\"`, the other reading: shown, not judged).")
@@ -487,7 +551,9 @@ def rc8(ctx: Context, w: List[dict], by: Dict, desc: str) -> Section:
                why="The qualitative part is the paper's bound: host writes less than 0.01% slower on every workload, "
                    "on a device whose write cache is to each profile's footprint as MQSim's 256 MiB is to Table 4's "
                    "1 TB (the paper ran MQSim with its cache on; CACHE_SHARE in collisions.py).")
-    s.notes.append("Judged with the write cache (writes acknowledged when cached, flushed in the background); the "
+    s.notes.append("Judged with the write cache (writes acknowledged when cached; under MQSim's rules its write-backs "
+                   "are host writes, ahead of the scheme's replicas: both MQSim TSUs queue CACHE writes with the "
+                   "user's; under Detour's they flush in the background); the "
                    "'no cache' columns are MQSim's rules with the cache off (the compat bundle's), shown, not judged: "
                    "there a host write waits for its program, so any read the scheme adds on a die delays it. "
                    "Before issue 49 (second round) the row was judged on those.")

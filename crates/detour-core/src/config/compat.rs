@@ -69,6 +69,7 @@ const MQSIM: &[Setting] = &[
     s("scheduler.multiplane_same_page", "true", "issue_command_to_chip adds a transaction to a multi-plane command only if its Address.PageID equals the first's (\"Check for identical pages when running multiplane command\", TSU_Base.cpp); pages are assigned at translation, before the TSU queues them, so random reads and planes whose write points differ go one plane at a time"),
     s("ftl.pending_reads_from_flash", "true", "with the data cache TURNED_OFF, process_new_user_request (Data_Cache_Manager_Flash_Advanced.cpp) hands every read to Translate_lpa_to_ppa_and_dispatch, which submits each transaction with a known address to the TSU: a read of a page whose program is still queued goes to the flash, at the page's new address"),
     s("write_buffer.admission", "\"destage\"", "with WRITE_CACHE, write_to_destage_buffer (Data_Cache_Manager_Flash_Advanced.cpp) writes a page back at once when its LPA is not in the bloom filter of LPAs written since its last reset (every bloom_filter_reset_step, 1 s): \"Eagerly write back cold data\"; it admits a request's pages only while back_pressure_buffer_depth stays under back_pressure_buffer_max_depth, one page per plane of the device (SSD_Device.cpp); the rest of the request waits for write-backs to end (handle_transaction_serviced_signal_from_PHY); no flush at the end. Only matters with a [write_buffer]"),
+    s("write_buffer.flush_class", "\"host\"", "the cache's write-backs are host writes at the chips: both TSUs file a write transaction whose Source is CACHE (an eviction) with the USERIO ones (an eager write-back is the user's own transaction) in UserWriteTRQueue (TSU_Priority_OutOfOrder.cpp, TSU_OutofOrder.cpp: Schedule), ahead of the GC/mapping queues; Detour's default flushes at background priority. Only matters with a [write_buffer]"),
     s("host.link_gbps", "3.2821", "PCIe: 4 lanes x 1.0 GB/s (ssdconfig.xml) carrying 128-byte payloads in 156-byte packets (PCIe_Link::estimate_transfer_time): 4 x 128 / 156 GB/s; write data is fetched before the request is split, read data sent after its last transaction, one FIFO per direction"),
     s("scheduler.suspension", "false", "a non-idle chip refuses new reads (service_read_transaction falls through to `return false` for WRITING/ERASING), so suspension never happens"),
     s("scheduler.arbitration", "\"nvme_wrr\"", "PRIORITY_OUT_OF_ORDER keeps user read and write queues per chip and priority class and serves URGENT first, then HIGH/MEDIUM/LOW by weighted round robin (get_next_read_service_queue / get_next_write_service_queue, TSU_Priority_OutOfOrder.cpp; weights 4/2/1 from IO_Flow_Priority_Class::get_scheduling_weight); the host fetches every submission queue on its own (Input_Stream_Manager_NVMe::Submission_queue_tail_pointer_update), so classes act at the chips only"),
@@ -125,6 +126,7 @@ impl Compat {
             ),
             s("host.link_gbps", "0", "Detour's default: the host link takes no time"),
             s("write_buffer.admission", "\"room\"", "Detour's default: a page enters while the buffer has room"),
+            s("write_buffer.flush_class", "\"background\"", "Detour's default: the buffer flushes after every host operation"),
             s("ftl.cmt_granularity", "\"page\"", "Detour's default: a cached mapping table holds whole translation pages"),
         ];
         match self {
@@ -149,7 +151,7 @@ impl Compat {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::config::{ConfigBuilder, ServiceUnit, WriteAck};
+    use crate::config::{ConfigBuilder, FlushClass, ServiceUnit, WriteAck};
 
     #[test]
     fn every_bundle_builds_and_records_itself() {
@@ -168,6 +170,18 @@ mod tests {
         assert_eq!((cfg.scheduler.order.as_str(), cfg.scheduler.unit, cfg.scheduler.multiplane), ("fcfs", ServiceUnit::Chip, false));
         let cfg = ConfigBuilder::from_preset("small").unwrap().set_all(["compat=ssdsim", "scheduler.unit=die"]).unwrap().build().unwrap();
         assert_eq!((cfg.host.write_ack, cfg.scheduler.unit), (WriteAck::Transfer, ServiceUnit::Die));
+    }
+
+    #[test]
+    fn mqsims_cache_write_backs_are_host_writes() {
+        // Both MQSim TSUs queue CACHE-source writes with the user's (UserWriteTRQueue);
+        // Detour's default and the other bundles flush in the background.
+        let class =
+            |c: &str| ConfigBuilder::from_preset("small").unwrap().set("compat", c).unwrap().build().unwrap().write_buffer.flush_class;
+        assert_eq!(class("mqsim"), FlushClass::Host);
+        for c in ["none", "ssdsim", "disksim"] {
+            assert_eq!(class(c), FlushClass::Background, "{c}");
+        }
     }
 
     #[test]
