@@ -116,14 +116,17 @@ def test_hotr_rows_leave_a_saturated_workload_out_of_the_verdict_and_the_figure(
         lat = {k: {"mean": read_us, "p99": read_us} for k in ("read", "all", "write")}
         return Run({}, {"latency_us": lat, "warnings": [{"kind": "saturated", "message": "m"}] if sat else []}, tmp_path)
 
-    ok = {"baseline": run(100.0), "hotr": run(80.0), "rails": run(50.0), "ttflash": run(150.0)}
+    # HotR judged on its spare chip ("chip"); staging in op space ("hotr") is shown, never judged.
+    ok = {"baseline": run(100.0), "chip": run(80.0), "hotr": run(2000.0), "rails": run(50.0), "ttflash": run(150.0)}
     # On "bad" HotR is 10x slower, but its TTFlash run saturated: the workload is left out, not judged.
-    bad = {"baseline": run(100.0), "hotr": run(1000.0), "rails": run(50.0), "ttflash": run(9e6, sat=True)}
+    bad = {"baseline": run(100.0), "chip": run(1000.0), "hotr": run(1000.0), "rails": run(50.0),
+           "ttflash": run(9e6, sat=True)}
     s = hr3({"good": ok, "bad": bad}, "desc")
     assert s.claim.saturated == ["bad"] and s.claim.holds == (1, 1)
     assert s.claim.ours == {"HotR read mean vs baseline %": pytest.approx(-20.0)}
     assert judge(s.claim)["verdict"] == "reproduced"
     assert [r[-1] for r in s.rows] == [False, True]  # the table still shows it, marked
+    assert s.rows[0][6] == pytest.approx(20.0)  # op staging's 2000 us beside, not judged
     from detour.reproduce.figures import add_figures
 
     add_figures("hotr", [s])  # the figure is drawn from the section, as the report does
@@ -143,12 +146,14 @@ def test_hr5_judges_hotr_on_its_spare_chip_with_each_schemes_space(tmp_path):
         return Run({}, {"latency_us": lat, "warnings": [{"kind": "saturated", "message": "m"}] if sat else []}, tmp_path)
 
     # Read means: baseline 100, HotR on its spare chip ("chip") 80, HotR in op space 90, Rails 50, TTFlash 160.
+    # The interference-free device ("free") 40.
     d = {"baseline": run(100.0), "chip": run(80.0, 200.0), "hotr": run(90.0), "rails": run(50.0),
-         "ttflash": run(160.0)}
+         "ttflash": run(160.0), "free": run(40.0)}
     s = hr5({"w": d}, "desc")
     # Products (space x read mean / baseline's): 1, 1.10 x 0.8 = 0.88, 2 x 0.5 = 1.0, 1.25 x 1.6 = 2.0;
-    # the all-request product of the spare-chip run 1.10 x 2 = 2.2, op staging 1.10 x 0.9 = 0.99 (not judged).
-    assert s.rows[0][1:-1] == pytest.approx([1.0, 0.88, 1.0, 2.0, 2.2, 0.99]) and s.rows[0][-1] is False
+    # the all-request product of the spare-chip run 1.10 x 2 = 2.2, op staging 1.10 x 0.9 = 0.99 (not judged);
+    # Rails' and the interference-free device's read means / the baseline's, 0.5 and 0.4 (shown).
+    assert s.rows[0][1:-1] == pytest.approx([1.0, 0.88, 1.0, 2.0, 2.2, 0.99, 0.5, 0.4]) and s.rows[0][-1] is False
     assert s.claim.ours == {"HotR product vs Rails %": pytest.approx(-12.0),
                             "HotR product vs TTFlash %": pytest.approx(-56.0),
                             "HotR product vs baseline %": pytest.approx(-12.0)}
