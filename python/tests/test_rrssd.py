@@ -133,6 +133,26 @@ def test_rr2_reads_fig2s_window_of_host_requests(tmp_path):
     assert _chip_window(SimpleNamespace(dir=tmp_path / "none"), day) is None
 
 
+def test_rr2_judges_per_second_means_of_each_chips_queue():
+    """Fig. 2's max / min (the judged measure): each chip's queue averaged
+    over each second, then the largest max / min among the seconds whose
+    least-loaded chip queued anything. By hand: 4 samples a second; second
+    0: chip 0 (8, 0, 8, 0) mean 4, chip 1 (0, 1, 0, 0) mean 0.25 -> 16;
+    second 1: chip 0 mean 2, chip 1 mean 0 -> left out (no ratio);
+    second 2: both idle -> left out. An instant never has both chips busy,
+    so the per-sample rule gives no ratio at all."""
+    from detour.reproduce.rrssd import _max_over_min, binned, fig2_ratio
+
+    x = np.arange(12) * 0.25
+    grid = np.array([[8, 0], [0, 1], [8, 0], [0, 0], [2, 0], [2, 0], [2, 0], [2, 0],
+                     [0, 0], [0, 0], [0, 0], [0, 0]], dtype=float)
+    per_s = binned(x, grid)
+    assert per_s.shape == (3, 2) and per_s[0].tolist() == [4.0, 0.25] and per_s[1].tolist() == [2.0, 0.0]
+    assert fig2_ratio(per_s) == 16.0
+    assert np.isnan(_max_over_min(grid))
+    assert np.isnan(fig2_ratio(per_s[1:]))  # no second with every chip queueing: undefined
+
+
 def test_rr5_judges_a_windows_copies_on_the_papers_device():
     """rr-5 compares the first weekly window with the first daily one on
     the paper's device; the aged device's counts, where the capacity guard
