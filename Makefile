@@ -10,10 +10,11 @@ SHARED  ?= ../shared
 BENCH   := target/bench
 # Runtime and test dependencies of the package (kept in step with pyproject.toml):
 # the tests also need the `ray` extra (a real local Ray cluster runs a sweep)
-# and pandas / polars (the results table's one-line loaders).
+# and pandas / polars (the results table's one-line loaders); pytest-xdist
+# spreads the tests over every core.
 PY_DEPS := "maturin>=1.5,<2" "numpy>=1.22" "pyarrow>=10" "matplotlib>=3.6" "tqdm>=4.60" \
            "tomli>=1.1; python_version < '3.11'" "tomli-w>=1.0" pytest
-TEST_DEPS := "ray[default]>=2.9" pandas polars
+TEST_DEPS := "ray[default]>=2.9" pandas polars "pytest-xdist>=3.5"
 # The Python linters, pinned: a new release's new rules must not fail CI unasked.
 LINT_DEPS := "ruff==0.17.6" "mypy==2.4.1"
 
@@ -56,7 +57,7 @@ test-rust:
 	cargo test
 
 test-python: develop $(VENV)/.test-deps-installed
-	$(PY) -m pytest python/tests -q
+	$(PY) -m pytest python/tests -q -n auto
 
 test: test-rust test-python
 

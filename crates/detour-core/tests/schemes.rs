@@ -126,44 +126,67 @@ fn the_rows_name_registered_schemes_only() {
     }
 }
 
-#[test]
-fn every_scheme_under_every_variant_verifies_clean() {
-    for (scheme, extra) in rows() {
-        for (v, variant) in VARIANTS.iter().enumerate() {
-            let mut o = vec![
-                "run.verify=true",
-                "device.channels=2",
-                "device.chips_per_channel=1",
-                "device.dies_per_chip=2",
-                "device.planes_per_die=2",
-                "device.blocks_per_plane=32",
-                "device.pages_per_block=32",
-                "device.overprovisioning=0.2",
-                // The stress workload has no content (see the dedup rows).
-                "scheme.dedup.synthetic_content=true",
-            ];
-            let name = format!("scheme.name={scheme}");
-            o.push(&name);
-            o.extend_from_slice(extra);
-            o.extend_from_slice(variant);
-            let logical = (8 * 32 * 32) as u64 * 8 / 10;
-            let reqs = stress(v as u64, logical);
-            let r = sim::run_requests(small(&o), &reqs).unwrap_or_else(|e| panic!("{scheme} {variant:?}: {e}"));
-            let s = &r.summary;
-            assert_eq!(s.requests + s.lost_requests, 12_000, "{scheme} {variant:?}");
-            assert_eq!(s.verify_errors, 0, "{scheme} {variant:?}: {:?}", r.verify_failures);
-            assert!(s.gc.runs > 0, "{scheme} {variant:?}: the workload must drive GC");
-            // Without verify mode (and with no collision count or completion
-            // callback), lone operations skip their group records: the
-            // timing must not change.
-            o[0] = "run.verify=false";
-            let off = sim::run_requests(small(&o), &reqs).unwrap_or_else(|e| panic!("{scheme} {variant:?}, verify off: {e}"));
-            assert_eq!(off.summary.events, s.events, "{scheme} {variant:?}: events with verify off");
-            assert!(off.requests.latency_ns == r.requests.latency_ns, "{scheme} {variant:?}: latencies with verify off");
-            assert!(
-                off.requests.bus_ns == r.requests.bus_ns && off.requests.array_ns == r.requests.array_ns,
-                "{scheme} {variant:?}: breakdown with verify off"
-            );
+// One test per variant, so the harness runs them on every core (the whole
+// table is some 400 runs).
+macro_rules! variant_tests {
+    ($($name:ident => $v:expr),* $(,)?) => {
+        $(#[test]
+        fn $name() {
+            every_scheme_verifies_clean_under($v);
+        })*
+        #[test]
+        fn every_variant_has_its_test() {
+            assert_eq!([$($v),*].len(), VARIANTS.len());
         }
+    };
+}
+
+variant_tests! {
+    every_scheme_verifies_clean_by_default => 0,
+    every_scheme_verifies_clean_with_dynamic_allocation => 1,
+    every_scheme_verifies_clean_with_suspension => 2,
+    every_scheme_verifies_clean_without_read_priority_or_multiplane => 3,
+    every_scheme_verifies_clean_at_queue_depth_4 => 4,
+    every_scheme_verifies_clean_preconditioned => 5,
+    every_scheme_verifies_clean_with_a_cached_mapping_table => 6,
+}
+
+fn every_scheme_verifies_clean_under(v: usize) {
+    let variant = VARIANTS[v];
+    for (scheme, extra) in rows() {
+        let mut o = vec![
+            "run.verify=true",
+            "device.channels=2",
+            "device.chips_per_channel=1",
+            "device.dies_per_chip=2",
+            "device.planes_per_die=2",
+            "device.blocks_per_plane=32",
+            "device.pages_per_block=32",
+            "device.overprovisioning=0.2",
+            // The stress workload has no content (see the dedup rows).
+            "scheme.dedup.synthetic_content=true",
+        ];
+        let name = format!("scheme.name={scheme}");
+        o.push(&name);
+        o.extend_from_slice(extra);
+        o.extend_from_slice(variant);
+        let logical = (8 * 32 * 32) as u64 * 8 / 10;
+        let reqs = stress(v as u64, logical);
+        let r = sim::run_requests(small(&o), &reqs).unwrap_or_else(|e| panic!("{scheme} {variant:?}: {e}"));
+        let s = &r.summary;
+        assert_eq!(s.requests + s.lost_requests, 12_000, "{scheme} {variant:?}");
+        assert_eq!(s.verify_errors, 0, "{scheme} {variant:?}: {:?}", r.verify_failures);
+        assert!(s.gc.runs > 0, "{scheme} {variant:?}: the workload must drive GC");
+        // Without verify mode (and with no collision count or completion
+        // callback), lone operations skip their group records: the
+        // timing must not change.
+        o[0] = "run.verify=false";
+        let off = sim::run_requests(small(&o), &reqs).unwrap_or_else(|e| panic!("{scheme} {variant:?}, verify off: {e}"));
+        assert_eq!(off.summary.events, s.events, "{scheme} {variant:?}: events with verify off");
+        assert!(off.requests.latency_ns == r.requests.latency_ns, "{scheme} {variant:?}: latencies with verify off");
+        assert!(
+            off.requests.bus_ns == r.requests.bus_ns && off.requests.array_ns == r.requests.array_ns,
+            "{scheme} {variant:?}: breakdown with verify off"
+        );
     }
 }
