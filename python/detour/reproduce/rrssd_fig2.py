@@ -76,7 +76,7 @@ def rr2(cv: Dict, desc: str, day: float) -> Section:
     for n, r in cv.items():
         p = r.summary.get("probe") or {}
         w = _chip_window(r, day)
-        per_s = binned(w[0], w[2]) if w else None
+        per_s = binned(w[0], w[2]) if w else np.empty((0, 0))
         rows.append([n, fig2_ratio(per_s) if w else NAN, p.get("chip_max_over_min", NAN),
                      p.get("chip_host_max_over_min", NAN), _max_over_min(w[1]) if w else NAN,
                      _max_over_min(w[2]) if w else NAN, float(w[2].mean()) if w else NAN,
