@@ -37,6 +37,9 @@ WINDOW_MS = 10.0
 #: uses (docs/reproduce.md, Readings). The whole run's rate ("lifetime") is
 #: shown beside rc-6, never judged.
 RATE = {"scheme.collisions.rate": "recent", "scheme.collisions.rate_window_ms": WINDOW_MS}
+#: The paper's best mean and p99 read change over its 34 volumes (PRXY0,
+#: Sec. IV-B): drawn beside rc-6's best, never judged (PRXY0 is not modelled).
+RC6_PAPER_BEST = {"mean": -37.0, "p99": -53.0}
 OTHER_RATE = {"scheme.collisions.rate": "lifetime"}
 #: The paper's Table 2 rows (mean OCC, expected %, measured %, imbalanced %, mean repetition).
 PAPER_TABLE2 = {"RR8": (7.8, 83.7, 86.0, 100.0, 1.00), "msr-web2": (3.7, 65.6, 32.0, 99.9, 9.20),

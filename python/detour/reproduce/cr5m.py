@@ -6,7 +6,7 @@ cr5m-ssdN[-org])."""
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Dict, List, Optional
+from typing import Any, Dict, List, Optional
 
 import numpy as np
 
@@ -127,9 +127,11 @@ SSDSIM_BUFFER = {"write_buffer.pages": 131074 // 2048, "write_buffer.policy": "l
 #: h35peer); "room", the same buffer with a write waiting for room freed when a flush's program ends (used
 #: until h35peer); "none", no write-back buffer: each write's data and parity sub-requests go to flash and
 #: the request ends when the bundle's rule says its last sub-request has (no acknowledgement set here).
-WRITE_PATHS = {"evict": {**SSDSIM_BUFFER, "write_buffer.admission": "evict"},
-               "room": {**SSDSIM_BUFFER, "write_buffer.admission": "room"},
-               "none": {"write_buffer.pages": 0}}
+WRITE_PATHS: Dict[str, Dict[str, Any]] = {
+    "evict": {**SSDSIM_BUFFER, "write_buffer.admission": "evict"},
+    "room": {**SSDSIM_BUFFER, "write_buffer.admission": "room"},
+    "none": {"write_buffer.pages": 0},
+}
 #: Sec. IV-A: "In the case of a write request, the simulator will generate several read/write sub-requests to
 #: update its corresponding parity. Only after all the sub-requests of a request are finished, the simulator
 #: marks the request as completed." A write's own parity sub-requests are in its response time, which no
