@@ -123,18 +123,7 @@ fn a_device_with_no_room_for_gc_is_refused() {
 /// wait forever. Without that retry this run stranded over 4,000 requests.
 #[test]
 fn gc_resumes_when_pinned_victims_are_released() {
-    let cfg = small(&[
-        "run.verify=true",
-        "device.channels=2",
-        "device.chips_per_channel=1",
-        "device.dies_per_chip=2",
-        "device.planes_per_die=2",
-        "device.blocks_per_plane=32",
-        "device.pages_per_block=32",
-        "device.overprovisioning=0.2",
-        "scheduler.read_priority=false",
-        "scheduler.multiplane=false",
-    ]);
+    let cfg = small(&[&STRESS_DEVICE[..], &["scheduler.read_priority=false", "scheduler.multiplane=false"]].concat());
     let reqs = stress(0, 8 * 32 * 32 * 8 / 10 / 2);
     let r = sim::run_requests(cfg, &reqs).unwrap();
     assert_eq!(r.summary.requests, 12_000);

@@ -166,18 +166,9 @@ variant_tests! {
 fn every_scheme_verifies_clean_under(v: usize, half: usize) {
     let variant = VARIANTS[v];
     for (scheme, extra) in rows().into_iter().skip(half).step_by(2) {
-        let mut o = vec![
-            "run.verify=true",
-            "device.channels=2",
-            "device.chips_per_channel=1",
-            "device.dies_per_chip=2",
-            "device.planes_per_die=2",
-            "device.blocks_per_plane=32",
-            "device.pages_per_block=32",
-            "device.overprovisioning=0.2",
-            // The stress workload has no content (see the dedup rows).
-            "scheme.dedup.synthetic_content=true",
-        ];
+        let mut o = STRESS_DEVICE.to_vec();
+        // The stress workload has no content (see the dedup rows).
+        o.push("scheme.dedup.synthetic_content=true");
         let name = format!("scheme.name={scheme}");
         o.push(&name);
         o.extend_from_slice(extra);

@@ -21,6 +21,19 @@ pub const TINY: [&str; 8] = [
     "device.overprovisioning=0.2",
 ];
 
+/// `TINY` with half its blocks (32 per plane): the stress workloads'
+/// writes then keep GC running all the time.
+pub const STRESS_DEVICE: [&str; 8] = [
+    "run.verify=true",
+    "device.channels=2",
+    "device.chips_per_channel=1",
+    "device.dies_per_chip=2",
+    "device.planes_per_die=2",
+    "device.blocks_per_plane=32",
+    "device.pages_per_block=32",
+    "device.overprovisioning=0.2",
+];
+
 /// A scheme counter of the summary, 0 when the scheme does not report it.
 pub fn counter(s: &detour_core::metrics::Summary, key: &str) -> f64 {
     s.scheme_counters.get(key).copied().unwrap_or(0.0)
