@@ -339,6 +339,45 @@ fn mqsims_reads_move_only_the_sectors_asked_for() {
 }
 
 #[test]
+fn mqsims_programs_move_only_the_sectors_written() {
+    // `scheduler.write_transfer = "written"`: a program's data-in is the
+    // sectors its write holds, at the page's rate (6.15 µs for 2 KiB of a
+    // 4 KiB page), as MQSim's NVDDR2DataInTransferTime of the
+    // transaction's Data_and_metadata_size_in_byte.
+    let part = |bytes: u64| (2 * XFER * bytes + 4096) / 8192;
+    let at = |offset: u64, size: u32| detour_core::workload::Request { offset, size, ..req(0, 0, 1, IoKind::Write) };
+    let w = run(small(&["scheduler.write_transfer=written"]), &[at(0, 2048)]);
+    assert_eq!(run(small(&[]), &[at(0, 2048)]).requests.latency_ns[0], CMD + XFER + T_PROG, "whole page by default");
+    assert_eq!(w.requests.latency_ns[0], CMD + part(2048) + T_PROG);
+    assert_eq!(run(small(&["scheduler.write_transfer=written"]), &[at(0, 4096)]).requests.latency_ns[0], CMD + XFER + T_PROG);
+    // The bundle sets it (its host link is the same both ways).
+    let bundle = run(small(&["compat=mqsim"]), &[at(0, 2048)]).requests.latency_ns[0];
+    let page = run(small(&["compat=mqsim", "scheduler.write_transfer=page"]), &[at(0, 2048)]).requests.latency_ns[0];
+    assert_eq!(page - bundle, XFER - part(2048));
+    // A destage write-back of a partial page moves its sectors too. One
+    // die of one plane: the limit is 8 sectors in flight. A (6 KiB from
+    // byte 2048) writes back page 0 (4 sectors) and page 1 (8): depth 12.
+    // B waits for both write-backs (after the first the depth is 8, not
+    // under 8), one after the other on the die, then its DRAM access.
+    let kv = |t: &'static str| {
+        vec![
+            "device.channels=1",
+            "device.chips_per_channel=1",
+            "device.dies_per_chip=1",
+            "device.planes_per_die=1",
+            "host.write_ack=buffer",
+            "write_buffer.pages=16",
+            "write_buffer.admission=destage",
+            t,
+        ]
+    };
+    let reqs = [at(2048, 6144), at(8192, 4096)];
+    let b = |t| run(small(&kv(t)), &reqs).requests.latency_ns[1];
+    assert_eq!(b("scheduler.write_transfer=page"), 2 * (CMD + XFER + T_PROG) + DRAM);
+    assert_eq!(b("scheduler.write_transfer=written"), 2 * (CMD + T_PROG) + part(2048) + XFER + DRAM);
+}
+
+#[test]
 fn ssdsims_idle_channel_serves_read_commands_then_data_outs_then_writes() {
     // One channel of three one-die, one-plane chips: LPN k is on chip k.
     // SSDSim's process() (flash.c) serves an idle channel with

@@ -38,7 +38,7 @@ pub use flows::{FlowConfig, RwMode};
 pub use ftl::{Allocation, CmtGranularity, FtlConfig, PreconditionConfig, PreconditionSpan, WearLeveling};
 pub use model::{
     AddressMode, BufferAdmission, ChannelOrder, FlushClass, FlushPolicy, MultiplaneScan, ReadTransfer, ServiceUnit, WriteAck,
-    WriteBufferConfig,
+    WriteBufferConfig, WriteTransfer,
 };
 pub use nand::{DriftFit, ErrorModel, NandConfig, RberFit};
 pub use order::AllocOrder;
@@ -188,6 +188,9 @@ pub struct SchedulerConfig {
     /// What a read moves over the channel: `page` (default) or `requested`
     /// (the sectors asked for; MQSim, see [`ReadTransfer`]).
     pub read_transfer: ReadTransfer,
+    /// What a program moves over the channel: `page` (default) or
+    /// `written` (the sectors its write holds; MQSim, see [`WriteTransfer`]).
+    pub write_transfer: WriteTransfer,
     /// Which waiting unit an idle channel serves next: `fcfs` (default) or
     /// `reads_first` (read commands, then read data-outs, then writes;
     /// SSDSim's `process()`, see [`ChannelOrder`]).
@@ -284,6 +287,7 @@ impl Default for SchedulerConfig {
             arbitration: arbitration::Arbitration::Fifo,
             wrr_weights: [4, 2, 1],
             read_transfer: ReadTransfer::Page,
+            write_transfer: WriteTransfer::Page,
             channel_order: ChannelOrder::Fcfs,
             multiplane_scan: MultiplaneScan::Near,
         }

@@ -72,6 +72,26 @@ pub enum ReadTransfer {
     Requested,
 }
 
+/// What a program moves over the channel before its array time
+/// (`scheduler.write_transfer`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum WriteTransfer {
+    /// The whole page, whatever the write covered (Detour's default).
+    #[default]
+    Page,
+    /// Only the sectors the page's write holds: a host write's part of
+    /// each of its pages, a buffered page's written sectors. MQSim sizes a
+    /// write transaction by its sectors (`segment_user_request`,
+    /// Host_Interface_NVMe.cpp: `transaction_size * SECTOR_SIZE_IN_BYTE`;
+    /// a cache eviction by its slot's `State_bitmap_of_existing_sectors`,
+    /// Data_Cache_Manager_Flash_Advanced.cpp) and
+    /// `NVM_PHY_ONFI_NVDDR2::send_command_to_chip` times each program's
+    /// data-in as `NVDDR2DataInTransferTime(Data_and_metadata_size_in_byte)`.
+    /// GC moves stay whole pages.
+    Written,
+}
+
 /// How a channel chooses among the service units waiting for it
 /// (`scheduler.channel_order`).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]

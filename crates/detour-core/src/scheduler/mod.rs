@@ -50,7 +50,7 @@ pub use ops::{flags, Class, FlashOp, OpSlab, NO_OP};
 pub use policy::{list as orders, Orders};
 pub use view::LoadView;
 
-use crate::config::{ChannelOrder, ReadTransfer, SchedulerConfig, ServiceUnit, WriteAck};
+use crate::config::{ChannelOrder, ReadTransfer, SchedulerConfig, ServiceUnit, WriteAck, WriteTransfer};
 use crate::device::{ChannelState, DieState, Geometry, OpKind, Phase, Timing, MAX_PLANES};
 use crate::engine::{Event, EventQueue};
 use crate::types::Time;
@@ -358,7 +358,11 @@ impl Scheduler {
             OpKind::Program => {
                 let d = self.dies.at(die);
                 let shared = d.batch[..d.n as usize].iter().filter(|&&id| self.ops.get(id).flags & flags::SHARED_DATA_IN != 0).count();
-                n * t.command + (n - shared as u64) * t.transfer
+                if self.cfg.write_transfer == WriteTransfer::Written {
+                    n * t.command + self.data_in_ns(die)
+                } else {
+                    n * t.command + (n - shared as u64) * t.transfer
+                }
             }
         };
         self.request_bus(die, bus, q)
@@ -513,6 +517,23 @@ impl Scheduler {
         let ps = self.geo.page_size as u64;
         let part = |b: u64| if b == 0 || b >= ps { page } else { (2 * page * b + ps) / (2 * ps) };
         d.batch[..d.n as usize].iter().map(|&id| part(self.ops.get(id).xfer_bytes as u64)).sum()
+    }
+
+    /// The channel time of a program batch's data-in under `write_transfer
+    /// = "written"`: each operation's bytes (`xfer_bytes`, 0 for a whole
+    /// page) at the page's rate; a page whose data crossed with another's
+    /// (`SHARED_DATA_IN`) moves none.
+    #[cold]
+    fn data_in_ns(&self, die: usize) -> Time {
+        let d = self.dies.at(die);
+        let (page, ps) = (self.timing.transfer, self.geo.page_size as u64);
+        let part = |b: u64| if b == 0 || b >= ps { page } else { (2 * page * b + ps) / (2 * ps) };
+        d.batch[..d.n as usize]
+            .iter()
+            .map(|&id| self.ops.get(id))
+            .filter(|op| op.flags & flags::SHARED_DATA_IN == 0)
+            .map(|op| part(op.xfer_bytes as u64))
+            .sum()
     }
 
     fn finish_batch(&mut self, die: usize, q: &mut EventQueue) {

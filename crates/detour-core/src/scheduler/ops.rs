@@ -63,8 +63,9 @@ pub struct FlashOp {
     pub qnext: u32,
     pub bus_ns: u32,
     pub array_ns: u32,
-    /// A read's data-out when it is not a whole page, in bytes
-    /// (`scheduler.read_transfer = "requested"`); 0: the whole page.
+    /// A read's data-out or a program's data-in when it is not a whole
+    /// page, in bytes (`scheduler.read_transfer = "requested"`,
+    /// `write_transfer = "written"`); 0: the whole page.
     pub xfer_bytes: u32,
     /// How long before its completion the host was told this operation was
     /// done (a host program under transfer acknowledgement; else 0).

@@ -388,6 +388,18 @@ impl BufferRun {
         out.extend(lpns.map(|l| self.buf.token(l).expect("a page in flight stays buffered")));
     }
 
+    /// The bytes the buffer holds of in-flight page `lpn`, when less than
+    /// a page: a destage write-back of a partial page (its sectors, as
+    /// MQSim's transaction carries them); 0 (the whole page) otherwise,
+    /// evictions included (their sectors are not tracked).
+    pub(super) fn written_bytes(&self, lpn: Lpn) -> u32 {
+        let Some(d) = self.destage.as_ref() else { return 0 };
+        match d.short_by.get(&lpn) {
+            Some(&lack) if lack > 0 && lack < d.sectors_per_page => ((d.sectors_per_page - lack) * SECTOR as u64) as u32,
+            _ => 0,
+        }
+    }
+
     /// Flushes run at background priority (`write_buffer.flush_class`).
     pub(super) fn flushes_in_background(&self) -> bool {
         self.class == FlushClass::Background

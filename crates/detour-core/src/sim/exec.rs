@@ -3,7 +3,7 @@
 
 use super::txn::{GroupState, TxnKind};
 use super::{Simulation, VerifyFailure};
-use crate::config::ReadTransfer;
+use crate::config::{ReadTransfer, WriteTransfer};
 use crate::device::OpKind;
 use crate::engine::Event;
 use crate::error::Result;
@@ -121,6 +121,9 @@ impl Simulation {
     fn insert_op(&mut self, t: u32, group: u32, lpn: Lpn, p: &PlannedOp) -> u32 {
         let mut retries = 0;
         let mut xfer_bytes = 0;
+        if p.kind == OpKind::Program && self.cfg.scheduler.write_transfer == WriteTransfer::Written {
+            xfer_bytes = self.written_bytes(t, lpn);
+        }
         if p.kind == OpKind::Read {
             if self.cfg.scheduler.read_transfer == ReadTransfer::Requested {
                 xfer_bytes = self.read_bytes(t, lpn);
@@ -186,6 +189,39 @@ impl Simulation {
             return 0;
         }
         (hi - lo) as u32
+    }
+
+    /// The bytes a program of page `lpn` for transaction `t` moves under
+    /// `scheduler.write_transfer = "written"` (MQSim's sizing, see
+    /// [`WriteTransfer`]): for a host write the part of the page its
+    /// request covers, for a buffer's write-back the sectors the buffer
+    /// holds of it, in whole sectors; 0 (the whole page) for anything else.
+    #[cold]
+    fn written_bytes(&self, t: u32, lpn: Lpn) -> u32 {
+        const SECTOR: u64 = 512;
+        let txn = self.txns.get(t);
+        if txn.map_phase {
+            return 0;
+        }
+        match txn.kind {
+            TxnKind::Flush { .. } => self.wbuf.as_ref().map_or(0, |b| b.written_bytes(lpn)),
+            TxnKind::Host { .. } if txn.io.write => {
+                let io = &txn.io;
+                let ps = self.cfg.device.page_size as u64;
+                let i = lpn.wrapping_sub(io.lpn) as u64;
+                if i >= io.pages as u64 {
+                    return 0;
+                }
+                let start = io.offset % ps;
+                let (lo, hi) = ((i * ps).max(start), ((i + 1) * ps).min(start + io.size as u64));
+                let (lo, hi) = (lo / SECTOR * SECTOR, hi.div_ceil(SECTOR) * SECTOR);
+                if hi <= lo || hi - lo >= ps {
+                    return 0;
+                }
+                (hi - lo) as u32
+            }
+            _ => 0,
+        }
     }
 
     /// The NVMe priority class of transaction `t`'s operations: its
