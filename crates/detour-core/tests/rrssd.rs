@@ -182,6 +182,31 @@ fn replicas_stay_within_the_budget() {
     }
 }
 
+/// `scheme.dedup.drop_every` (paper Sec. III-B: dropping copies no longer
+/// popular "can be done with less frequency than the replication"): with
+/// no drop period in the run no copy is dropped, kept copies count against
+/// the budget, and no value is copied twice, so fewer copies are made than
+/// with a drop every period, where the skewed reads' changing tail drops
+/// and remakes copies.
+#[test]
+fn drop_every_keeps_copies_between_drops_within_the_budget() {
+    let mut reqs = fill(8000, 7000);
+    reqs.extend(skewed_reads(20_000, 200_000_000, 12_000, 7000, 7000, 9));
+    let daily = run("rr-ssd", &[PERIOD], &reqs);
+    let never = run("rr-ssd", &[PERIOD, "scheme.dedup.drop_every=1000"], &reqs);
+    assert!(counter(&daily, "rrssd.copies_dropped") > 0.0, "{:?}", daily.scheme_counters);
+    assert_eq!(counter(&never, "rrssd.copies_dropped"), 0.0);
+    assert!(counter(&never, "rrssd.copies_made") < counter(&daily, "rrssd.copies_made"));
+    for p in &never.periods {
+        assert!(p["replicas"] <= p["budget_pages"], "{p:?}");
+    }
+    // Without drops the replicas only grow: each period ends with at least
+    // the last one's.
+    for w in never.periods.windows(2) {
+        assert!(w[1]["replicas"] >= w[0]["replicas"], "{:?}", never.periods);
+    }
+}
+
 #[test]
 fn placements_pblru_and_simulated_copies_run_clean_and_deterministic() {
     let reqs = skewed_workload();

@@ -31,6 +31,14 @@ pub struct DedupConfig {
     pub replication_io: ReplicationIo,
     /// Bits of the per-value saturating read counter. Default 0 = log2(chips).
     pub counter_bits: u32,
+    /// Periods between the drops of replicas no longer popular. Default 1:
+    /// every period (the paper's "during replication, we may need to
+    /// invalidate one (or more) copies of a data, if they are no longer
+    /// popular for the next day"). The paper adds "this process not need
+    /// being done every day ... For instance, we can do it on a weekly
+    /// basis" (Sec. III-B): 7. Between drops, kept copies count against the
+    /// budget and only the missing ones are made.
+    pub drop_every: u32,
     /// PBLRU: blocked reads of a page before it is replicated. Default 2.
     pub pblru_min_blocked: u32,
     /// Run on a workload without content hashes (every trace format but
@@ -108,6 +116,7 @@ impl Default for DedupConfig {
             placement: Placement::Popularity,
             replication_io: ReplicationIo::Mirror,
             counter_bits: 0,
+            drop_every: 1,
             pblru_min_blocked: 2,
             synthetic_content: false,
             deduplicate: true,
@@ -126,6 +135,7 @@ impl SchemeSection for DedupConfig {
         }
         in_range_f("scheme.dedup.alpha_pct", self.alpha_pct, 0.0, 1000.0)?;
         in_range_u("scheme.dedup.counter_bits", self.counter_bits as u64, 0, 16)?;
+        in_range_u("scheme.dedup.drop_every", self.drop_every as u64, 1, 1 << 20)?;
         in_range_u("scheme.dedup.pblru_min_blocked", self.pblru_min_blocked as u64, 1, 1 << 20)
     }
 }

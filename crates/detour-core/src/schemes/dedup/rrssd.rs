@@ -42,6 +42,8 @@ pub struct Replicator {
     max_vpc: u16,
     chips: u32,
     mirror: bool,
+    /// Periods between drops of replicas no longer popular (`drop_every`).
+    drop_every: u64,
     /// One copy's cost: read, two channel transfers, program (rr-5).
     copy_ns: u64,
     stats: ChipStats,
@@ -62,6 +64,7 @@ impl Replicator {
             max_vpc: ((1u32 << bits) - 1).min(u16::MAX as u32) as u16,
             chips,
             mirror: r.replication_io == ReplicationIo::Mirror,
+            drop_every: r.drop_every.max(1) as u64,
             copy_ns: timing.read + timing.program + 2 * timing.transfer,
             stats: ChipStats::default(),
             made: 0,
@@ -101,7 +104,10 @@ impl Replicator {
     /// and restart the counters.
     pub fn end_period(&mut self, t: &mut Tables, ctx: &mut Ctx, periods: &mut Periods) {
         self.periods += 1;
-        let grants = self.grants(t);
+        // Sec. III-B: the drop "can be done with less frequency than the
+        // replication"; between drops every copy is kept.
+        let keep = self.periods % self.drop_every != 0;
+        let grants = self.grants(t, keep);
         for &(v, want) in &grants {
             while t.vpns[v as usize].copies.len() as u64 - 1 > want && t.drop_copy(v, ctx.ftl) {
                 self.dropped += 1;
@@ -127,8 +133,10 @@ impl Replicator {
 
     /// (value, replicas granted) from the highest counter down until the
     /// budget is spent; values with replicas but no grant get 0 (dropped).
-    /// On-line mode keeps what it made within the same budget.
-    fn grants(&self, t: &Tables) -> Vec<(u32, u64)> {
+    /// On-line mode keeps what it made within the same budget. With `keep`
+    /// (a period without drops) every value keeps its copies, which count
+    /// against the budget, and the rest of the budget goes to missing ones.
+    fn grants(&self, t: &Tables, keep: bool) -> Vec<(u32, u64)> {
         let mut cand: Vec<(u16, u32)> = t
             .live_ids()
             .map(|v| (t.vpns[v as usize].vpc, v))
@@ -136,6 +144,18 @@ impl Replicator {
             .collect();
         cand.sort_by_key(|&(c, v)| (Reverse(c), v));
         let mut left = budget_pages(t, self.alpha);
+        if keep {
+            left = left.saturating_sub(t.replicas);
+            return cand
+                .into_iter()
+                .map(|(c, v)| {
+                    let have = t.vpns[v as usize].copies.len() as u64 - 1;
+                    let more = if self.placement == Placement::Online { 0 } else { self.extra_for(c).saturating_sub(have).min(left) };
+                    left -= more;
+                    (v, have + more)
+                })
+                .collect();
+        }
         cand.into_iter()
             .map(|(c, v)| {
                 let mut w = self.extra_for(c).min(left);
