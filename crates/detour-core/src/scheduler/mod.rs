@@ -44,13 +44,14 @@ pub mod ops;
 mod policy;
 mod queue;
 mod suspend;
+mod transfer;
 mod view;
 
 pub use ops::{flags, Class, FlashOp, OpSlab, NO_OP};
 pub use policy::{list as orders, Orders};
 pub use view::LoadView;
 
-use crate::config::{ChannelOrder, ReadTransfer, SchedulerConfig, ServiceUnit, WriteAck, WriteTransfer};
+use crate::config::{ChannelOrder, SchedulerConfig, ServiceUnit, WriteAck};
 use crate::device::{ChannelState, DieState, Geometry, OpKind, Phase, Timing, MAX_PLANES};
 use crate::engine::{Event, EventQueue};
 use crate::types::Time;
@@ -355,15 +356,7 @@ impl Scheduler {
             // SSDSim starts every page's transfer of an INTERLEAVE_TWO_PLANE
             // batch at once (compute_serve_time): the channel is held one page time
             OpKind::Program if rule.chip_wide && self.pairs_planes(die) => t.command + t.transfer,
-            OpKind::Program => {
-                let d = self.dies.at(die);
-                let shared = d.batch[..d.n as usize].iter().filter(|&&id| self.ops.get(id).flags & flags::SHARED_DATA_IN != 0).count();
-                if self.cfg.write_transfer == WriteTransfer::Written {
-                    n * t.command + self.data_in_ns(die)
-                } else {
-                    n * t.command + (n - shared as u64) * t.transfer
-                }
-            }
+            OpKind::Program => n * t.command + self.data_in_ns(die),
         };
         self.request_bus(die, bus, q)
     }
@@ -503,37 +496,6 @@ impl Scheduler {
             return self.request_bus(die, dur, q);
         }
         self.finish_batch(die, q)
-    }
-
-    /// The channel time of a read batch's data-out: a page each, or under
-    /// `read_transfer = "requested"` each operation's bytes (`xfer_bytes`)
-    /// at the page's rate.
-    fn data_out_ns(&self, die: usize) -> Time {
-        let d = self.dies.at(die);
-        let page = self.timing.transfer;
-        if self.cfg.read_transfer == ReadTransfer::Page {
-            return d.n as u64 * page;
-        }
-        let ps = self.geo.page_size as u64;
-        let part = |b: u64| if b == 0 || b >= ps { page } else { (2 * page * b + ps) / (2 * ps) };
-        d.batch[..d.n as usize].iter().map(|&id| part(self.ops.get(id).xfer_bytes as u64)).sum()
-    }
-
-    /// The channel time of a program batch's data-in under `write_transfer
-    /// = "written"`: each operation's bytes (`xfer_bytes`, 0 for a whole
-    /// page) at the page's rate; a page whose data crossed with another's
-    /// (`SHARED_DATA_IN`) moves none.
-    #[cold]
-    fn data_in_ns(&self, die: usize) -> Time {
-        let d = self.dies.at(die);
-        let (page, ps) = (self.timing.transfer, self.geo.page_size as u64);
-        let part = |b: u64| if b == 0 || b >= ps { page } else { (2 * page * b + ps) / (2 * ps) };
-        d.batch[..d.n as usize]
-            .iter()
-            .map(|&id| self.ops.get(id))
-            .filter(|op| op.flags & flags::SHARED_DATA_IN == 0)
-            .map(|op| part(op.xfer_bytes as u64))
-            .sum()
     }
 
     fn finish_batch(&mut self, die: usize, q: &mut EventQueue) {
