@@ -171,13 +171,11 @@ def calibrate_joint(ctx, profiles: Sequence[str], requests: Optional[int], optim
     the point `choose_joint` picks: fills `ctx.calibrations` and returns
     profile -> {"shape": the on/off overrides to add to the workload (empty
     for Poisson), "points": the JointPoints tried, "chosen": the one kept}."""
-    from ..api import _spec_dict, run
-    from ..calibrate import HOTR_BLOCKED, calibrate, saturated
-
     import json
     from dataclasses import asdict
 
-    from ..calibrate import Calibration
+    from ..api import _spec_dict, run
+    from ..calibrate import HOTR_BLOCKED, Calibration, calibrate, saturated
     from .base import write_atomic
 
     out: Dict[str, Dict[str, object]] = {}
