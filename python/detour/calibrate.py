@@ -10,7 +10,7 @@ for one only if the baseline behaves as the paper says its baseline did
 (EXPERIMENTS.md, "Baseline observables"). The knob is one of
 
 - `rate`: the arrival rate, times a factor (`arrival.rate_per_s`, and the
-  off-period rate of a bursty profile; a duration-limited profile's
+  off-period rate of a bursty or on/off profile, whose period lengths stay; a duration-limited profile's
   `duration_s` shrinks by the same factor, so it keeps its request count);
 - `burst`: the peak-to-mean ratio b >= 1 of on/off arrivals at the profile's
   own mean rate (on for 1/b of every `BURST_PERIOD_S`, nothing between), for
@@ -183,7 +183,7 @@ def knob_set(base: Dict[str, Any], knob: str, x: float) -> Dict[str, Any]:
         return {"zipf_theta": round(x, 6)}
     if knob == "rate":
         s = {"arrival.rate_per_s": base["rate_per_s"] * x}
-        if base["process"] == "bursty" and base["off_rate_per_s"]:
+        if base["process"] in ("bursty", "onoff") and base["off_rate_per_s"]:
             s["arrival.off_rate_per_s"] = float(base["off_rate_per_s"]) * x
     elif knob == "burst":
         b = max(x, 1.0)

@@ -36,7 +36,7 @@ def test_hotr_quick_writes_every_experiment_and_resumes_identically(tmp_path):
     assert sorted(secs) == ["calibration", "grounding"] + [f"hr-{i}" for i in range(1, 8)] + ["hr-load"]
     # every baseline figure of Table III and Sec. II-A, per profile, with what set it
     g = {(r[0], r[1]): r for r in secs["grounding"]["rows"]}
-    assert len(g) == 16 and g[("hm", "write share %")][3] == 72.9
+    assert len(g) == 20 and g[("hm", "write share %")][3] == 72.9
     assert g[("fin2", "reads blocked %")][6].startswith("calibrated: rate x")
     assert all(r[7] == (abs(r[4] / r[3] - 1) <= 0.10) for r in g.values())
     for sid, s in secs.items():
@@ -58,9 +58,10 @@ def test_hotr_quick_writes_every_experiment_and_resumes_identically(tmp_path):
     assert html.index("Verdicts: ") < html.index("<h2 id='hr-1'>")
     c = doc["verdict_counts"]
     assert f"{c['reproduced']} of {7 - c['calibrated'] - c['saturated']} reproduced" in html
-    # hr-1's blocked share is the calibration's target here: shown, never judged
+    # hr-1's two figures are the joint calibration's targets here: shown, never judged
     hr1 = next(v for v in doc["verdicts"] if v["id"] == "hr-1")
-    assert hr1["calibrated"] == ["reads blocked %"]
+    assert hr1["calibrated"] == ["reads blocked %", "slower than ideal %"] and hr1["verdict"] == "calibrated"
+    assert g[("hm", "slower than ideal %")][6].startswith("calibrated: burst peak")
     # hr-2's mixed share is a profile input: its row is `calibrated`, not counted
     hr2 = next(v for v in doc["verdicts"] if v["id"] == "hr-2")
     assert hr2["calibrated"] == ["mixed pages %"] and hr2["verdict"] == "calibrated"
@@ -98,6 +99,7 @@ def test_hotr_quick_writes_every_experiment_and_resumes_identically(tmp_path):
     sweeps = len(list((out / "runs").iterdir()))
     assert len(counts) == sweeps >= 7 and all(" 0 ran," in s for s in counts)
     assert not any("calibrating" in s for s in said)  # the calibration is reused too
+    assert (out / "calibration-joint.json").is_file()
     assert {k: s["rows"] for k, s in sections(out).items() if k != "run-warnings"} == before
 
 

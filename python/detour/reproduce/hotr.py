@@ -60,7 +60,8 @@ HARDWARE = {"rails": {"device.chips_per_channel": 8}, "ttflash": {"device.chips_
 SPARE_CHIP = {"device.spare_chips": 1, "scheme.hotr.staging": "spare-chip"}
 #: The load sweep around the calibrated point (x the calibrated rate).
 LOADS = [0.5, 0.71, 1.41, 2.0]
-#: What each profile is calibrated on: the baseline's blocked-read share.
+#: What each profile is calibrated on: the rate on the baseline's blocked-read
+#: share, jointly with the burst peak on its slowdown (hotr_burst).
 KNOB = "rate"
 PERCENTILES = [95, 97, 98, 99, 99.5]
 #: The paper's experiment ids (each gets a verdict).
@@ -75,16 +76,13 @@ KIND, OTHER = "read", "all"
 
 
 def experiments(ctx: Context) -> List[Section]:
-    from ..calibrate import HOTR_BLOCKED
-
     quick_n = 20000
-    w = ctx.workloads(PROFILES, quick_requests=quick_n)
-    ctx.calibrate(PROFILES, HOTR_BLOCKED, KNOB, requests=None,
-                  profile_overrides={"requests": quick_n} if ctx.quick else None)
+    w = with_shape(ctx, ctx.workloads(PROFILES, quick_requests=quick_n), quick_n)
     w = ctx.at_load(w)
     desc = ctx.describe(PROFILES, SOURCE)
     if ctx.calibrations:
-        desc += f"; each at its calibrated load (the baseline's reads blocked = {HOTR_BLOCKED.target:g}%)"
+        desc += ("; each at its calibrated load and burst shape (the baseline's reads blocked = 33%, its reads "
+                 "42.8% slower than the ideal device's: hotr_burst)")
     dev = ["hotr"]
     # The R-LRU keeps the most recently and frequently read pages (Sec. III-B): a hotter page may replace a
     # colder one in the staged set, when the core has the option.
@@ -113,6 +111,34 @@ def experiments(ctx: Context) -> List[Section]:
     return [grounding(ctx, by, desc)] + out
 
 
+def with_shape(ctx: Context, w: List[dict], quick_n: int) -> List[dict]:
+    """Calibrate the profiles jointly on Sec. II-A's two baseline figures
+    (hotr_burst.calibrate_joint: the mean rate on 33% of reads blocked, the
+    burst peak of the sample-fitted on/off shape on the 42.8% slowdown
+    against the optimal device, IDEAL), once per run, and add each profile's
+    chosen on/off shape (kept in its calibration's fixed overrides) to its
+    workload. A trace keeps its own arrivals."""
+    from .hotr_burst import calibrate_joint
+
+    if ctx.traces:
+        return w
+    todo = [p for p in PROFILES if p not in ctx.calibrations]
+    if todo:
+        joint = calibrate_joint(ctx, todo, quick_n if ctx.quick else None, IDEAL)
+        for p, j in joint.items():
+            pts = "; ".join(f"peak {q.peak:.3g}: rate x{q.factor:.3g}, blocked {q.blocked:.1f}%, "
+                            f"slower than ideal {q.slowdown:.1f}%" + (" (saturated)" if q.saturated else "")
+                            for q in j["points"])
+            ctx.calibration_notes.append(f"{p} (joint, Sec. II-A's 33% blocked and 42.8% slower): {pts}; chosen "
+                                         f"peak {j['chosen'].peak:.3g}.")
+    out = []
+    for x in w:
+        c = ctx.calibrations.get(x.get("profile"))
+        shape = {k: v for k, v in (c.fixed if c else {}).items() if k.startswith("arrival.")}
+        out.append({**x, "set": {**x.get("set", {}), **shape}} if shape else x)
+    return out
+
+
 #: HotR Table III per trace: write ratio %, average request size (KB, read as KiB as the profiles do).
 TABLE3 = {"fin2": (17.6, 4.6), "hm": (72.9, 8.3), "hpc46": (60.0, 6.3), "hpc28": (80.0, 6.3)}
 
@@ -134,9 +160,23 @@ def grounding(ctx: Context, by: Dict, desc: str) -> Section:
         cal = ctx.calibrations.get(n)
         figs.append(Figure(n, "reads blocked %", "Sec. II-A (the average, imposed per trace)", 33.0, _blocked(b),
                            f"calibrated: rate x{cal.factor:.3g}" if cal else "-"))
+        figs.append(Figure(n, "slower than ideal %", "Sec. II-A (the average, imposed per trace)", 42.8,
+                           change(b.lat(KIND), d["ideal"].lat(KIND)),
+                           f"calibrated: burst peak {_peak(cal.fixed):.3g}" if cal else "-"))
     return section(figs, desc, ["Sec. II-A's 33.0% is the paper's average over its traces (max 55.9%); each profile's "
-                                "rate is set so its baseline blocks that share. Table III's I/O counts are the traces' "
-                                "lengths; the profiles run their own (docs/workloads.md)."])
+                                "mean rate is set so its baseline blocks that share, and its burst peak (an on/off "
+                                "shape fitted on a real trace sample: hotr_burst) so its reads are nearest Sec. "
+                                "II-A's 42.8% slower than the ideal device's (hr-1). Table III's I/O counts are the "
+                                "traces' lengths; the profiles run their own (docs/workloads.md)."])
+
+
+def _peak(fixed: Dict) -> float:
+    """The peak-to-mean ratio of a calibration's on/off shape (1: Poisson)."""
+    if fixed.get("arrival.process") != "onoff":
+        return 1.0
+    on, off = fixed["arrival.mean_on_s"], fixed["arrival.mean_off_s"]
+    mean_rate = (fixed["arrival.rate_per_s"] * on + fixed["arrival.off_rate_per_s"] * off) / (on + off)
+    return fixed["arrival.rate_per_s"] / mean_rate
 
 
 #: hr-7's loads (x the calibrated rate), tried in turn for a workload until
@@ -178,7 +218,8 @@ def _name(w: dict) -> str:
 def load_sweep(ctx: Context, w: List[dict], by: Dict, desc: str) -> Section:
     """hr-load (ours, no verdict): the baseline's blocked share and HotR's
     gain at 0.5x..2x of each profile's calibrated rate."""
-    ws = [x for k in LOADS for x in ctx.at_load(ctx.workloads(PROFILES, quick_requests=20000), k, f"@{k:g}x")]
+    ws = [x for k in LOADS for x in ctx.at_load(with_shape(ctx, ctx.workloads(PROFILES, quick_requests=20000), 20000),
+                                                 k, f"@{k:g}x")]
     runs = ctx.sweep("hotr-load", ws, ["hotr"], ["hotr"], fixed=ctx.option("hotr", "scheme.hotr.replace", True) or None,
                      grid={"scheme.hotr.migrate_share": [0.0, 0.1]})
     rows = []
@@ -223,14 +264,15 @@ def hr1(by: Dict, desc: str, calibrated: bool = False) -> Section:
     why = ("A read counts as blocked when its die is programming or erasing as it is planned; with "
            "read priority on, a queued read only waits for the operation in progress.")
     if calibrated:
-        why += (" The blocked share is the calibration's target (each profile's rate was set so the baseline blocks "
-                "33% of reads): shown, not judged; the slowdown against the ideal device is judged.")
+        why += (" Both figures are the calibration's targets (each profile's mean rate was set so the baseline blocks "
+                "33% of reads, and its burst peak, from 1 to its trace sample's, so its reads are nearest 42.8% "
+                "slower than the ideal device's: hotr_burst, docs/reproduce.md): shown, not judged.")
     else:
         why += (" The profiles keep the dies lightly loaded (the paper gives no arrival rates), so fewer reads meet "
                 "a write.")
     ours = {"reads blocked %": avg_b, "slower than ideal %": avg_s} if judged else {}
     s.measured({"reads blocked %": 33.0, "slower than ideal %": 42.8}, ours, why=why,
-               calibrated=["reads blocked %"] if calibrated else [], saturated=sat)
+               calibrated=["reads blocked %", "slower than ideal %"] if calibrated else [], saturated=sat)
     s.notes.append(f"Ours: {avg_b:.1f}% blocked and {avg_s:.1f}% slower on average over the unsaturated workloads, "
                    "paper 33.0% and 42.8%. " + why)
     return s
@@ -379,8 +421,11 @@ def hr5(by: Dict, desc: str) -> Section:
                    f"put it at {rails_paper:.2f}x (HotR's {1 - 0.139:.3f} / (1 - 0.316) / 2). Rails' reads are not "
                    "faster than a device without interference: one where reads also pass every queued write "
                    f"(FREE) reads at {_span(r[8] for r in judged)}x the baseline's, so the baseline's reads spend "
-                   "most of their time queued behind writes at the calibrated load, where the paper's spend 1.43x "
-                   "its optimal's (hr-1's 42.8%).")
+                   "most of their time queued behind writes at the calibrated load. The calibration meets both of "
+                   "Sec. II-A's baseline figures (33% blocked, 42.8% slower than the ideal device, which suspends "
+                   "the write in progress; hr-1), with arrivals as bursty as the trace samples or less "
+                   "(hotr_burst), and the gap stays: the ideal device's reads still wait for the writes queued "
+                   "ahead of them, which Rails' read half has none of.")
     s.notes.append(f"HotR has the lowest product on {best} of {len(judged)} unsaturated workloads. HotR stages on its "
                    "dedicated spare chip, as in hr-4 (the paper's Fig. 7 uses the latencies of the runs behind Figs. 5 "
                    "and 6); the op-staging column (not judged) is HotR staging in over-provisioned space. Space (the "
