@@ -11,7 +11,7 @@ from typing import Any, Dict, List, Optional
 import numpy as np
 
 from .base import Context, Runs, Section, change, mean, per_item, saturated
-from .burst import OnOff
+from .burst import SHAPES
 
 TITLE = "CR5M: channel RAID-5 with mirror chips (cr-1..cr-7)"
 PAPER_FILE = "cr5m-channel-raid5-mirroring.txt"
@@ -57,11 +57,11 @@ ROWS = [f"cr-{i}" for i in range(1, 8)]
 #: the data dies are 0.07-1.3% busy; the paper gives no arrival rates).
 LOAD = "At these profiles' request rates the data dies are rarely busy, so there is little to route around."
 TABLE1_LOAD = ("The profiles (sizes, footprints and skew assumed) run at their Table I mean rates, with on/off "
-               "bursts fitted to a real UMass/SPC sample (wsrch-small: 10 ms windows give on 15.8 ms at 1.59x the "
-               "mean, off 24.5 ms at 0.62x), where the dies are still rarely busy: CR5 pays its pre-reads on nearly "
+               "bursts fitted to a real UMass/SPC sample (wsrch-small, burst.py: on 18.5 mean gaps at 1.35x the "
+               "mean rate, off 25.4 at 0.75x), where the dies are still rarely busy: CR5 pays its pre-reads on nearly "
                "every small write and CR5M almost never finds its mirror chip busy (the sample's bursts move no gain "
                "by more than 0.4 point from Poisson's; the paper's mirroring fails far more often, Fig. 11, which "
-               "takes bursts much sharper than the sample shows at 10 ms). With no write buffer (Sec. IV-A: a "
+               "takes bursts much sharper than the sample shows). With no write buffer (Sec. IV-A: a "
                "request completes when all its sub-requests have), every partial-stripe write's pre-reads are in "
                "CR5's response time and nearly none in CR5M's (docs/reproduce.md, \"Readings\", CR5M's write path; "
                "the buffered readings are a sensitivity there). cr-load shows how CR5M's gain moves with load.")
@@ -147,22 +147,20 @@ WRITE_PATHS: Dict[str, Dict[str, Any]] = {
 WRITE_PATH = "none"
 
 
-#: The arrival process of every CR5M workload (issue 49, branch h36cr): on/off bursts with the shape
-#: burst.fit_onoff (10 ms windows, on = above the median count) gives MQSim's "wsrch-small" sample
-#: (../shared/traces/mqsim_wsrch-small.trace.zst, 24,783 requests over 60.1 s), at each workload's own mean
-#: rate (Table I's; 240 req/s in the synthetic sweeps). Why that sample: it is very likely UMass WebSearch, from
-#: the UMass/SPC collection Financial1 [29] comes from, and the only sample with enough span at a Table-I-like
-#: rate (413 req/s over 6,006 windows) to fit run lengths; the Microsoft production traces of Radius, Build and
-#: Exchange [28] and the ATTO benchmark have no sample (docs/reproduce.md, "CR5M's arrivals from a real
-#: trace"). One shape for every workload, chosen before any run with it. Until h36cr: Poisson.
+#: The arrival process of every CR5M workload (issue 49, sixth round): on/off bursts with the shape
+#: burst.fit_onoff gives MQSim's "wsrch-small" sample (../shared/traces/mqsim_wsrch-small.trace.zst, 24,783
+#: requests over 60.1 s), at each workload's own mean rate (Table I's; 240 req/s in the synthetic sweeps). Why
+#: that sample: it is very likely UMass WebSearch, from the UMass/SPC collection Financial1 [29] comes from, and
+#: the only sample with enough span at a Table-I-like rate (413 req/s) to fit run lengths; the Microsoft
+#: production traces of Radius, Build and Exchange [28] and the ATTO benchmark have no sample (docs/reproduce.md,
+#: "CR5M's arrivals from a real trace"). One shape for every workload, chosen before any run with it.
 BURST_SOURCE = "mqsim_wsrch-small.trace.zst"
-BURST = OnOff(window_s=0.01, requests=24783, span_s=60.055212, median=4.0, mean_on_s=0.01581317204301075,
-              mean_off_s=0.0245497311827957, on_share=0.6246217164992132, busiest_1pct_share=0.03066618246378566)
+BURST = SHAPES[BURST_SOURCE]
 #: "onoff" (BURST at each workload's mean rate, chosen) or "poisson" (before h36cr: a sensitivity).
 ARRIVALS = "onoff"
-ARRIVAL_DESC = {"onoff": (f"on/off bursts fitted to {BURST_SOURCE}: on {BURST.mean_on_s * 1e3:.1f} ms at "
-                          f"{BURST.peak_to_mean:.2f}x the mean rate, off {BURST.mean_off_s * 1e3:.1f} ms at "
-                          f"{BURST.off_to_mean:.2f}x, exponential lengths"),
+ARRIVAL_DESC = {"onoff": (f"on/off bursts fitted to {BURST_SOURCE}: on {BURST.mean_on_gaps:.1f} mean gaps at "
+                          f"{BURST.peak_to_mean:.2f}x the mean rate, off {BURST.mean_off_gaps:.1f} at "
+                          f"{BURST.arrival(1.0)['arrival.off_rate_per_s']:.2f}x, exponential lengths"),
                 "poisson": "Poisson"}
 
 

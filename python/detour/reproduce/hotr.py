@@ -133,7 +133,7 @@ def with_shape(ctx: Context, w: List[dict], quick_n: int) -> List[dict]:
                                          f"peak {j['chosen'].peak:.3g}.")
     out = []
     for x in w:
-        c = ctx.calibrations.get(x.get("profile"))
+        c = ctx.calibrations.get(x.get("profile", ""))
         shape = {k: v for k, v in (c.fixed if c else {}).items() if k.startswith("arrival.")}
         out.append({**x, "set": {**x.get("set", {}), **shape}} if shape else x)
     return out

@@ -2,17 +2,11 @@
 calibration of the baseline on both of Sec. II-A's baseline figures
 (docs/reproduce.md, "HotR's bursts: issue 49's sixth round").
 
-The fit (`fit_onoff`), a written rule: cut the arrivals into windows that
-hold WINDOW_REQUESTS requests each at the sample's mean rate; a window
-with more requests than the median window is "on", the rest "off". The
-fitted on/off process keeps, in units of the sample's mean gap (so it
-carries over to a profile at any rate): the mean length of a run of on
-windows and of off windows, and the peak-to-mean ratio (the on windows'
-rate over the mean rate). Detour's `onoff` arrival (an interrupted Poisson
-process with exponential on/off periods: crates/detour-core/src/workload/
-generator/arrival.rs) is then set to those three figures.
+The shapes come from burst.py (`fit_onoff`, one rule for every paper:
+windows of ten mean gaps, on above the median; lengths in mean gaps, so a
+shape carries over to a profile at any rate), kept there as constants.
 
-Which sample grounds which profile (HotR Table III; /work/shared/traces):
+Which sample grounds which profile (HotR Table III; ../shared/traces):
 hm is MSR Cambridge hm_0, the paper's own trace, of which
 msr_hm_0.sample1000 is a slice; fin2 is UMass Financial2, and the nearest
 sample in origin is MQSim's wsrch-small (likely UMass WebSearch, an SPC
@@ -30,94 +24,19 @@ unsaturated points whose blocked share is within tolerance.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from pathlib import Path
-from typing import Dict, List, Optional, Sequence
+from typing import Any, Dict, List, Mapping, Optional, Sequence
 
-import numpy as np
+from .burst import SHAPES, WINDOW_REQUESTS, OnOff
 
-#: Requests per window at the sample's mean rate (the fit's one setting):
-#: enough that a window's count says something (the median of a Poisson
-#: window of 10 is 10, its spread +-3); the last window may be partly covered, few enough to see bursts of tens of
-#: requests, the scale at which a die's queue fills behind a program.
-WINDOW_REQUESTS = 10
-TRACES = Path("/work/shared/traces")
-#: profile -> the sample that grounds its shape (module docstring).
+#: profile -> the sample whose fitted shape (burst.SHAPES) grounds it (module docstring).
 SAMPLES = {"fin2": "mqsim_wsrch-small.trace.zst", "hm": "msr_hm_0.sample1000.csv.zst",
            "hpc46": "msr_hm_0.sample1000.csv.zst", "hpc28": "msr_hm_0.sample1000.csv.zst"}
 
 
-@dataclass(frozen=True)
-class OnOff:
-    """A fitted on/off shape. Lengths are in mean gaps of the fitted trace
-    (mean on length x mean gap = seconds); `peak` = on rate / mean rate."""
-
-    mean_on_gaps: float
-    mean_off_gaps: float
-    peak: float
-    share_on: float  # share of requests that arrive in on windows
-    time_on: float  # share of time that is on
-
-    def max_peak(self) -> float:
-        """The peak at which the off periods are empty."""
-        return 1.0 / self.time_on
-
-    def overrides(self, mean_rate: float, peak: Optional[float] = None) -> Dict[str, float]:
-        """Profile overrides for an `onoff` arrival at `mean_rate` with this
-        shape's period lengths and peak-to-mean ratio `peak` (default its
-        own), the off rate keeping the mean: f p + (1 - f) r_off = 1."""
-        p = self.peak if peak is None else min(max(peak, 1.0), self.max_peak())
-        f = self.time_on
-        gap = 1.0 / mean_rate
-        off = max(0.0, (1.0 - f * p) / (1.0 - f)) * mean_rate
-        return {"arrival.process": "onoff", "arrival.rate_per_s": p * mean_rate, "arrival.off_rate_per_s": off,
-                "arrival.mean_on_s": self.mean_on_gaps * gap, "arrival.mean_off_s": self.mean_off_gaps * gap}
-
-
-def fit_onoff(times_s: Sequence[float], window_requests: int = WINDOW_REQUESTS) -> OnOff:
-    """Fit the on/off shape to arrival times (seconds, any origin) by the
-    module docstring's rule."""
-    t = np.sort(np.asarray(times_s, dtype=float))
-    t = t - t[0]
-    span = t[-1]
-    if len(t) < 2 * window_requests or span <= 0:
-        raise ValueError(f"fit_onoff: need at least {2 * window_requests} arrivals over a positive span")
-    gap = span / (len(t) - 1)
-    w = window_requests * gap
-    nwin = int(np.ceil(span / w))  # the last window may be partly covered
-    counts = np.bincount(np.minimum((t // w).astype(int), nwin - 1), minlength=nwin)[:nwin]
-    on = counts > np.median(counts)
-    # Runs of equal state: their lengths, by state.
-    edges = np.flatnonzero(np.diff(on.astype(int))) + 1
-    runs = np.split(on, edges)
-    on_len = [len(r) for r in runs if r[0]]
-    off_len = [len(r) for r in runs if not r[0]]
-    if not on_len or not off_len:
-        raise ValueError("fit_onoff: the windows are all on or all off")
-    time_on = on.mean()
-    share_on = counts[on].sum() / counts.sum()
-    return OnOff(mean_on_gaps=float(np.mean(on_len)) * window_requests,
-                 mean_off_gaps=float(np.mean(off_len)) * window_requests,
-                 peak=float(share_on / time_on), share_on=float(share_on), time_on=float(time_on))
-
-
-def read_times(path: Path) -> np.ndarray:
-    """Arrival times (s) of a sample: MSR CSV (Windows filetime, 100 ns
-    ticks) or DiskSim/MQSim ASCII (ns)."""
-    import subprocess
-
-    text = subprocess.run(["zstd", "-dc", str(path)], check=True, capture_output=True).stdout.decode()
-    rows = [ln for ln in text.splitlines() if ln.strip()]
-    if "," in rows[0]:
-        return np.array([int(r.split(",")[0]) for r in rows], dtype=float) * 1e-7
-    return np.array([float(r.split()[0]) for r in rows]) * 1e-9
-
-
-def shape_of(profile: str, traces: Path = TRACES) -> Optional[OnOff]:
-    """The fitted shape grounding `profile`, or None without its sample."""
+def shape_of(profile: str) -> Optional[OnOff]:
+    """The fitted shape grounding `profile`, or None when it has no sample."""
     name = SAMPLES.get(profile)
-    if name is None or not (traces / name).exists():
-        return None
-    return fit_onoff(read_times(traces / name))
+    return SHAPES[name] if name else None
 
 
 @dataclass
@@ -155,7 +74,7 @@ PEAK_STEPS = (0.0, 0.5, 1.0, 2.0)
 
 def peaks(shape: OnOff) -> List[float]:
     """The peak-to-mean ratios the joint calibration tries (PEAK_STEPS)."""
-    return [shape.max_peak() if s >= 2.0 else 1.0 + s * (shape.peak - 1.0) for s in PEAK_STEPS]
+    return [shape.max_peak() if s >= 2.0 else 1.0 + s * (shape.peak_to_mean - 1.0) for s in PEAK_STEPS]
 
 
 #: Sec. II-A: "an average of 42.8% performance degradation" of the baseline
@@ -163,8 +82,8 @@ def peaks(shape: OnOff) -> List[float]:
 SLOWDOWN_TARGET = 42.8
 
 
-def calibrate_joint(ctx, profiles: Sequence[str], requests: Optional[int], optimal: Dict[str, object],
-                    tol: float = 0.05) -> Dict[str, Dict[str, object]]:
+def calibrate_joint(ctx, profiles: Sequence[str], requests: Optional[int], optimal: Mapping[str, object],
+                    tol: float = 0.05) -> Dict[str, Dict[str, Any]]:
     """Set each profile's mean rate (on Sec. II-A's 33% blocked, as
     `Context.calibrate` does) at every peak of `peaks`, measure the
     baseline's read slowdown against the `optimal` device there, and keep
@@ -178,7 +97,7 @@ def calibrate_joint(ctx, profiles: Sequence[str], requests: Optional[int], optim
     from ..calibrate import HOTR_BLOCKED, Calibration, calibrate, saturated
     from .base import write_atomic
 
-    out: Dict[str, Dict[str, object]] = {}
+    out: Dict[str, Dict[str, Any]] = {}
     fixed = {"requests": requests} if requests else {}
     f = ctx.out / "calibration-joint.json"
     saved = json.loads(f.read_text()) if f.exists() else {}
@@ -199,7 +118,7 @@ def calibrate_joint(ctx, profiles: Sequence[str], requests: Optional[int], optim
         nominal = float(_spec_dict(p, {})["arrival"]["rate_per_s"])
         tried, cals, shapes = [], [], []
         for pk in (peaks(sh) if sh else [1.0]):
-            shape = sh.overrides(nominal, pk) if sh and pk > 1.0 else {}
+            shape = sh.arrival(nominal, pk) if sh and pk > 1.0 else {}
             ctx.say(f"== calibrating {p} at burst peak {pk:.3g}: rate until the baseline's reads blocked is 33")
             c = calibrate(p, HOTR_BLOCKED, "rate", compat=ctx.compat, requests=requests,
                           profile_overrides={**fixed, **shape}, tol=tol)
