@@ -171,10 +171,18 @@ impl Simulation {
         if txn.map_phase {
             return SECTOR as u32;
         }
-        let io = &txn.io;
-        if !matches!(txn.kind, TxnKind::Host { .. }) || io.write {
+        if !matches!(txn.kind, TxnKind::Host { .. }) || txn.io.write {
             return 0;
         }
+        self.covered_bytes(t, lpn)
+    }
+
+    /// The part of page `lpn` that transaction `t`'s host request covers,
+    /// rounded out to whole sectors; 0 when it covers the whole page or
+    /// the page is not one of the request's.
+    fn covered_bytes(&self, t: u32, lpn: Lpn) -> u32 {
+        const SECTOR: u64 = 512;
+        let io = &self.txns.get(t).io;
         // The request's pages are io.lpn.. in order (folding wraps them
         // together); `i` is this page's place among them.
         let ps = self.cfg.device.page_size as u64;
@@ -198,28 +206,13 @@ impl Simulation {
     /// holds of it, in whole sectors; 0 (the whole page) for anything else.
     #[cold]
     fn written_bytes(&self, t: u32, lpn: Lpn) -> u32 {
-        const SECTOR: u64 = 512;
         let txn = self.txns.get(t);
         if txn.map_phase {
             return 0;
         }
         match txn.kind {
             TxnKind::Flush { .. } => self.wbuf.as_ref().map_or(0, |b| b.written_bytes(lpn)),
-            TxnKind::Host { .. } if txn.io.write => {
-                let io = &txn.io;
-                let ps = self.cfg.device.page_size as u64;
-                let i = lpn.wrapping_sub(io.lpn) as u64;
-                if i >= io.pages as u64 {
-                    return 0;
-                }
-                let start = io.offset % ps;
-                let (lo, hi) = ((i * ps).max(start), ((i + 1) * ps).min(start + io.size as u64));
-                let (lo, hi) = (lo / SECTOR * SECTOR, hi.div_ceil(SECTOR) * SECTOR);
-                if hi <= lo || hi - lo >= ps {
-                    return 0;
-                }
-                (hi - lo) as u32
-            }
+            TxnKind::Host { .. } if txn.io.write => self.covered_bytes(t, lpn),
             _ => 0,
         }
     }
