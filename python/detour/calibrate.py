@@ -161,6 +161,13 @@ class Calibration:
         d["set"] = self.profile_set()
         return d
 
+    @classmethod
+    def from_json(cls, d: dict, band: Optional[Tuple[float, float]] = None) -> "Calibration":
+        """The calibration `to_json` wrote (its derived `set` dropped), with
+        the observable's `band` (not saved: it is the paper's, not the point's)."""
+        d = {k: v for k, v in d.items() if k != "set"}
+        return cls(**{**d, "history": [tuple(h) for h in d["history"]], "band": band})
+
 
 def _knob_base(spec: dict) -> Dict[str, Any]:
     a = spec.get("arrival", {})

@@ -233,12 +233,9 @@ class Context:
                 key = json.dumps([key, tol])
             if key in saved:
                 d = dict(saved[key])
-                d.pop("set", None)
-                d["history"] = [tuple(h) for h in d["history"]]
-                d["band"] = tuple(obs.band) if obs.band else None
                 d.setdefault("fixed", {**(profile_overrides or {}),
                                        **({"requests": requests, "duration_s": 0.0} if requests else {})})
-                self.calibrations[p] = Calibration(**d)
+                self.calibrations[p] = Calibration.from_json(d, tuple(obs.band) if obs.band else None)
                 continue
             self.say(f"== calibrating {p}: {knob} until the baseline's {obs.name} is {obs.target:g}")
             c = calibrate(p, obs, knob, compat=self.compat, requests=requests, profile_overrides=profile_overrides,
@@ -247,11 +244,16 @@ class Context:
             saved[key] = c.to_json()
             self.out.mkdir(parents=True, exist_ok=True)
             write_atomic(f, (json.dumps(saved, indent=2) + "\n").encode())
+        self.write_calibrated(profiles)
+        return {p: self.calibrations[p] for p in profiles}
+
+    def write_calibrated(self, profiles: Sequence[str]) -> None:
+        """Each profile's calibrated point as a profile file, OUT/calibrated/P.toml
+        (`detour run --profile` it), with every fixed override it had."""
         cal_dir = self.out / "calibrated"
         cal_dir.mkdir(parents=True, exist_ok=True)
-        for p in profiles:  # each calibrated point as a profile file (`detour run --profile` it)
+        for p in profiles:
             write_atomic(cal_dir / f"{p}.toml", self.calibrations[p].profile_toml().encode())
-        return {p: self.calibrations[p] for p in profiles}
 
     def option(self, device: str, key: str, value: Any) -> Dict[str, Any]:
         """{key: value} if this build of the core knows the setting, else {}

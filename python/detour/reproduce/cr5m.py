@@ -60,7 +60,7 @@ TABLE1_LOAD = ("The profiles (sizes, footprints and skew assumed) run at their T
                "bursts fitted to a real UMass/SPC sample (wsrch-small, burst.py: on 18.5 mean gaps at 1.35x the "
                "mean rate, off 25.4 at 0.75x), where the dies are still rarely busy: CR5 pays its pre-reads on nearly "
                "every small write and CR5M almost never finds its mirror chip busy (the sample's bursts move no gain "
-               "by more than 0.4 point from Poisson's; the paper's mirroring fails far more often, Fig. 11, which "
+               "by more than 0.5 point from Poisson's; the paper's mirroring fails far more often, Fig. 11, which "
                "takes bursts much sharper than the sample shows). With no write buffer (Sec. IV-A: a "
                "request completes when all its sub-requests have), every partial-stripe write's pre-reads are in "
                "CR5's response time and nearly none in CR5M's (docs/reproduce.md, \"Readings\", CR5M's write path; "

@@ -88,8 +88,8 @@ def calibrate_joint(ctx, profiles: Sequence[str], requests: Optional[int], optim
     `Context.calibrate` does) at every peak of `peaks`, measure the
     baseline's read slowdown against the `optimal` device there, and keep
     the point `choose_joint` picks: fills `ctx.calibrations` and returns
-    profile -> {"shape": the on/off overrides to add to the workload (empty
-    for Poisson), "points": the JointPoints tried, "chosen": the one kept}."""
+    profile -> {"points": the JointPoints tried, "chosen": the one kept}; the
+    chosen shape is in the calibration's fixed overrides."""
     import json
     from dataclasses import asdict
 
@@ -107,16 +107,12 @@ def calibrate_joint(ctx, profiles: Sequence[str], requests: Optional[int], optim
         key = json.dumps([p, requests, ctx.compat, asdict(sh) if sh else None, PEAK_STEPS, SLOWDOWN_TARGET,
                           sorted((k, str(v)) for k, v in optimal.items()), tol, WINDOW_REQUESTS])
         if key in saved:
-            d = dict(saved[key]["calibration"])
-            d.pop("set", None)
-            d["history"] = [tuple(h) for h in d["history"]]
-            d["band"] = None
-            ctx.calibrations[p] = Calibration(**d)
+            ctx.calibrations[p] = Calibration.from_json(saved[key]["calibration"])
             pts = [JointPoint(**x) for x in saved[key]["points"]]
-            out[p] = {"shape": saved[key]["shape"], "points": pts, "chosen": pts[saved[key]["chosen"]]}
+            out[p] = {"points": pts, "chosen": pts[saved[key]["chosen"]]}
             continue
         nominal = float(_spec_dict(p, {})["arrival"]["rate_per_s"])
-        tried, cals, shapes = [], [], []
+        tried, cals = [], []
         for pk in (peaks(sh) if sh else [1.0]):
             shape = sh.arrival(nominal, pk) if sh and pk > 1.0 else {}
             ctx.say(f"== calibrating {p} at burst peak {pk:.3g}: rate until the baseline's reads blocked is 33")
@@ -131,17 +127,12 @@ def calibrate_joint(ctx, profiles: Sequence[str], requests: Optional[int], optim
             tried.append(JointPoint(pk, c.factor, c.achieved, (lat["base"][0] / lat["opt"][0] - 1) * 100,
                                     c.saturated or lat["base"][1] or lat["opt"][1], c.within))
             cals.append(c)
-            shapes.append(shape)
         best = choose_joint(tried, SLOWDOWN_TARGET)
         i = tried.index(best)
         ctx.calibrations[p] = cals[i]
-        out[p] = {"shape": shapes[i], "points": tried, "chosen": best}
-        saved[key] = {"calibration": cals[i].to_json(), "points": [asdict(x) for x in tried], "chosen": i,
-                      "shape": shapes[i]}
+        out[p] = {"points": tried, "chosen": best}
+        saved[key] = {"calibration": cals[i].to_json(), "points": [asdict(x) for x in tried], "chosen": i}
         ctx.out.mkdir(parents=True, exist_ok=True)
         write_atomic(f, (json.dumps(saved, indent=2) + "\n").encode())
-    cal_dir = ctx.out / "calibrated"
-    cal_dir.mkdir(parents=True, exist_ok=True)
-    for p in profiles:  # each chosen point as a profile file (`detour run --profile` it), its shape included
-        write_atomic(cal_dir / f"{p}.toml", ctx.calibrations[p].profile_toml().encode())
+    ctx.write_calibrated(profiles)  # the chosen points, each with its shape (a fixed override)
     return out

@@ -81,14 +81,14 @@ pub enum WriteTransfer {
     #[default]
     Page,
     /// Only the sectors the page's write holds: a host write's part of
-    /// each of its pages, a buffered page's written sectors. MQSim sizes a
-    /// write transaction by its sectors (`segment_user_request`,
-    /// Host_Interface_NVMe.cpp: `transaction_size * SECTOR_SIZE_IN_BYTE`;
-    /// a cache eviction by its slot's `State_bitmap_of_existing_sectors`,
-    /// Data_Cache_Manager_Flash_Advanced.cpp) and
-    /// `NVM_PHY_ONFI_NVDDR2::send_command_to_chip` times each program's
+    /// each of its pages, a destage write-back's written sectors. MQSim
+    /// sizes a write transaction by its sectors (`segment_user_request`,
+    /// Host_Interface_NVMe.cpp: `transaction_size * SECTOR_SIZE_IN_BYTE`)
+    /// and `NVM_PHY_ONFI_NVDDR2::send_command_to_chip` times each program's
     /// data-in as `NVDDR2DataInTransferTime(Data_and_metadata_size_in_byte)`.
-    /// GC moves stay whole pages.
+    /// GC moves stay whole pages, and so do LRU evictions (MQSim sizes
+    /// those by the slot's `State_bitmap_of_existing_sectors`; the buffer
+    /// does not track an evicted page's sectors).
     Written,
 }
 
