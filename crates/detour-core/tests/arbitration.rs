@@ -96,3 +96,33 @@ fn weights_out_of_order_are_refused_naming_the_key() {
     let e = detour_core::config::ConfigBuilder::from_preset("small").unwrap().set("scheduler.wrr_weights", "[1, 2, 4]").unwrap().build();
     assert!(e.unwrap_err().to_string().contains("scheduler.wrr_weights"));
 }
+
+/// Mapping work above every class (`TSU_Priority_OutOfOrder::
+/// service_read_transaction` serves `MappingReadTRQueue` before it asks
+/// for a class): one URGENT and two HIGH requests at time 0 on one die,
+/// each missing the cached mapping table (translation pages of their own),
+/// every read one service time s. A die starts its next read the instant
+/// one ends, before the ended read's request plans its data. Translation
+/// reads run first: U's (submitted first) to s, H1's to 2s; U's data
+/// read, queued at s, then waits for H2's translation read (to 3s) and
+/// ends at 4s; H1's data at 5s, H2's at 6s. Were translation reads of
+/// their request's class, U's data read would go before H2's HIGH
+/// translation read: U ends at 3s (H1 and H2 still 5s and 6s).
+#[test]
+fn translation_reads_go_before_every_class() {
+    let cmt = ["ftl.precondition.valid=1.0", "ftl.mapping=\"cmt\"", "ftl.cmt_granularity=\"entry\"", "ftl.cmt_size_kib=1"];
+    let flows = |keys: &[&str]| {
+        let one = |name, prio, offset_bytes| FlowConfig { ios: 1, offset_bytes, size_bytes: 1 << 20, ..flow(name, prio, 1) };
+        let (u, h) = (PriorityClass::Urgent, PriorityClass::High);
+        run(with(keys), vec![one("u", u, 0), one("h1", h, 8 << 20), one("h2", h, 16 << 20)])
+    };
+    let mut keys = cmt.to_vec();
+    keys.push("scheduler.arbitration=\"nvme_wrr\"");
+    let r = flows(&keys);
+    let s = flows(&["ftl.precondition.valid=1.0"]).summary.flows[0].latency_us.read.mean;
+    let lat = |name: &str| r.summary.flows.iter().find(|f| f.name == name).unwrap().latency_us.read.mean / s;
+    println!("one read {s:.2} us; in reads: u {:.3}, h1 {:.3}, h2 {:.3}", lat("u"), lat("h1"), lat("h2"));
+    for (name, want) in [("u", 4.0), ("h1", 5.0), ("h2", 6.0)] {
+        assert!((lat(name) - want).abs() < 0.001, "{name}: {} reads, want {want}", lat(name));
+    }
+}

@@ -23,6 +23,16 @@
 //!   queues are served 4:2:1.
 //!
 //! Transactions without a class (the data cache's write-backs) join HIGH.
+//! Mapping transactions (translation reads, and a dirty translation page's
+//! write-back) have no class either: MQSim queues them apart
+//! (`MappingReadTRQueue`, `MappingWriteTRQueue`) and
+//! `TSU_Priority_OutOfOrder::service_read_transaction` serves the mapping
+//! read queue before asking the rule for a class at all ("Flash
+//! transactions that are related to FTL mapping data have the highest
+//! priority"). Here they carry [`MAPPING`] and are served first, oldest
+//! first. (That TSU's `service_write_transaction` never looks at its
+//! mapping write queue, so there a translation write-back would wait for
+//! ever; TSU_OutOfOrder serves it first, as here.)
 //!
 //! In Detour: each unit keeps its class-free queues; an operation carries
 //! its flow's class (`FlashOp::prio`), and when the policy has picked a
@@ -47,6 +57,9 @@ use super::policy::{Pick, Policy, Queues};
 
 pub use crate::config::arbitration::{validate_weights, Arbitration, PriorityClass};
 
+/// `FlashOp::prio` of a mapping transaction's operation: above every class.
+pub(crate) const MAPPING: u8 = 4;
+
 /// The rule's state of one queue of one unit: where the pointer stands and
 /// the current weight (MQSim's nextPriorityClassRead / currentWeightRead).
 #[derive(Clone, Copy, Debug)]
@@ -56,12 +69,12 @@ struct Wrr {
 }
 
 /// Per unit, the rule states of its host read and host write queues, and
-/// how many operations of each class each holds.
+/// how many operations of each class (and of mapping) each holds.
 pub(super) struct Arbiter {
     /// Weights by class: URGENT's unused, then HIGH, MEDIUM, LOW.
     weights: [i64; 4],
     states: Vec<[Wrr; 2]>,
-    queued: Vec<[[u32; 4]; 2]>,
+    queued: Vec<[[u32; 5]; 2]>,
 }
 
 impl Arbiter {
@@ -70,14 +83,14 @@ impl Arbiter {
         let weights = [i64::MAX, w[0] as i64, w[1] as i64, w[2] as i64];
         // MQSim's constructor: pointer at URGENT, current weight HIGH's.
         let start = Wrr { next: 0, current: weights[1] };
-        Arbiter { weights, states: vec![[start; 2]; units], queued: vec![[[0; 4]; 2]; units] }
+        Arbiter { weights, states: vec![[start; 2]; units], queued: vec![[[0; 5]; 2]; units] }
     }
 
     /// An operation of class `prio` joined queue `queue` of `unit`.
     #[inline]
     pub(super) fn joined(&mut self, unit: usize, queue: usize, prio: u8) {
         if queue < 2 {
-            self.queued[unit][queue][prio as usize & 3] += 1;
+            self.queued[unit][queue][prio as usize] += 1;
         }
     }
 
@@ -88,19 +101,31 @@ impl Arbiter {
             let op = ops.get(id);
             let queue = policy.queue_of(op.class);
             if queue < 2 {
-                self.queued[unit][queue][op.prio as usize & 3] -= 1;
+                self.queued[unit][queue][op.prio as usize] -= 1;
             }
         }
     }
 
     /// `unit` failed and its queues were emptied.
     pub(super) fn emptied(&mut self, unit: usize) {
-        self.queued[unit] = [[0; 4]; 2];
+        self.queued[unit] = [[0; 5]; 2];
     }
 
-    /// The class the rule serves next given which are queued, advancing the
-    /// state; None when the search gives up (see the module's note).
-    fn choose(&mut self, unit: usize, queue: usize, present: [bool; 4]) -> Option<u8> {
+    /// What the unit serves next given which classes are queued: mapping
+    /// work if any (the rule is still stepped, as MQSim asks it for the
+    /// queue that may share the mapping read's command), else the rule's
+    /// class; None when the search gives up (see the module's note).
+    fn choose(&mut self, unit: usize, queue: usize, present: [bool; 5]) -> Option<u8> {
+        let class = self.wrr(unit, queue, present);
+        if present[MAPPING as usize] {
+            return Some(MAPPING);
+        }
+        class
+    }
+
+    /// The class the rule serves next, advancing the state (MQSim's
+    /// get_next_read_service_queue / get_next_write_service_queue).
+    fn wrr(&mut self, unit: usize, queue: usize, present: [bool; 5]) -> Option<u8> {
         if present[0] {
             return Some(0);
         }
@@ -139,7 +164,7 @@ impl Arbiter {
         let (mut prev, mut id) = (NO_OP, pick.id);
         while id != NO_OP {
             let op = ops.get(id);
-            if op.prio & 3 == class {
+            if op.prio == class {
                 return Pick { queue: pick.queue, prev, id };
             }
             (prev, id) = (id, op.qnext);
@@ -163,7 +188,7 @@ mod tests {
     #[test]
     fn saturated_classes_follow_mqsims_loop() {
         let mut a = Arbiter::new(1, [4, 2, 1]);
-        let all = [false, true, true, true];
+        let all = [false, true, true, true, false];
         let got: Vec<u8> = (0..8).map(|_| a.choose(0, 0, all).unwrap()).collect();
         assert_eq!(got, vec![1, 1, 2, 1, 2, 3, 1, 1]);
         // Over a whole cycle the shares are the weights.
@@ -177,10 +202,10 @@ mod tests {
     #[test]
     fn urgent_first_and_a_lone_class_is_found() {
         let mut a = Arbiter::new(2, [4, 2, 1]);
-        assert_eq!(a.choose(0, 0, [true, true, true, true]), Some(0));
+        assert_eq!(a.choose(0, 0, [true, true, true, true, false]), Some(0));
         // LOW alone: found within the tries, or on the search after.
         for _ in 0..10 {
-            let c = a.choose(1, 1, [false, false, false, true]).or_else(|| a.choose(1, 1, [false, false, false, true]));
+            let c = a.choose(1, 1, [false, false, false, true, false]).or_else(|| a.choose(1, 1, [false, false, false, true, false]));
             assert_eq!(c, Some(3));
         }
     }

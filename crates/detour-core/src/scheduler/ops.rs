@@ -42,7 +42,8 @@ pub struct FlashOp {
     pub stage: u8,
     /// Read-retry steps this read needs (`[nand]` error model; else 0).
     pub retries: u8,
-    /// NVMe priority class of its flow (`arbiter::PriorityClass as u8`),
+    /// NVMe priority class of its flow (`arbiter::PriorityClass as u8`, or
+    /// `arbiter::MAPPING` for mapping work),
     /// read only under `scheduler.arbitration = "nvme_wrr"`.
     pub prio: u8,
     pub group: u32,

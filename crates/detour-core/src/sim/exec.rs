@@ -219,10 +219,15 @@ impl Simulation {
 
     /// The NVMe priority class of transaction `t`'s operations: its
     /// request's flow's (arbiter.rs); HIGH for the run's own workload and
-    /// for work of no request.
+    /// for work of no request; mapping work (translation reads, which
+    /// `translate` plans while `map_phase` holds, and translation
+    /// write-backs) above every class.
     #[cold]
     fn priority_of(&self, t: u32) -> u8 {
         let txn = self.txns.get(t);
+        if txn.map_phase || matches!(txn.kind, TxnKind::MapWrite) {
+            return crate::scheduler::arbiter::MAPPING;
+        }
         let stream = if matches!(txn.kind, TxnKind::Host { .. }) { txn.io.stream } else { 0 };
         self.closed.as_ref().map_or(crate::scheduler::arbiter::PriorityClass::High as u8, |c| c.priority(stream))
     }
