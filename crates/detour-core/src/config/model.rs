@@ -86,9 +86,11 @@ pub enum WriteTransfer {
     /// Host_Interface_NVMe.cpp: `transaction_size * SECTOR_SIZE_IN_BYTE`)
     /// and `NVM_PHY_ONFI_NVDDR2::send_command_to_chip` times each program's
     /// data-in as `NVDDR2DataInTransferTime(Data_and_metadata_size_in_byte)`.
-    /// GC moves stay whole pages, and so do LRU evictions (MQSim sizes
-    /// those by the slot's `State_bitmap_of_existing_sectors`; the buffer
-    /// does not track an evicted page's sectors).
+    /// GC moves stay whole pages, and so do LRU evictions of a page-counted
+    /// buffer (MQSim sizes those by the slot's
+    /// `State_bitmap_of_existing_sectors`; such a buffer does not track an
+    /// evicted page's sectors); under `write_buffer.granularity =
+    /// "sector"` (SSDSim's) an eviction moves its node's sectors.
     Written,
 }
 
