@@ -18,7 +18,8 @@ The traces are the ones the peers ran (same seeds, rates from the peers'
 CSV), rewritten if absent. An aged point preconditions as Detour's
 importers map the peers' own settings: MQSim's Initial_Occupancy_Percentage
 as `ftl.precondition.valid`, SSDSim's `aged ratio` as
-`ftl.precondition.invalid` (with 0.1% valid, see aged_keys).
+`ftl.precondition.invalid` (with about 0.1% valid, the same count on every
+plane, see aged_valid_share).
 """
 
 from __future__ import annotations
@@ -27,6 +28,8 @@ import argparse
 import csv
 import sys
 from pathlib import Path
+
+import tomllib
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import peer_matrix as pm  # noqa: E402
@@ -41,9 +44,31 @@ def aged_keys(peer: str) -> list[str]:
     if peer == "mqsim":
         return [f"ftl.precondition.valid={pm.AGED_MQSIM_OCC / 100}"]
     # Detour makes stale pages by overwriting valid ones, so it needs a
-    # little valid data (0.1% of the logical space) to age; the importer's
-    # `invalid` alone is refused by validation
-    return ["ftl.precondition.valid=0.001", f"ftl.precondition.invalid={pm.AGED_SSDSIM_RATIO}"]
+    # little valid data (about 0.1% of the logical space) to age; the
+    # importer's `invalid` alone is refused by validation. The file's
+    # `advanced command = 31` (copyback) with `greed CB command = 0` makes
+    # SSDSim's uninterrupt_gc untimed: `ftl.gc_timing`, as the importer maps it
+    return [f"ftl.precondition.valid={aged_valid_share()}", f"ftl.precondition.invalid={pm.AGED_SSDSIM_RATIO}",
+            "ftl.gc_timing=stale_erases_only"]
+
+
+def aged_valid_share(target: float = 0.001) -> float:
+    """About `target` of bench-matched's logical pages, rounded up to the same
+    whole number of pages on every plane. The overwrites that make the stale
+    pages are spread over the valid LPNs, pass after pass, so a plane's stale
+    pages follow its count of valid LPNs: 0.1% exactly is 7,549 LPNs over 256
+    planes, 30 on the first plane of each die and 29 on the second (static
+    CWDP), and 1,034 passes turned that one LPN into 16 blocks: 27 free blocks
+    on one plane, 43 on the other, the first 1 above its GC trigger, where
+    SSDSim's make_aged leaves every plane the same (35 each with this)."""
+    import detour
+
+    d = tomllib.loads(detour.config("bench-matched"))["device"]
+    planes = d["channels"] * d["chips_per_channel"] * d["dies_per_chip"] * d["planes_per_die"]
+    logical = int(planes * d["blocks_per_plane"] * d["pages_per_block"] * (1 - d["overprovisioning"]))
+    per_plane = -(-int(target * logical) // planes)
+    # half a page above the count, so Detour's floor(share x logical) lands on it
+    return (per_plane * planes + 0.5) / logical
 
 
 def read_csv(path: Path) -> dict[str, dict]:

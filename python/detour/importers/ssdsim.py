@@ -29,9 +29,11 @@ _GEOMETRY = {
 }
 
 _NOT_MODELLED = {
-    "subpage page": "Detour maps and writes whole pages (reads move only the sectors asked for, scheduler.read_transfer = "
-                    "\"requested\", set by the ssdsim bundle); SSDSim also buffers, writes back and moves a page's 512 B sectors "
-                    "alone (partial-page writes, the buffer's capacity in sectors)",
+    "subpage page": "Detour maps whole pages; the ssdsim bundle moves only a page's 512 B sectors asked for or written "
+                    "(scheduler.read_transfer = \"requested\", scheduler.write_transfer = \"written\") and counts the buffer "
+                    "in sectors (write_buffer.granularity = \"sector\"), but a read of a buffered page is served from DRAM "
+                    "even for sectors its node lacks (SSDSim reads those from the flash) and a partial-page write-back "
+                    "does not first read the page's other sectors (allocate_location's update read)",
     "subpage capacity": "as above",
     "t_DBSY": "the dummy busy between the planes of a two-plane program; Detour charges one command per batch",
     "t_WB": "SSDSim adds it to erases (GC); Detour's erase is tBERS alone",
@@ -210,6 +212,12 @@ def _commands(r: _Reader) -> None:
               "SSDSim never issues two-plane reads, whatever bit 16 says (docs/validation.md)")
     if bits & AD_COPYBACK:
         r.imp.skip("advanced command (copyback, bit 2)", str(bits), "no copyback in Detour: GC moves data through the controller")
+        if r.num("greed CB command", int, 0) == 0:
+            # uninterrupt_gc (pagemap.c) sets the channel's and chip's busy
+            # time only without copyback or with greed_CB_ad = 1
+            r.imp.set("advanced command", "stale_erases_only", "ftl.gc_timing", str(bits),
+                      "bit 2 (copyback) with greed CB command = 0: uninterrupt_gc sets no busy time, so only direct "
+                      "erases of blocks the run made wholly stale take time (docs/validation.md)")
     if bits & AD_INTERLEAVE:
         r.imp.skip("advanced command (interleave, bit 8)", str(bits), "Detour batches the planes of one die, not the dies of a chip")
     aged = r.num("aged", int, 0)

@@ -46,6 +46,8 @@ const SSDSIM: &[Setting] = &[
     s("scheduler.suspension", "false", "SSDSim has no program/erase suspension"),
     s("scheduler.read_transfer", "\"requested\"", "a read's data-out moves only the sectors its sub-request needs: distribute (ssd.c) sizes each page's sub-request by transfer_size (the request's sectors of that page not found in the buffer), and go_one_step (flash.c) times SR_R_DATA_TRANSFER as size x subpage_capacity x tRC"),
     s("write_buffer.admission", "\"evict\"", "insert2buffer (flash.c): a write whose page finds the buffer full evicts the LRU tail at once (avlTreeDel before any flash work) as a write sub-request of that request (creat_sub_request with req), and trace_output (ssd.c) ends the request at its sub-requests' latest complete_time, a write's being the end of its transfer (SR_W_TRANSFER); a write that evicts nothing ends after 1000 ns of DRAM; nothing else is written back, not even at the end. Only matters with a [write_buffer]"),
+    s("write_buffer.granularity", "\"sector\"", "insert2buffer (flash.c) counts the buffer in sectors: max_buffer_sector is the DRAM's bytes / 512 (initialize.c), a page's node holds only the sectors written (stored; buffer_sector_count grows by each new sector), a write evicts LRU nodes until its sectors fit (never its own node: a tail that is the node being written swaps with the one before), and an eviction frees and writes back only its node's sectors (creat_sub_request(.., size(stored), stored, ..)). Only matters with a [write_buffer]"),
+    s("scheduler.write_transfer", "\"written\"", "a write sub-request moves only its sectors: creat_sub_request sizes it by size(state) (a host write's part of the page, an eviction's stored sectors), and compute_serve_time / static_write (flash.c) time its transfer as 7 tWC + size x subpage_capacity x tWC. GC moves stay whole pages"),
     s("scheduler.channel_order", "\"reads_first\"", "process() (flash.c) serves an idle channel in turn: services_2_r_wait (the command of the channel's oldest waiting read whose chip is idle), else services_2_r_data_trans (a finished read's data-out, lowest chip first), else services_2_write (the lowest idle chip with waiting writes, its batch formed then by dynamic_advanced_process); one per idle channel per step, so a chip's writes wait while any read of its channel can use it"),
 ];
 
@@ -129,6 +131,8 @@ impl Compat {
             s("write_buffer.admission", "\"room\"", "Detour's default: a page enters while the buffer has room"),
             s("write_buffer.flush_class", "\"background\"", "Detour's default: the buffer flushes after every host operation"),
             s("ftl.cmt_granularity", "\"page\"", "Detour's default: a cached mapping table holds whole translation pages"),
+            s("write_buffer.granularity", "\"page\"", "Detour's default: the buffer holds and writes back whole pages"),
+            s("scheduler.write_transfer", "\"page\"", "Detour's default: a program moves its whole page"),
         ];
         match self {
             Compat::None => NONE,

@@ -49,7 +49,33 @@ pub struct FtlConfig {
     /// whole translation pages; `entry`: single map entries, as MQSim's
     /// CMT (ftl/mapping/entry.rs).
     pub cmt_granularity: CmtGranularity,
+    /// What a GC victim's moves and erase cost in simulated time: `timed`
+    /// (default) or SSDSim's `stale_erases_only` (see `GcTiming`).
+    pub gc_timing: GcTiming,
     pub precondition: PreconditionConfig,
+}
+
+/// The simulated time GC takes (`ftl.gc_timing`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum GcTiming {
+    /// Every victim's moves (read, program) and erase take their time on
+    /// the dies, at background priority. Detour's default.
+    #[default]
+    Timed,
+    /// SSDSim with copyback among its advanced commands and `greed CB
+    /// command = 0`: only a block that the run's writes made wholly stale
+    /// takes time, its erase (tBERS); `gc_for_channel` (pagemap.c) erases
+    /// such blocks first (`gc_direct_erase`, listed by `get_ppn` when a
+    /// block's `invalid_page_num` reaches `page_block`; `erase_planes`
+    /// sets the chip busy for tBERS). Any other victim goes through
+    /// `uninterrupt_gc`, whose timing sets the channel's and chip's
+    /// `next_state_predict_time` only when copyback is off or used greedily
+    /// (`greed_CB_ad == 1`): here neither branch runs, so its page moves
+    /// and erase take no simulated time. Blocks staled by preconditioning
+    /// are never listed (SSDSim's `make_aged` leaves 61 of 64 pages stale
+    /// and lists nothing), so they too are reclaimed at once.
+    StaleErasesOnly,
 }
 
 #[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
@@ -151,6 +177,7 @@ impl Default for FtlConfig {
             mapping: "dram".into(),
             cmt_size_kib: 2048,
             cmt_granularity: CmtGranularity::Page,
+            gc_timing: GcTiming::Timed,
             precondition: PreconditionConfig::default(),
         }
     }

@@ -35,10 +35,10 @@ pub use compat::Compat;
 pub use dram::DramTiming;
 pub use energy::{EnergyConfig, EnergyCosts};
 pub use flows::{FlowConfig, RwMode};
-pub use ftl::{Allocation, CmtGranularity, FtlConfig, PreconditionConfig, PreconditionSpan, WearLeveling};
+pub use ftl::{Allocation, CmtGranularity, FtlConfig, GcTiming, PreconditionConfig, PreconditionSpan, WearLeveling};
 pub use model::{
-    AddressMode, BufferAdmission, ChannelOrder, FlushClass, FlushPolicy, MultiplaneScan, ReadTransfer, ServiceUnit, WriteAck,
-    WriteBufferConfig, WriteTransfer,
+    AddressMode, BufferAdmission, BufferGranularity, ChannelOrder, FlushClass, FlushPolicy, MultiplaneScan, ReadTransfer, ServiceUnit,
+    WriteAck, WriteBufferConfig, WriteTransfer,
 };
 pub use nand::{DriftFit, ErrorModel, NandConfig, RberFit};
 pub use order::AllocOrder;

@@ -86,9 +86,11 @@ pub enum WriteTransfer {
     /// Host_Interface_NVMe.cpp: `transaction_size * SECTOR_SIZE_IN_BYTE`)
     /// and `NVM_PHY_ONFI_NVDDR2::send_command_to_chip` times each program's
     /// data-in as `NVDDR2DataInTransferTime(Data_and_metadata_size_in_byte)`.
-    /// GC moves stay whole pages, and so do LRU evictions (MQSim sizes
-    /// those by the slot's `State_bitmap_of_existing_sectors`; the buffer
-    /// does not track an evicted page's sectors).
+    /// GC moves stay whole pages, and so do LRU evictions of a page-counted
+    /// buffer (MQSim sizes those by the slot's
+    /// `State_bitmap_of_existing_sectors`; such a buffer does not track an
+    /// evicted page's sectors); under `write_buffer.granularity =
+    /// "sector"` (SSDSim's) an eviction moves its node's sectors.
     Written,
 }
 
@@ -181,6 +183,31 @@ pub enum BufferAdmission {
     Evict,
 }
 
+/// What the buffer's capacity counts, and what a buffered page holds
+/// (`write_buffer.granularity`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum BufferGranularity {
+    /// Whole pages: a page written in part takes a page of the capacity
+    /// and is written back whole. Detour's default.
+    #[default]
+    Page,
+    /// 512-byte sectors, SSDSim's buffer (`insert2buffer`, flash.c): the
+    /// capacity is `max_buffer_sector` (the DRAM's bytes / 512,
+    /// initialize.c), a page's node holds only the sectors written to it
+    /// (`stored`), a write adds only the sectors its node lacks
+    /// (`buffer_sector_count++` per new sector) and evicts least recently
+    /// used nodes until they fit (never its own node: a tail that is the
+    /// node being written swaps with the one before it), and an eviction
+    /// frees its node's sectors at once and writes back only those
+    /// (`creat_sub_request(.., size(stored), stored, ..)`, moved over the
+    /// channel as `size x subpage_capacity x tWC` under
+    /// `scheduler.write_transfer = "written"`). Only with
+    /// `admission = "evict"`: with another admission the buffer counts
+    /// pages.
+    Sector,
+}
+
 /// `[write_buffer]`: a write-back DRAM buffer in front of the flash (MQSim's
 /// data cache, SSDSim's buffer). A host write completes when its pages are
 /// in the buffer, or waits for room; buffered pages are read from DRAM
@@ -207,6 +234,8 @@ pub struct WriteBufferConfig {
     pub admission: BufferAdmission,
     /// The DRAM's timing (`[write_buffer.dram]`); untimed by default.
     pub dram: super::DramTiming,
+    /// Default page; `sector` is SSDSim's (see `BufferGranularity`).
+    pub granularity: BufferGranularity,
 }
 
 impl Default for WriteBufferConfig {
@@ -219,6 +248,7 @@ impl Default for WriteBufferConfig {
             flush_at: 0.5,
             admission: BufferAdmission::Room,
             dram: Default::default(),
+            granularity: BufferGranularity::Page,
         }
     }
 }
@@ -230,6 +260,24 @@ impl WriteBufferConfig {
             (self.size_mib * 1_048_576.0 / page_size.max(1) as f64).floor() as u64
         } else {
             self.pages
+        }
+    }
+
+    /// Whether the buffer counts sectors: `granularity = "sector"` under
+    /// SSDSim's own admission (`evict`); with another admission the
+    /// setting has no effect (a bundle sets both, a user may change one).
+    pub fn sector_granular(&self) -> bool {
+        self.granularity == BufferGranularity::Sector && self.admission == BufferAdmission::Evict
+    }
+
+    /// The capacity in 512-byte sectors under `granularity = "sector"`:
+    /// SSDSim's `max_buffer_sector` (the DRAM's bytes / 512, initialize.c)
+    /// from `size_mib`, or `pages` whole pages' sectors.
+    pub fn capacity_sectors(&self, page_size: u32) -> u64 {
+        if self.size_mib > 0.0 {
+            (self.size_mib * 1_048_576.0 / 512.0).floor() as u64
+        } else {
+            self.pages * (page_size / 512) as u64
         }
     }
 }
@@ -271,6 +319,12 @@ impl Config {
             "write_buffer.size_mib",
             "{} MiB holds no {}-byte page",
             b.size_mib,
+            self.device.page_size
+        );
+        ensure_config!(
+            !(cap > 0 && b.sector_granular()) || (512..=32 * 512).contains(&self.device.page_size),
+            "write_buffer.granularity",
+            "`sector` keeps a 32-bit mask of 512-byte sectors per page: device.page_size {} must be 512..=16384",
             self.device.page_size
         );
         match self.host.write_ack {

@@ -3,8 +3,10 @@
 
 use super::txn::TxnKind;
 use super::Simulation;
+use crate::config::GcTiming;
 use crate::engine::Event;
 use crate::error::{Error, Result};
+use crate::ftl::BlockState;
 use crate::scheduler::Class;
 use crate::types::{Owner, Ppn, NS_PER_US};
 
@@ -44,14 +46,68 @@ impl Simulation {
             return Ok(());
         }
         let allowed = self.with_ctx(|s, ctx| s.may_start_gc(plane, ctx));
-        let victim = if allowed { self.ftl.start_gc(plane) } else { None };
+        let victim = match allowed {
+            false => None,
+            true if self.cfg.ftl.gc_timing == GcTiming::StaleErasesOnly => self.ftl.start_gc_stale_first(plane, &self.aged_blocks),
+            true => self.ftl.start_gc(plane),
+        };
         let Some(victim) = victim else {
             if !self.gc_blocked.contains(&plane) {
                 self.gc_blocked.push(plane);
             }
             return Ok(());
         };
+        if self.cfg.ftl.gc_timing == GcTiming::StaleErasesOnly && self.reclaims_untimed(victim) {
+            return self.reclaim_untimed(plane, victim);
+        }
         self.collect(plane, victim)
+    }
+
+    /// Under `ftl.gc_timing = "stale_erases_only"`: every block written
+    /// before the run is SSDSim's `make_aged` block, never listed for a
+    /// timed direct erase.
+    pub(super) fn mark_aged_blocks(&mut self) {
+        let n = self.geo.blocks();
+        self.aged_blocks = vec![0; (n as usize).div_ceil(64)];
+        for b in 0..n {
+            if self.ftl.block(b).state != BlockState::Free {
+                self.aged_blocks[b as usize / 64] |= 1 << (b % 64);
+            }
+        }
+    }
+
+    /// Whether victim `block` is reclaimed in no simulated time: it holds
+    /// live pages (SSDSim's `uninterrupt_gc`) or was staled before the run;
+    /// a block the run's writes made wholly stale is erased in tBERS
+    /// (`gc_direct_erase`, pagemap.c).
+    fn reclaims_untimed(&self, block: u32) -> bool {
+        let aged = self.aged_blocks.get(block as usize / 64).is_some_and(|w| w & (1 << (block % 64)) != 0);
+        aged || self.ftl.block(block).valid > 0
+    }
+
+    /// SSDSim's `uninterrupt_gc` with copyback and `greed CB command = 0`:
+    /// the victim's live pages move and it is erased now, taking no time on
+    /// any die or channel (see `GcTiming::StaleErasesOnly`).
+    #[cold]
+    #[inline(never)]
+    fn reclaim_untimed(&mut self, plane: u32, victim: u32) -> Result<()> {
+        if let Some(w) = self.aged_blocks.get_mut(victim as usize / 64) {
+            *w &= !(1 << (victim % 64));
+        }
+        let mut pages = std::mem::take(&mut self.scratch.ids);
+        self.ftl.live_pages_of(victim, &mut pages);
+        let stream = self.ftl.gc_stream(victim);
+        for &from in &pages {
+            let (owner, token) = (self.ftl.owner(from), self.ftl.token(from));
+            let Some(to) = self.ftl.alloc_programmed(plane, stream, owner, token) else {
+                return Err(self.out_of_space(plane));
+            };
+            self.finish_move(from, to, owner);
+        }
+        self.scratch.ids = pages;
+        self.ftl.victim_moved(victim);
+        self.ftl.erase_issued(victim);
+        self.erase_done(victim)
     }
 
     /// Static wear levelling after an erase on `plane` (ftl/gc/wear.rs):

@@ -11,6 +11,7 @@ use super::page_list::PageList;
 use crate::config::FlushPolicy;
 use crate::ftl::Chunked;
 use crate::types::{Lpn, Token};
+use std::collections::HashMap;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum State {
@@ -34,6 +35,24 @@ pub struct WriteBuffer {
     /// rewritten meanwhile). Always 0 otherwise.
     frees_on_evict: bool,
     released: u32,
+    /// SSDSim's sector-granular buffer (`write_buffer.granularity =
+    /// "sector"`); None: whole pages.
+    sectors: Option<Box<Sectors>>,
+}
+
+/// The sectors SSDSim's buffer nodes hold (`insert2buffer`, flash.c): the
+/// capacity and every count are in sectors, not pages.
+struct Sectors {
+    /// `max_buffer_sector`.
+    cap: u32,
+    /// `buffer_sector_count`: the sectors of every node; an evicted node's
+    /// are free at once (`buffer_sector_count -= sub_req->size`).
+    held: u32,
+    /// LPN -> its node's `stored` mask (bit i: sector i of the page), for
+    /// every page that has a node (dirty, or rewritten while in flight).
+    stored: HashMap<Lpn, u32>,
+    /// LPN -> the sectors its eviction writes back, while in flight.
+    evicted: HashMap<Lpn, u32>,
 }
 
 impl WriteBuffer {
@@ -46,7 +65,77 @@ impl WriteBuffer {
             flushing: 0,
             frees_on_evict: false,
             released: 0,
+            sectors: None,
         }
+    }
+
+    /// Count the capacity in `cap` sectors and keep each page's written
+    /// sectors (SSDSim's buffer; use `write_sectors`).
+    pub fn count_sectors(&mut self, cap: u32) {
+        self.sectors = Some(Box::new(Sectors { cap, held: 0, stored: HashMap::new(), evicted: HashMap::new() }));
+    }
+
+    /// The sectors the eviction of `lpn` in flight writes back (sector
+    /// mode); None otherwise.
+    pub fn evicted_sectors(&self, lpn: Lpn) -> Option<u32> {
+        self.sectors.as_ref().and_then(|x| x.evicted.get(&lpn).copied())
+    }
+
+    /// Sectors held (sector mode; 0 otherwise).
+    #[cfg(test)]
+    fn sectors_held(&self) -> u32 {
+        self.sectors.as_ref().map_or(0, |x| x.held)
+    }
+
+    /// Sector mode: put sectors `mask` of page `lpn` in, as `insert2buffer`
+    /// does. A page with a node takes only the sectors it lacks (true); a
+    /// page without one (never buffered, or evicted and still in flight:
+    /// SSDSim deleted its node) a new node of `mask` (false). None when
+    /// the sectors do not fit: evict (the least recently used node, which
+    /// is never this page's, as it was just moved to the back) and retry.
+    pub fn write_sectors(&mut self, lpn: Lpn, token: Token, mask: u32) -> Option<bool> {
+        let slot = self.slot(lpn);
+        let x = self.sectors.as_mut().expect("write_sectors without count_sectors");
+        let Some(s) = slot else {
+            let need = mask.count_ones();
+            if x.held + need > x.cap {
+                return None;
+            }
+            x.held += need;
+            x.stored.insert(lpn, mask);
+            self.pages.insert(lpn, token, State::Dirty);
+            self.mark(lpn, true);
+            return Some(false);
+        };
+        if self.pages.tag(s) == (State::Flushing { rewritten: false }) {
+            let need = mask.count_ones();
+            if x.held + need > x.cap {
+                return None;
+            }
+            x.held += need;
+            x.stored.insert(lpn, mask);
+            self.released -= 1;
+            self.pages.set_token(s, token);
+            self.pages.set_tag(s, State::Flushing { rewritten: true });
+            return Some(false);
+        }
+        // the node moves to the LRU head first, so a full buffer evicts
+        // the node before it when it is the tail (insert2buffer's swap)
+        if self.pages.tag(s) == State::Dirty && self.policy == FlushPolicy::Lru {
+            self.pages.move_to_back(s);
+        }
+        let old = x.stored[&lpn];
+        let need = (mask & !old).count_ones();
+        if x.held + need > x.cap {
+            return None;
+        }
+        x.held += need;
+        x.stored.insert(lpn, old | mask);
+        self.pages.set_token(s, token);
+        if let State::Flushing { .. } = self.pages.tag(s) {
+            self.pages.set_tag(s, State::Flushing { rewritten: true });
+        }
+        Some(true)
     }
 
     /// Evicted pages free their slots at once (SSDSim's `insert2buffer`).
@@ -182,6 +271,12 @@ impl WriteBuffer {
     pub fn evict(&mut self) -> Option<Lpn> {
         let (lpn, _) = self.take_victim()?;
         self.released += 1;
+        if let Some(x) = self.sectors.as_mut() {
+            // its node's sectors are free now and are what it writes back
+            let m = x.stored.remove(&lpn).expect("a buffered page's sectors");
+            x.held -= m.count_ones();
+            x.evicted.insert(lpn, m);
+        }
         Some(lpn)
     }
 
@@ -207,6 +302,9 @@ impl WriteBuffer {
         self.flushing -= 1;
         if self.frees_on_evict && !rewritten {
             self.released -= 1;
+        }
+        if let Some(x) = self.sectors.as_mut() {
+            x.evicted.remove(&lpn);
         }
         if rewritten {
             self.pages.set_tag(s, State::Dirty);
@@ -297,5 +395,33 @@ mod tests {
         assert_eq!((b.used(), b.dirty(), b.held()), (3, 2, 2), "page 1 is dirty again with its new data");
         b.flushed(2);
         assert_eq!((b.used(), b.held(), b.contains(2)), (2, 2, false));
+    }
+
+    #[test]
+    fn sector_mode_counts_sectors_and_never_evicts_the_page_being_written() {
+        // SSDSim's example buffer: 256 sectors, 64 pages of 4. Counted in
+        // pages, 64 half pages fill it; counted in sectors (2 each), 128.
+        let mut pages = WriteBuffer::new(64, FlushPolicy::Lru, 256);
+        for l in 0..64 {
+            pages.write(l, 1);
+        }
+        assert_eq!(pages.write(64, 1), None, "full at 64 pages");
+        let mut b = WriteBuffer::new(64, FlushPolicy::Lru, 256);
+        b.free_slots_on_evict();
+        b.count_sectors(256);
+        for l in 0..128 {
+            assert_eq!(b.write_sectors(l, 1, 0b0011), Some(false), "page {l}");
+        }
+        assert_eq!(b.sectors_held(), 256);
+        // page 0 is the LRU tail; its 2 new sectors need room: it moves to
+        // the head first, so page 1 is the one to go (insert2buffer's swap)
+        assert_eq!(b.write_sectors(0, 2, 0b1100), None);
+        assert_eq!(b.evict(), Some(1));
+        assert_eq!((b.sectors_held(), b.evicted_sectors(1)), (254, Some(0b0011)));
+        assert_eq!(b.write_sectors(0, 2, 0b1100), Some(true));
+        assert_eq!(b.write_sectors(0, 3, 0b0110), Some(true), "sectors it holds take no room");
+        assert_eq!(b.sectors_held(), 256);
+        b.flushed(1);
+        assert_eq!(b.evicted_sectors(1), None);
     }
 }

@@ -58,6 +58,25 @@ fn sectors_of_page(io: &HostIo, i: u32, page_size: u32) -> u64 {
     (hi.div_ceil(SECTOR as u64)).saturating_sub(lo / SECTOR as u64).max(1)
 }
 
+/// The sectors of page `i` of write `io` that it writes, as a mask (bit k:
+/// the page's sector k): SSDSim's `state` for `insert2buffer`
+/// (`buffer_management`, ssd.c: all of a page's sectors, less those before
+/// the request's first sector in its first page and after its last in its
+/// last).
+fn sector_mask(io: &HostIo, i: u32, page_size: u32) -> u32 {
+    let per = page_size / SECTOR;
+    let full = if per >= 32 { u32::MAX } else { (1 << per) - 1 };
+    let ps = page_size as u64;
+    let lo = if i == 0 { (io.offset % ps / SECTOR as u64) as u32 } else { 0 };
+    let end = io.offset + io.size as u64;
+    let hi = if i + 1 == io.pages && end % ps != 0 { (end % ps).div_ceil(SECTOR as u64) as u32 } else { per };
+    let below = |n: u32| if n >= 32 { u32::MAX } else { (1u32 << n) - 1 };
+    match below(hi) & !below(lo) & full {
+        0 => full,
+        m => m,
+    }
+}
+
 /// `bloom_filter_reset_step` (Data_Cache_Manager_Flash_Advanced.h): 1 s.
 const SEEN_WINDOW_NS: Time = 1_000_000_000;
 
@@ -156,6 +175,8 @@ pub(super) struct BufferRun {
     /// (MQSim's data-cache DRAM), busy until `dram_busy`.
     dram: Option<crate::config::DramTiming>,
     dram_busy: Time,
+    /// `write_buffer.granularity = "sector"` (SSDSim's buffer).
+    sectors: bool,
 }
 
 impl BufferRun {
@@ -166,6 +187,10 @@ impl BufferRun {
             let mut buf = WriteBuffer::new(cap, cfg.policy, logical_pages);
             if evict {
                 buf.free_slots_on_evict();
+            }
+            let sectors = cfg.sector_granular();
+            if sectors {
+                buf.count_sectors(cfg.capacity_sectors(page_size).min(u32::MAX as u64) as u32);
             }
             Box::new(BufferRun {
                 buf,
@@ -181,6 +206,7 @@ impl BufferRun {
                 last_t: 0,
                 dram: cfg.dram.timed().then(|| cfg.dram.clone()),
                 dram_busy: 0,
+                sectors,
             })
         })
     }
@@ -228,7 +254,12 @@ impl BufferRun {
                 break;
             }
             let token = Simulation::write_token(io, i);
-            let Some(hit) = self.buf.write(io.lpn + i, token) else {
+            let put = if self.sectors {
+                self.buf.write_sectors(io.lpn + i, token, sector_mask(io, i, self.page_size))
+            } else {
+                self.buf.write(io.lpn + i, token)
+            };
+            let Some(hit) = put else {
                 // SSDSim makes room by evicting the least recently used page
                 if let Some(e) = self.evict.as_mut() {
                     if let Some(victim) = self.buf.evict() {
@@ -390,9 +421,15 @@ impl BufferRun {
 
     /// The bytes the buffer holds of in-flight page `lpn`, when less than
     /// a page: a destage write-back of a partial page (its sectors, as
-    /// MQSim's transaction carries them); 0 (the whole page) otherwise,
-    /// evictions included (their sectors are not tracked).
+    /// MQSim's transaction carries them), an eviction of a node holding
+    /// part of a page under `granularity = "sector"` (SSDSim's
+    /// `size(stored)`); 0 (the whole page) otherwise.
     pub(super) fn written_bytes(&self, lpn: Lpn) -> u32 {
+        if let Some(m) = self.buf.evicted_sectors(lpn) {
+            // SSDSim's eviction writes back its node's sectors
+            let bytes = m.count_ones() * SECTOR;
+            return if bytes < self.page_size { bytes } else { 0 };
+        }
         let Some(d) = self.destage.as_ref() else { return 0 };
         match d.short_by.get(&lpn) {
             Some(&lack) if lack > 0 && lack < d.sectors_per_page => ((d.sectors_per_page - lack) * SECTOR as u64) as u32,

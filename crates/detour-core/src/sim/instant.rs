@@ -110,6 +110,9 @@ impl Simulation {
         // A plane a scheme writes more than others can end below its GC
         // threshold.
         self.ftl.relist_gc_wanted();
+        if self.cfg.ftl.gc_timing == crate::config::GcTiming::StaleErasesOnly {
+            self.mark_aged_blocks();
+        }
         self.ftl.stats = Default::default();
         Ok(())
     }

@@ -137,6 +137,10 @@ pub struct Simulation {
     revived_at: u64,
     ticks: background::Ticks,
     gc_blocked: Vec<u32>,
+    /// `ftl.gc_timing = "stale_erases_only"`: one bit per block written
+    /// before the run (preconditioning), which GC reclaims at once; empty
+    /// under the default timing.
+    aged_blocks: Vec<u64>,
     /// Buffers reused from event to event.
     scratch: scratch::Scratch,
     /// Translation reads in flight and who waits for them (entry caches).
@@ -222,6 +226,7 @@ impl Simulation {
             revived_at: u64::MAX,
             ticks: background::Ticks::default(),
             gc_blocked: Vec::new(),
+            aged_blocks: Vec::new(),
             scratch: scratch::Scratch::default(),
             map_reads: Default::default(),
             n: Counters::default(),
