@@ -48,7 +48,10 @@ impl Simulation {
         let allowed = self.with_ctx(|s, ctx| s.may_start_gc(plane, ctx));
         let victim = match allowed {
             false => None,
-            true if self.cfg.ftl.gc_timing == GcTiming::StaleErasesOnly => self.ftl.start_gc_stale_first(plane, &self.aged_blocks),
+            true if self.cfg.ftl.gc_timing == GcTiming::StaleErasesOnly => {
+                let aged = &self.aged_blocks;
+                self.ftl.start_gc_stale_first(plane, |b| is_set(aged, b))
+            }
             true => self.ftl.start_gc(plane),
         };
         let Some(victim) = victim else {
@@ -81,8 +84,7 @@ impl Simulation {
     /// a block the run's writes made wholly stale is erased in tBERS
     /// (`gc_direct_erase`, pagemap.c).
     fn reclaims_untimed(&self, block: u32) -> bool {
-        let aged = self.aged_blocks.get(block as usize / 64).is_some_and(|w| w & (1 << (block % 64)) != 0);
-        aged || self.ftl.block(block).valid > 0
+        is_set(&self.aged_blocks, block) || self.ftl.block(block).valid > 0
     }
 
     /// SSDSim's `uninterrupt_gc` with copyback and `greed CB command = 0`:
@@ -295,4 +297,9 @@ const IDLE_TICKS: u32 = 2;
 pub(super) struct Ticks {
     pub armed: bool,
     pub idle: u32,
+}
+
+/// Bit `b` of a bit set kept as 64-bit words (`Simulation::aged_blocks`).
+fn is_set(words: &[u64], b: u32) -> bool {
+    words.get(b as usize / 64).is_some_and(|w| w & (1 << (b % 64)) != 0)
 }

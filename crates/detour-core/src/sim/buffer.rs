@@ -95,47 +95,41 @@ impl WriteBuffer {
     /// is never this page's, as it was just moved to the back) and retry.
     pub fn write_sectors(&mut self, lpn: Lpn, token: Token, mask: u32) -> Option<bool> {
         let slot = self.slot(lpn);
-        let x = self.sectors.as_mut().expect("write_sectors without count_sectors");
-        let Some(s) = slot else {
-            let need = mask.count_ones();
-            if x.held + need > x.cap {
-                return None;
-            }
-            x.held += need;
-            x.stored.insert(lpn, mask);
-            self.pages.insert(lpn, token, State::Dirty);
-            self.mark(lpn, true);
-            return Some(false);
-        };
-        if self.pages.tag(s) == (State::Flushing { rewritten: false }) {
-            let need = mask.count_ones();
-            if x.held + need > x.cap {
-                return None;
-            }
-            x.held += need;
-            x.stored.insert(lpn, mask);
-            self.released -= 1;
-            self.pages.set_token(s, token);
-            self.pages.set_tag(s, State::Flushing { rewritten: true });
-            return Some(false);
-        }
+        let state = slot.map(|s| self.pages.tag(s));
+        // a page whose node SSDSim deleted (never buffered, or evicted and
+        // still in flight) starts a new node; any other adds to its own
+        let fresh = matches!(state, None | Some(State::Flushing { rewritten: false }));
         // the node moves to the LRU head first, so a full buffer evicts
         // the node before it when it is the tail (insert2buffer's swap)
-        if self.pages.tag(s) == State::Dirty && self.policy == FlushPolicy::Lru {
-            self.pages.move_to_back(s);
+        if let (Some(s), Some(State::Dirty)) = (slot, state) {
+            if self.policy == FlushPolicy::Lru {
+                self.pages.move_to_back(s);
+            }
         }
-        let old = x.stored[&lpn];
+        let x = self.sectors.as_mut().expect("write_sectors without count_sectors");
+        let old = if fresh { 0 } else { x.stored[&lpn] };
         let need = (mask & !old).count_ones();
         if x.held + need > x.cap {
             return None;
         }
         x.held += need;
         x.stored.insert(lpn, old | mask);
-        self.pages.set_token(s, token);
-        if let State::Flushing { .. } = self.pages.tag(s) {
-            self.pages.set_tag(s, State::Flushing { rewritten: true });
+        match slot {
+            None => {
+                self.pages.insert(lpn, token, State::Dirty);
+                self.mark(lpn, true);
+            }
+            Some(s) => {
+                if fresh {
+                    self.released -= 1;
+                }
+                self.pages.set_token(s, token);
+                if let Some(State::Flushing { .. }) = state {
+                    self.pages.set_tag(s, State::Flushing { rewritten: true });
+                }
+            }
         }
-        Some(true)
+        Some(!fresh)
     }
 
     /// Evicted pages free their slots at once (SSDSim's `insert2buffer`).

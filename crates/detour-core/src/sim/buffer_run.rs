@@ -48,29 +48,19 @@ struct Destage {
 const SECTOR: u32 = 512;
 
 /// Sectors of page `i` of write `io` that it writes (MQSim's
-/// `write_sectors_bitmap` of the page's transaction): all of them but in
-/// a first or last page the request covers in part.
+/// `write_sectors_bitmap` of the page's transaction), at least one.
 fn sectors_of_page(io: &HostIo, i: u32, page_size: u32) -> u64 {
-    let ps = page_size as u64;
-    let lo = if i == 0 { io.offset % ps } else { 0 };
-    let end = io.offset + io.size as u64;
-    let hi = if i + 1 == io.pages && end % ps != 0 { end % ps } else { ps };
-    (hi.div_ceil(SECTOR as u64)).saturating_sub(lo / SECTOR as u64).max(1)
+    let (lo, hi) = io.page_sectors(i, page_size);
+    hi.saturating_sub(lo).max(1)
 }
 
 /// The sectors of page `i` of write `io` that it writes, as a mask (bit k:
 /// the page's sector k): SSDSim's `state` for `insert2buffer`
-/// (`buffer_management`, ssd.c: all of a page's sectors, less those before
-/// the request's first sector in its first page and after its last in its
-/// last).
+/// (`buffer_management`, ssd.c); the whole page if none.
 fn sector_mask(io: &HostIo, i: u32, page_size: u32) -> u32 {
-    let per = page_size / SECTOR;
-    let full = if per >= 32 { u32::MAX } else { (1 << per) - 1 };
-    let ps = page_size as u64;
-    let lo = if i == 0 { (io.offset % ps / SECTOR as u64) as u32 } else { 0 };
-    let end = io.offset + io.size as u64;
-    let hi = if i + 1 == io.pages && end % ps != 0 { (end % ps).div_ceil(SECTOR as u64) as u32 } else { per };
-    let below = |n: u32| if n >= 32 { u32::MAX } else { (1u32 << n) - 1 };
+    let below = |n: u64| if n >= 32 { u32::MAX } else { (1u32 << n) - 1 };
+    let full = below((page_size / SECTOR) as u64);
+    let (lo, hi) = io.page_sectors(i, page_size);
     match below(hi) & !below(lo) & full {
         0 => full,
         m => m,

@@ -181,22 +181,17 @@ impl Simulation {
     /// rounded out to whole sectors; 0 when it covers the whole page or
     /// the page is not one of the request's.
     fn covered_bytes(&self, t: u32, lpn: Lpn) -> u32 {
-        const SECTOR: u64 = 512;
         let io = &self.txns.get(t).io;
+        let ps = self.cfg.device.page_size;
         // The request's pages are io.lpn.. in order (folding wraps them
-        // together); `i` is this page's place among them.
-        let ps = self.cfg.device.page_size as u64;
-        let i = lpn.wrapping_sub(io.lpn) as u64;
-        if i >= io.pages as u64 {
+        // together); this page's place among them.
+        let i = lpn.wrapping_sub(io.lpn);
+        let (lo, hi) = io.page_sectors(i, ps);
+        let bytes = hi.saturating_sub(lo) * 512;
+        if bytes == 0 || bytes >= ps as u64 {
             return 0;
         }
-        let start = io.offset % ps;
-        let (lo, hi) = ((i * ps).max(start), ((i + 1) * ps).min(start + io.size as u64));
-        let (lo, hi) = (lo / SECTOR * SECTOR, hi.div_ceil(SECTOR) * SECTOR);
-        if hi <= lo || hi - lo >= ps {
-            return 0;
-        }
-        (hi - lo) as u32
+        bytes as u32
     }
 
     /// The bytes a program of page `lpn` for transaction `t` moves under

@@ -26,6 +26,26 @@ pub struct HostIo {
     pub stream: u16,
 }
 
+impl HostIo {
+    /// The 512-byte sectors of its page `i` that the request covers, as a
+    /// half-open range of the page's sector indices: all of them but in a
+    /// first or last page the request covers in part. Empty when `i` is
+    /// not one of its pages. (MQSim's `write_sectors_bitmap` of the page's
+    /// transaction, SSDSim's sub-request `state`.)
+    pub fn page_sectors(&self, i: u32, page_size: u32) -> (u64, u64) {
+        const SECTOR: u64 = 512;
+        if i >= self.pages {
+            return (0, 0);
+        }
+        let ps = page_size as u64;
+        // The request's bytes within page i, counted from the page's start.
+        let start = self.offset % ps;
+        let lo = if i == 0 { start } else { 0 };
+        let hi = (start + self.size as u64).saturating_sub(i as u64 * ps).min(ps);
+        (lo / SECTOR, hi.div_ceil(SECTOR))
+    }
+}
+
 /// What a transaction is for; decides what happens when it ends.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum TxnKind {
@@ -192,5 +212,23 @@ impl Txns {
     #[inline]
     pub fn get_mut(&mut self, id: u32) -> &mut Txn {
         &mut self.slots[id as usize]
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::HostIo;
+
+    #[test]
+    fn page_sectors_cover_the_request_within_each_page() {
+        // 6 KiB from byte 1 KiB on 4 KiB pages: sectors 2..8 of the first
+        // page, 0..6 of the second (the request ends 3 KiB into it).
+        let io = HostIo { offset: 1024, size: 6144, pages: 2, ..HostIo::default() };
+        assert_eq!(io.page_sectors(0, 4096), (2, 8));
+        assert_eq!(io.page_sectors(1, 4096), (0, 6));
+        assert_eq!(io.page_sectors(2, 4096), (0, 0), "not one of its pages");
+        // an end inside a sector rounds out to the whole sector
+        let io = HostIo { offset: 100, size: 500, pages: 1, ..HostIo::default() };
+        assert_eq!(io.page_sectors(0, 4096), (0, 2));
     }
 }

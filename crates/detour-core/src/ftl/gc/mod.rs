@@ -55,12 +55,11 @@ impl Ftl {
     /// `start_gc` as SSDSim's `gc_for_channel` chooses (`ftl.gc_timing =
     /// "stale_erases_only"`): first a block the run's writes made wholly
     /// stale (`gc_direct_erase`: a block `get_ppn` listed when its last page
-    /// went stale; `aged`, one bit per block, marks those written before
+    /// went stale; `is_aged` tells those written before
     /// the run, which SSDSim never lists), in the plane's free order; else
     /// the victim policy's choice (`uninterrupt_gc`: the most stale pages).
-    pub fn start_gc_stale_first(&mut self, plane: u32, aged: &[u64]) -> Option<u32> {
+    pub fn start_gc_stale_first(&mut self, plane: u32, is_aged: impl Fn(u32) -> bool) -> Option<u32> {
         let bpp = self.geo.blocks_per_plane;
-        let is_aged = |b: u32| aged.get(b as usize / 64).is_some_and(|w| w & (1 << (b % 64)) != 0);
         let stale = super::free_order(plane, bpp).find(|&b| {
             let info = &self.blocks[b as usize];
             info.state == BlockState::Full && info.pins == 0 && info.valid == 0 && !is_aged(b)
