@@ -33,6 +33,7 @@ VARIANTS = [
     ("mqsim, dies independent", "mqsim", ["scheduler.unit=die"]),
     ("mqsim, no host link", "mqsim", ["host.link_gbps=0"]),
     ("mqsim, batches from near the queue's head", "mqsim", ["scheduler.multiplane_scan=near"]),
+    ("mqsim, channel first come first served", "mqsim", ["scheduler.channel_order=fcfs"]),
     ("ssdsim", "ssdsim", []),
     ("ssdsim, dies independent", "ssdsim", ["scheduler.unit=die"]),
     ("ssdsim, write done at program", "ssdsim", ["host.write_ack=program"]),

@@ -24,10 +24,14 @@ fn run(cfg: Config, reqs: &[detour_core::workload::Request]) -> RunResult {
 #[test]
 fn a_lone_write_takes_its_acknowledgement_rule() {
     let w = [req(0, 3, 1, IoKind::Write)];
-    let cases: [(&[&str], u64); 3] = [
+    let cases: [(&[&str], u64); 5] = [
         (&["host.write_ack=program"], CMD + XFER + T_PROG),
         (&["host.write_ack=transfer"], CMD + XFER),
         (&["host.write_ack=buffer", "write_buffer.pages=16"], DRAM),
+        // the ssdsim bundle's buffer admission acknowledges at transfer only
+        // when there is a buffer; without one the key given stands
+        (&["compat=ssdsim"], CMD + XFER),
+        (&["compat=ssdsim", "host.write_ack=program"], CMD + XFER + T_PROG),
     ];
     for (kv, want) in cases {
         let r = run(small(kv), &w);

@@ -193,7 +193,8 @@ pub struct SchedulerConfig {
     pub write_transfer: WriteTransfer,
     /// Which waiting unit an idle channel serves next: `fcfs` (default) or
     /// `reads_first` (read commands, then read data-outs, then writes;
-    /// SSDSim's `process()`, see [`ChannelOrder`]).
+    /// SSDSim's `process()`) or `data_outs_first` (read data-outs, then
+    /// new commands round robin over chips; MQSim), see [`ChannelOrder`].
     pub channel_order: ChannelOrder,
     /// With `multiplane`: where a batch looks for operations to join it:
     /// `near` (the policy's own scan; default) or `queue` (the whole queue,

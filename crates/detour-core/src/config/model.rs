@@ -111,6 +111,15 @@ pub enum ChannelOrder {
     /// (`services_2_write`, lowest chip first); a unit's batch is formed
     /// when it is granted the channel, not when it asked.
     ReadsFirst,
+    /// MQSim's PHY and TSU: a channel that frees moves out every finished
+    /// read's data first, first come first served (mapping reads', then
+    /// user reads', then GC reads'; `NVM_PHY_ONFI_NVDDR2::
+    /// Execute_simulator_event`), and only then lets the TSU issue one new
+    /// command, trying the channel's chips round robin from the one after
+    /// the last that took it (`TSU_Base::handle_channel_idle_signal`,
+    /// `Round_robin_turn_of_channel`); a unit's batch is formed when it is
+    /// granted the channel.
+    DataOutsFirst,
 }
 
 /// Where a multi-plane batch finds the operations that join its first

@@ -27,8 +27,9 @@
 //!   filled from every queue, 64 deep, rather than from the head's queue 2 x
 //!   planes deep).
 //! - Multi-plane batches (reads optional), program/erase suspension for host
-//!   reads, first-come-first-served channel arbitration (or SSDSim's order,
-//!   reads first, under `channel_order = "reads_first"`: `channel.rs`), the arena of
+//!   reads, first-come-first-served channel arbitration (or a peer's order
+//!   under `channel_order`: SSDSim's reads first, MQSim's data-outs first
+//!   then chips round robin; `channel.rs`), the arena of
 //!   operations in flight, and `LoadView` (what schemes may see: outstanding
 //!   commands per die, whether a die is writing).
 //! - The per-die and per-channel tables are private and never resized; a die
@@ -134,7 +135,8 @@ pub struct Scheduler {
     /// "nvme_wrr"`, arbiter.rs); None leaves the policy's pick alone.
     arbiter: Option<Box<Arbiter>>,
     /// Units waiting for their channel under `scheduler.channel_order =
-    /// "reads_first"` (channel.rs); None: first come, first served.
+    /// "reads_first"` or `"data_outs_first"` (channel.rs); None: first
+    /// come, first served.
     chan: Option<Box<channel::ChannelWait>>,
 }
 
@@ -178,7 +180,7 @@ impl Scheduler {
             pending: Vec::new(),
             flagged: Table::new(units, false),
             arbiter: (cfg.arbitration == Arbitration::NvmeWrr).then(|| Box::new(Arbiter::new(units, cfg.wrr_weights))),
-            chan: (cfg.channel_order == ChannelOrder::ReadsFirst).then(|| Box::new(channel::ChannelWait::new(units, geo.buses() as usize))),
+            chan: (cfg.channel_order != ChannelOrder::Fcfs).then(|| Box::new(channel::ChannelWait::new(units, geo.buses() as usize))),
         })
     }
 
@@ -280,7 +282,7 @@ impl Scheduler {
     }
 
     /// Start every idle die that got work since the last kick, in the order
-    /// the work arrived; under `channel_order = "reads_first"`, then grant
+    /// the work arrived; under a peer's `channel_order`, then grant
     /// the channels that are free to the units waiting for them.
     pub fn kick(&mut self, q: &mut EventQueue) {
         self.kick_units(q);
@@ -305,7 +307,7 @@ impl Scheduler {
     }
 
     /// Start the next batch on an idle die, or resume its suspended op;
-    /// under `channel_order = "reads_first"` once its channel grants it.
+    /// under a peer's `channel_order` once its channel grants it.
     #[inline]
     fn dispatch(&mut self, die: usize, q: &mut EventQueue) {
         if self.chan.is_some() {
@@ -488,7 +490,7 @@ impl Scheduler {
         if d.kind == OpKind::Read {
             d.data_out = true;
             if self.chan.is_some() {
-                // waits for the channel in SSDSim's order (channel.rs)
+                // waits for the channel in the peer's order (channel.rs)
                 d.phase = Phase::Transfer;
                 return self.wait_channel(die, q);
             }

@@ -204,11 +204,13 @@ impl Simulation {
         let completions = scheme.wants_completions();
         let (needs_content, log_period) = (scheme.needs_content(), period_s(scheme.as_ref()));
         let mut sched = Scheduler::new(&geo, &timing, &cfg.scheduler, cfg.host.write_ack)?;
-        if cfg.write_buffer.admission == crate::config::BufferAdmission::Evict {
+        let wbuf = buffer_run::BufferRun::new(&cfg.write_buffer, cfg.device.page_size, geo.logical_pages, geo.planes());
+        // SSDSim's eviction acknowledges at transfer; with no buffer the
+        // admission rule has nothing to admit, and `host.write_ack` stands
+        if wbuf.is_some() && cfg.write_buffer.admission == crate::config::BufferAdmission::Evict {
             sched.ack_programs_at_transfer();
         }
         let sched_unit_dies = sched.unit_dies();
-        let wbuf = buffer_run::BufferRun::new(&cfg.write_buffer, cfg.device.page_size, geo.logical_pages, geo.planes());
         Ok(Simulation {
             q: EventQueue::new(),
             sched,
