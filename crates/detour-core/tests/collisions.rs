@@ -358,6 +358,8 @@ fn recent_read_rate_prices_replicas_at_the_bursts_rate() {
             ("pairs.theta", "0.657217"),
             ("footprint_bytes", "9699328"),
             ("arrival.rate_per_s", "44224.7"),
+            // And its writes on the read pages, as then (before session 38).
+            ("writes", "{ region = \"shared\" }"),
         ],
     );
     let run = |o: &[&str]| sim::run_requests(paper(&[&["run.verify=true", "scheme.name=collisions"], o].concat()), &reqs).unwrap();

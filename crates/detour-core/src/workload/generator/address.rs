@@ -67,13 +67,16 @@ pub(crate) struct AddressModel {
     read_mix_p: f64,
     write_mix_p: f64,
     sequential: f64,
+    /// `writes = apart`: the written slots `start..start+len`, past the read
+    /// part, drawn by zipf rank through their own permutation.
+    apart: Option<Region>,
     /// End (exclusive slot) of the last request of each stream.
     streams: Vec<Option<u64>>,
 }
 
 impl AddressModel {
     pub(crate) fn new(spec: &SyntheticSpec) -> Result<Self> {
-        let slots = spec.footprint_pages();
+        let slots = spec.read_footprint_pages();
         let chunk = spec.chunk_pages();
         let chunks = slots / chunk;
         let (fro, fwo) = spec.classes.as_ref().map_or((0.0, 0.0), |c| (c.read_only, c.write_only));
@@ -107,6 +110,7 @@ impl AddressModel {
             read_mix_p: share(n_mix, n_ro),
             write_mix_p: share(n_mix, n_wo),
             sequential: spec.sequential,
+            apart: (slots < spec.footprint_pages()).then(|| Region::new(slots, spec.footprint_pages() - slots, 1, theta, key ^ 4)),
             streams: vec![None; spec.streams as usize],
         })
     }
@@ -128,6 +132,11 @@ impl AddressModel {
     }
 
     fn random_slot(&self, kind: IoKind, pages: u64, rng: &mut ChaCha8Rng) -> u64 {
+        if let (Some(w), IoKind::Write | IoKind::Discard) = (&self.apart, kind) {
+            let k = w.rank(rng, 1);
+            let slot = w.start + w.perm.as_ref().expect("validated non-empty").fwd(k);
+            return slot.min(w.start + w.len - pages);
+        }
         let (own, mix_p) = match kind {
             IoKind::Read => (&self.ro, self.read_mix_p),
             // A discard names pages a write could have written.
@@ -150,6 +159,13 @@ impl AddressModel {
     /// Whether `pages` slots from `start` exist and all accept `kind`.
     fn fits(&self, start: u64, pages: u64, kind: IoKind) -> bool {
         let end = start + pages;
+        if let Some(w) = &self.apart {
+            // A stream continues only inside the part its direction uses.
+            return match kind {
+                IoKind::Read => end <= self.slots,
+                IoKind::Write | IoKind::Discard => start >= w.start && end <= w.start + w.len,
+            };
+        }
         if end > self.chunks * self.chunk {
             return false;
         }
@@ -176,6 +192,9 @@ impl AddressModel {
 
     /// Class of the alignment unit `slot`; `None` past the last whole chunk.
     pub(crate) fn class_of(&self, slot: u64) -> Option<PageClass> {
+        if self.apart.as_ref().is_some_and(|w| (w.start..w.start + w.len).contains(&slot)) {
+            return Some(PageClass::Mixed);
+        }
         if slot >= self.chunks * self.chunk {
             return None;
         }

@@ -1,6 +1,6 @@
 //! [`SyntheticSpec::validate`]: every error names the key and its valid range.
 
-use super::spec::{Arrival, ClassSpec, ContentSpec, PairSpec, SizeDist, SyntheticSpec, GIB, MIB};
+use super::spec::{Arrival, ClassSpec, ContentSpec, PairSpec, SizeDist, SyntheticSpec, WriteRegion, GIB, MIB};
 use crate::ensure_config;
 use crate::error::Result;
 
@@ -48,9 +48,26 @@ impl SyntheticSpec {
         if let Some(c) = &self.content {
             self.check_content(c)?;
         }
+        self.check_writes()?;
         if let Some(p) = &self.pairs {
             self.check_pairs(p)?;
         }
+        Ok(())
+    }
+
+    fn check_writes(&self) -> Result<()> {
+        let WriteRegion::Apart { write_pages } = self.writes else { return Ok(()) };
+        positive("writes.write_pages", write_pages, 16.0)?;
+        ensure_config!(self.classes.is_none(), "writes", "`apart` cannot be combined with page classes (`classes`)");
+        ensure_config!(self.content.is_none(), "writes", "`apart` cannot be combined with a content model");
+        let need = (self.size.max() as u64).div_ceil(self.alignment);
+        let (read, all) = (self.read_footprint_pages(), self.footprint_pages());
+        ensure_config!(
+            read >= need && all - read >= need,
+            "writes.write_pages",
+            "both parts of the footprint must hold the largest request ({need} units); read part {read}, write part {}",
+            all - read
+        );
         Ok(())
     }
 
@@ -185,7 +202,7 @@ impl SyntheticSpec {
             "must be a multiple of alignment ({}) below 4 GiB, got {pb}",
             self.alignment
         );
-        let pages = self.footprint_bytes / pb;
+        let pages = self.read_footprint_pages() * self.alignment / pb;
         ensure_config!(
             pages > p.stride as u64,
             "pairs.stride",

@@ -25,7 +25,7 @@ mod stats;
 
 pub use address::PageClass;
 pub use check::CONTENT_MAX_FOOTPRINT;
-pub use spec::{Arrival, ClassSpec, ContentSpec, PairSpec, SizeDist, SyntheticSpec, GIB, KIB, MIB};
+pub use spec::{Arrival, ClassSpec, ContentSpec, PairSpec, SizeDist, SyntheticSpec, WriteRegion, GIB, KIB, MIB};
 pub use stats::{content_stats, initial_token, page_class_stats, ContentStats, PageClassStats, CONTENT_PAGE_BYTES};
 
 use std::cmp::Reverse;

@@ -30,7 +30,8 @@ pub(crate) struct PairModel {
 impl PairModel {
     pub(crate) fn new(spec: &SyntheticSpec, p: &PairSpec, rng: &mut ChaCha8Rng) -> Self {
         let page = spec.pair_page_bytes();
-        let pages = spec.footprint_bytes / page;
+        // Pairs are read, so they sit in the read part of the footprint.
+        let pages = spec.read_footprint_pages() * spec.alignment / page;
         let stride = p.stride as u64;
         let max_m = ((pages - 1) / stride).clamp(1, MAX_MULTIPLE);
         let residue = Residues::new(stride, p.die_skew, rng);

@@ -61,6 +61,10 @@ pub struct SyntheticSpec {
     /// range a write would have written [0], 0..=1; not with `content`.
     #[serde(skip_serializing_if = "is_zero")]
     pub discard_ratio: f64,
+    /// Where writes go [shared: the pages reads use]. TOML: `[writes]` with
+    /// `region = "shared" | "apart"`.
+    #[serde(skip_serializing_if = "WriteRegion::is_shared")]
+    pub writes: WriteRegion,
 }
 
 impl Default for SyntheticSpec {
@@ -81,7 +85,29 @@ impl Default for SyntheticSpec {
             content: None,
             pairs: None,
             discard_ratio: 0.0,
+            writes: WriteRegion::Shared,
         }
+    }
+}
+
+/// The pages writes (and discards) target.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "region", rename_all = "lowercase", deny_unknown_fields)]
+pub enum WriteRegion {
+    /// Reads and writes draw from the whole footprint.
+    #[default]
+    Shared,
+    /// The footprint is cut in two: reads (and planted pairs) use the first
+    /// `1 / (1 + write_pages)` of it, writes the rest, so no page is both
+    /// read and written. `write_pages` is the written region's size per
+    /// read page, > 0 and <= 16. Real MSR-like slices read and write nearly
+    /// disjoint page sets (docs/reproduce.md, "Collisions, session 38").
+    Apart { write_pages: f64 },
+}
+
+impl WriteRegion {
+    fn is_shared(&self) -> bool {
+        *self == WriteRegion::Shared
     }
 }
 
@@ -280,6 +306,16 @@ impl SyntheticSpec {
         match c.chunk_bytes {
             Some(b) => b / a,
             None => (self.size.max() as u64).div_ceil(a).max(1),
+        }
+    }
+
+    /// Alignment units reads (and pairs) use: the whole footprint, or its
+    /// read part with `writes = apart`.
+    pub fn read_footprint_pages(&self) -> u64 {
+        let all = self.footprint_pages();
+        match self.writes {
+            WriteRegion::Shared => all,
+            WriteRegion::Apart { write_pages } => ((all as f64 / (1.0 + write_pages)).round() as u64).clamp(1, all),
         }
     }
 

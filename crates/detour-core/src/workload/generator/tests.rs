@@ -190,9 +190,66 @@ fn validate_names_the_bad_key() {
         (SyntheticSpec { content: Some(ContentSpec::default()), size: SizeDist::Fixed(8192), ..d() }, "size"),
         (SyntheticSpec { pairs: Some(PairSpec { stride: 0, ..PairSpec::default() }), ..d() }, "pairs.stride"),
         (SyntheticSpec { pairs: Some(PairSpec { gap_us: 0.0, ..PairSpec::default() }), ..d() }, "pairs.gap_us"),
+        (SyntheticSpec { writes: WriteRegion::Apart { write_pages: 0.0 }, ..d() }, "writes.write_pages"),
+        (SyntheticSpec { writes: WriteRegion::Apart { write_pages: 0.5 }, classes: Some(ClassSpec::default()), ..d() }, "writes"),
+        // 2 pages at 4 KiB: a 1-page read part and a 1-page write part hold no 8 KiB request.
+        (
+            SyntheticSpec { writes: WriteRegion::Apart { write_pages: 1.0 }, footprint_bytes: 8192, size: SizeDist::Fixed(8192), ..d() },
+            "writes.write_pages",
+        ),
     ];
     for (spec, key) in cases {
         assert_eq!(rejected(spec), key);
     }
     assert!(Generator::new(&SyntheticSpec { read_ratio: -1.0, ..d() }).is_err());
+}
+
+/// `writes = apart`, by hand: 12 pages with `write_pages = 0.5` give a read
+/// part of round(12 / 1.5) = 8 pages (0..8) and a write part of 4 (8..12).
+/// Every read, pair pages included, lies in 0..8 and every write in 8..12,
+/// so no written page is a pair page; streams never carry a request across.
+#[test]
+fn apart_writes_never_touch_a_read_or_pair_page() {
+    let page = 4096u64;
+    let spec = SyntheticSpec {
+        requests: 20_000,
+        footprint_bytes: 12 * page,
+        size: SizeDist::Weighted(vec![(4096, 1.0), (8192, 1.0)]),
+        sequential: 0.5,
+        read_ratio: 0.5,
+        pairs: Some(PairSpec { count: 2, stride: 2, read_share: 0.5, ..PairSpec::default() }),
+        writes: WriteRegion::Apart { write_pages: 0.5 },
+        ..SyntheticSpec::default()
+    };
+    assert_eq!(spec.read_footprint_pages(), 8);
+    let g = Generator::new(&spec).unwrap();
+    for &(a, b) in g.pairs() {
+        assert!(a < 8 * page && b < 8 * page, "pair ({a}, {b}) outside the read part");
+    }
+    let reqs: Vec<Request> = g.collect();
+    let (mut reads, mut writes) = (std::collections::HashSet::new(), std::collections::HashSet::new());
+    for r in &reqs {
+        let pages = (r.offset / page..(r.offset + r.size as u64).div_ceil(page)).collect::<Vec<_>>();
+        if r.kind == IoKind::Read {
+            assert!(r.offset + r.size as u64 <= 8 * page, "read {r:?} in the write part");
+            reads.extend(pages);
+        } else {
+            assert!(r.offset >= 8 * page && r.offset + r.size as u64 <= 12 * page, "write {r:?} outside 8..12");
+            writes.extend(pages);
+        }
+    }
+    // Both parts are used whole: 8 read pages, 4 written, none in common.
+    assert_eq!((reads.len(), writes.len()), (8, 4));
+    assert!(reads.is_disjoint(&writes));
+}
+
+#[test]
+fn shared_writes_are_the_default_and_not_serialized() {
+    let spec = SyntheticSpec::default();
+    assert_eq!(spec.writes, WriteRegion::Shared);
+    assert_eq!(spec.read_footprint_pages(), spec.footprint_pages());
+    let toml = toml::to_string(&spec).unwrap();
+    assert!(!toml.contains("writes"), "{toml}");
+    let apart: SyntheticSpec = toml::from_str("[writes]\nregion = \"apart\"\nwrite_pages = 0.5\n").unwrap();
+    assert_eq!(apart.writes, WriteRegion::Apart { write_pages: 0.5 });
 }

@@ -2,7 +2,7 @@
 //! paper does not give a number, the assumed value is marked `assumed` and
 //! explained in docs/workloads.md.
 
-use crate::workload::generator::{Arrival, ClassSpec, ContentSpec, PairSpec, SizeDist, SyntheticSpec, GIB, KIB, MIB};
+use crate::workload::generator::{Arrival, ClassSpec, ContentSpec, PairSpec, SizeDist, SyntheticSpec, WriteRegion, GIB, KIB, MIB};
 
 /// Sizes with a given mean: the two powers of two (>= 512 B) around it, mixed
 /// so the mean is exact. The papers give only means.
@@ -186,7 +186,8 @@ pub struct VolumeRow {
     // which target per volume; the others are its fixed settings):
     /// Arrival rate while a burst is on (req/s) -> OCC.
     pub rate_per_s: f64,
-    /// Pages of 16 KiB the volume reads and writes -> mean repetition of
+    /// Pages of 16 KiB the volume reads and writes (two thirds read, one
+    /// third written: `VOLUME_WRITE_PAGES`) -> mean repetition of
     /// the hot volumes (fewer pages, the same pairs collide again); 4 GiB
     /// for the cold ones.
     pub footprint_pages: u64,
@@ -218,17 +219,23 @@ const VOLUME_OFF_S: f64 = 0.08;
 /// repetition grows with length).
 pub const VOLUME_REQUESTS: u64 = 200_000;
 const TOP5_80: Option<(f64, f64)> = Some((0.05, 0.80));
+/// Written pages per read page, in a part of the footprint reads do not
+/// use. Measured on the MSR slice (shared/traces, hm_0, 1,000 requests):
+/// 227 16-KiB pages written against 458 read, 4 of them both (1.8% of the
+/// written), so writes go apart at 227 / 458 = 0.5. One rule for all eight
+/// volumes (docs/reproduce.md, "Collisions, session 38").
+const VOLUME_WRITE_PAGES: f64 = 0.5;
 
 #[rustfmt::skip]
 pub const VOLUMES: [VolumeRow; 8] = [
-    VolumeRow { name: "msr-hm1", read_ratio: 0.9534, occ: 14.2, repetition: 37.89, top_share: TOP5_80, rsd: 0.168, rate_per_s: 19_260.5, footprint_pages: 384, pair_count: 8, pair_share: 0.5, pair_theta: 0.253515, runs: true },
-    VolumeRow { name: "msr-proj3", read_ratio: 0.9482, occ: 19.8, repetition: 24.69, top_share: Some((50_000.0 / 170_431.0, 0.62)), rsd: 0.121, rate_per_s: 42_828.3, footprint_pages: 480, pair_count: 160, pair_share: 0.289994, pair_theta: 1.07969, runs: false },
-    VolumeRow { name: "msr-usr1", read_ratio: 0.9148, occ: 5.1, repetition: 12.47, top_share: TOP5_80, rsd: 0.086, rate_per_s: 5_696.8, footprint_pages: 480, pair_count: 16, pair_share: 0.5, pair_theta: 0.5078, runs: true },
-    VolumeRow { name: "msr-web2", read_ratio: 0.9925, occ: 3.7, repetition: 9.20, top_share: TOP5_80, rsd: 0.047, rate_per_s: 5_880.0, footprint_pages: 592, pair_count: 99, pair_share: 0.5, pair_theta: 0.8299, runs: true },
-    VolumeRow { name: "msr-proj4", read_ratio: 0.9852, occ: 12.5, repetition: 4.56, top_share: None, rsd: 0.021, rate_per_s: 23_916.6, footprint_pages: 1_328, pair_count: 472, pair_share: 0.5, pair_theta: 0.833971, runs: true },
+    VolumeRow { name: "msr-hm1", read_ratio: 0.9534, occ: 14.2, repetition: 37.89, top_share: TOP5_80, rsd: 0.168, rate_per_s: 19_408.4, footprint_pages: 576, pair_count: 8, pair_share: 0.5, pair_theta: 0.0, runs: true },
+    VolumeRow { name: "msr-proj3", read_ratio: 0.9482, occ: 19.8, repetition: 24.69, top_share: Some((50_000.0 / 170_431.0, 0.62)), rsd: 0.121, rate_per_s: 43_838.9, footprint_pages: 704, pair_count: 160, pair_share: 0.291314, pair_theta: 1.05831, runs: false },
+    VolumeRow { name: "msr-usr1", read_ratio: 0.9148, occ: 5.1, repetition: 12.47, top_share: TOP5_80, rsd: 0.086, rate_per_s: 5_634.59, footprint_pages: 720, pair_count: 13, pair_share: 0.5, pair_theta: 0.379249, runs: true },
+    VolumeRow { name: "msr-web2", read_ratio: 0.9925, occ: 3.7, repetition: 9.20, top_share: TOP5_80, rsd: 0.047, rate_per_s: 5_861.47, footprint_pages: 880, pair_count: 57, pair_share: 0.5, pair_theta: 0.741592, runs: true },
+    VolumeRow { name: "msr-proj4", read_ratio: 0.9852, occ: 12.5, repetition: 4.56, top_share: None, rsd: 0.021, rate_per_s: 24_253.8, footprint_pages: 1_984, pair_count: 472, pair_share: 0.5, pair_theta: 0.83671, runs: true },
     VolumeRow { name: "msr-src2-1", read_ratio: 0.9786, occ: 4.8, repetition: 1.73, top_share: None, rsd: 0.016, rate_per_s: 7_375.8, footprint_pages: 262_144, pair_count: 4096, pair_share: 0.354078, pair_theta: 0.952215, runs: true },
     VolumeRow { name: "msr-src1-1", read_ratio: 0.9526, occ: 2.4, repetition: 1.51, top_share: None, rsd: 0.023, rate_per_s: 823.045, footprint_pages: 262_144, pair_count: 4096, pair_share: 0.0376767, pair_theta: 2.14453, runs: true },
-    VolumeRow { name: "msr-mds1", read_ratio: 0.9288, occ: 4.0, repetition: 1.54, top_share: None, rsd: 0.018, rate_per_s: 3_153.51, footprint_pages: 262_144, pair_count: 4096, pair_share: 0.137724, pair_theta: 1.10392, runs: true },
+    VolumeRow { name: "msr-mds1", read_ratio: 0.9288, occ: 4.0, repetition: 1.54, top_share: None, rsd: 0.018, rate_per_s: 3_020.98, footprint_pages: 262_144, pair_count: 4096, pair_share: 0.13032, pair_theta: 1.14788, runs: true },
 ];
 
 /// A traced MSR volume of the collision paper: bursts and idle gaps, uniform
@@ -257,6 +264,7 @@ pub(crate) fn volume(name: &str) -> Option<SyntheticSpec> {
             die_skew: 0.0,
             balanced: true,
         }),
+        writes: WriteRegion::Apart { write_pages: VOLUME_WRITE_PAGES },
         ..SyntheticSpec::default()
     })
 }
