@@ -1,6 +1,6 @@
 """Detour on the validation matrix's points, and its % error against each peer.
 
-    .venv/bin/python scripts/peer_matrix_detour.py run   [--label L] [--set key=value ...] [--aged-set key=value ...]
+    .venv/bin/python scripts/peer_matrix_detour.py run   [--label L] [--set key=value ...] [--aged-set key=value ...] [--fresh-from L]
     .venv/bin/python scripts/peer_matrix_detour.py table [--label L]
     .venv/bin/python scripts/peer_matrix_detour.py plot  [--label L]
 
@@ -18,8 +18,9 @@ The traces are the ones the peers ran (same seeds, rates from the peers'
 CSV), rewritten if absent. An aged point preconditions as Detour's
 importers map the peers' own settings: MQSim's Initial_Occupancy_Percentage
 as `ftl.precondition.valid`, SSDSim's `aged ratio` as
-`ftl.precondition.invalid` (with about 0.1% valid, the same count on every
-plane, see aged_valid_share).
+`ftl.precondition.invalid` with `layout = "trailing_free"` (make_aged's
+layout; before issue 46's h38 round, whole stale blocks made by overwriting
+about 0.1% valid, the same count on every plane, see aged_valid_share).
 """
 
 from __future__ import annotations
@@ -43,12 +44,13 @@ COUNTED = ("read_mean", "read_p50", "read_p99", "write_mean", "write_p50", "writ
 def aged_keys(peer: str) -> list[str]:
     if peer == "mqsim":
         return [f"ftl.precondition.valid={pm.AGED_MQSIM_OCC / 100}"]
-    # Detour makes stale pages by overwriting valid ones, so it needs a
-    # little valid data (about 0.1% of the logical space) to age; the
-    # importer's `invalid` alone is refused by validation. The file's
-    # `advanced command = 31` (copyback) with `greed CB command = 0` makes
-    # SSDSim's uninterrupt_gc untimed: `ftl.gc_timing`, as the importer maps it
-    return [f"ftl.precondition.valid={aged_valid_share()}", f"ftl.precondition.invalid={pm.AGED_SSDSIM_RATIO}",
+    # As the importer maps `aged = 1`: make_aged's layout (stale pages
+    # written in place, each aged block's last pages left free and written
+    # first), no valid page needed. The file's `advanced command = 31`
+    # (copyback) with `greed CB command = 0` makes SSDSim's uninterrupt_gc
+    # untimed: `ftl.gc_timing`, as the importer maps it. Before issue 46's
+    # h38 round: whole stale blocks from overwrites of aged_valid_share().
+    return [f"ftl.precondition.invalid={pm.AGED_SSDSIM_RATIO}", "ftl.precondition.layout=trailing_free",
             "ftl.gc_timing=stale_erases_only"]
 
 
@@ -76,14 +78,20 @@ def read_csv(path: Path) -> dict[str, dict]:
         return {r["point"]: r for r in csv.DictReader(f)}
 
 
-def run(peer: str, label: str, sets: list[str], work: Path, aged_sets: list[str]) -> None:
+def run(peer: str, label: str, sets: list[str], work: Path, aged_sets: list[str], fresh_from: str = "") -> None:
+    """With `fresh_from`, only the aged points run; the fresh ones are
+    copied from that label's CSV (a change that only moves aged points)."""
     import detour
 
     peer_rows = read_csv(pm.OUT / f"peers-{peer}.csv")
+    kept = read_csv(pm.OUT / f"detour-{peer}-{fresh_from}.csv") if fresh_from else {}
     pts = {p["id"]: p for p in pm.points()}
     rows = []
     for pid, prow in peer_rows.items():
         pt = pts[pid]
+        if fresh_from and not pt["aged"]:
+            rows.append(kept[pid])
+            continue
         tr = work / f"{peer}-{pid}.trace"
         if not tr.exists():
             pm.write_trace(tr, pt["mix"], float(prow["rate_iops"]), pm.N_POINT)
@@ -96,7 +104,8 @@ def run(peer: str, label: str, sets: list[str], work: Path, aged_sets: list[str]
                 v = lat.get(kind, {}).get(k)
                 row[f"{kind}_{k}"] = round(v, 1) if v is not None else None
         rows.append(row)
-        print(f"{peer} {pid}: read {row['read_mean']} write {row['write_mean']}", file=sys.stderr)
+        gc = r.summary.get("gc", {})
+        print(f"{peer} {pid}: read {row['read_mean']} write {row['write_mean']} gc {gc}", file=sys.stderr)
     dest = pm.OUT / (f"detour-{peer}-{label}.csv" if label else f"detour-{peer}.csv")
     with open(dest, "w", newline="") as f:
         w = csv.DictWriter(f, fieldnames=list(rows[0]))
@@ -173,13 +182,14 @@ def main(argv: list[str]) -> int:
     ap.add_argument("--set", action="append", default=[], dest="sets")
     ap.add_argument("--aged-set", action="append", default=[], dest="aged_sets", help="key=value for aged points only")
     ap.add_argument("--only", default="")
+    ap.add_argument("--fresh-from", default="", help="run only the aged points, the others copied from this label")
     ap.add_argument("--work", type=Path, default=pm.ROOT / "target" / "matrix")
     a = ap.parse_args(argv)
     peers = [p for p in pm.PEERS if not a.only or p in a.only.split(",")]
     if a.what == "run":
         a.work.mkdir(parents=True, exist_ok=True)
         for p in peers:
-            run(p, a.label, a.sets, a.work, a.aged_sets)
+            run(p, a.label, a.sets, a.work, a.aged_sets, a.fresh_from)
     elif a.what == "table":
         for p in peers:
             print(table(p, a.label) + "\n")

@@ -98,3 +98,61 @@ fn blocks_staled_by_preconditioning_are_reclaimed_in_no_time() {
     assert!(t.summary.gc.erases > 0);
     assert!(t.requests.latency_ns != want, "timed GC holds some request back");
 }
+
+/// `layout = "trailing_free"` with `invalid = 0.5` (SSDSim's make_aged):
+/// pages 0-2 of a block stale (the integers below 4 x 0.5 + 1), 11 blocks
+/// for the plane's 32 stale pages (10 x 3 < 32), each keeping 1 free page;
+/// the allocator takes those first, then blocks 11-15 fresh.
+fn aged_trailing(timing: &str, writes: u64) -> RunResult {
+    aged_trailing_with(&["ftl.precondition.invalid=0.5", timing], writes)
+}
+
+fn aged_trailing_with(keys: &[&str], writes: u64) -> RunResult {
+    let mut kv = TINY.to_vec();
+    kv.extend(["ftl.precondition.layout=trailing_free", "run.verify=true"]);
+    kv.extend(keys);
+    let mut reqs: Vec<_> = (0..writes).map(|i| req(i * GAP, 0, 1, IoKind::Write)).collect();
+    reqs.push(req((writes - 1) * GAP + 700_000, 0, 1, IoKind::Read));
+    let r = sim::run_requests(small(&kv), &reqs).unwrap();
+    assert_eq!(r.summary.verify_errors, 0);
+    r
+}
+
+#[test]
+fn trailing_free_pages_of_aged_blocks_take_the_runs_writes() {
+    // 20 writes of LPN 0: writes 1-11 fill the aged blocks' last pages
+    // (each overwrite leaves the block before wholly stale), 12-15 fresh
+    // block 11, 16-19 block 12, and write 20 opens block 13: 2 free, below
+    // the trigger of 3. GC erases one block the run made wholly stale, in
+    // tBERS, and the read of LPN 0 700 µs later waits behind it.
+    let r = aged_trailing("ftl.gc_timing=stale_erases_only", 20);
+    assert_eq!((r.summary.gc.moves, r.summary.gc.erases), (0, 1));
+    let erase_ns = (small(&[]).device.flash.erase_us * 1e3) as u64;
+    let read = *r.requests.latency_ns.last().unwrap();
+    assert!(read > erase_ns / 2, "the read waits for most of the erase: {read} ns");
+    assert!(r.requests.latency_ns[..20].iter().all(|&l| l == CMD + XFER + 600_000));
+    // One write fewer: block 13 stays closed, 3 free, no GC, the read alone.
+    let r = aged_trailing("ftl.gc_timing=stale_erases_only", 19);
+    assert_eq!(r.summary.gc.erases, 0);
+    assert_eq!(*r.requests.latency_ns.last().unwrap(), CMD + T_READ + XFER);
+}
+
+#[test]
+fn the_gc_trigger_counts_aged_blocks_free_pages() {
+    // 32 blocks of 8 pages, invalid 0.7: 7 stale pages a block (below 6.6),
+    // 26 blocks for 179 stale pages, 6 fresh: 6 x 8 + 26 = 74 free pages
+    // against a trigger of 7 blocks (0.2 x 32, up), 56 pages (SSDSim's
+    // plane free_page against gc hard threshold). The 19th write of LPN 0
+    // takes the 19th aged block, 55 free pages: GC erases a block the run
+    // made wholly stale, in tBERS. Counted in blocks (13 free) it would
+    // not start.
+    let keys = ["device.blocks_per_plane=32", "device.pages_per_block=8", "ftl.gc_threshold=0.2", "ftl.precondition.invalid=0.7"];
+    let mut with = keys.to_vec();
+    with.push("ftl.gc_timing=stale_erases_only");
+    let r = aged_trailing_with(&with, 19);
+    assert_eq!((r.summary.gc.moves, r.summary.gc.erases), (0, 1));
+    let erase_ns = (small(&[]).device.flash.erase_us * 1e3) as u64;
+    assert!(*r.requests.latency_ns.last().unwrap() > erase_ns / 2);
+    let r = aged_trailing_with(&with, 18);
+    assert_eq!(r.summary.gc.erases, 0);
+}

@@ -224,7 +224,9 @@ def _commands(r: _Reader) -> None:
     if aged == 1:
         ratio = r.num("aged ratio")
         r.set("aged ratio", ratio, "ftl.precondition.invalid", "SSDSim marks this share of every plane's pages invalid (make_aged)")
-        r.same("aged", "see aged ratio")
+        r.set("aged", "trailing_free", "ftl.precondition.layout",
+              "make_aged (ssd.c) leaves each aged block's last pages free and find_active_block (flash.c) writes "
+              "them first; no valid page is needed")
     else:
         r.same("aged", "a fresh device, as Detour's default")
         r.same("aged ratio", "not used on a fresh device")

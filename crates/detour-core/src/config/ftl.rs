@@ -123,6 +123,8 @@ pub struct PreconditionConfig {
     /// nothing left to reclaim: an aged device whose idle-time GC has
     /// caught up. 0 = leave the planes as the other steps left them.
     pub headroom_blocks: u32,
+    /// Where `invalid`'s stale pages go (see [`PreconditionLayout`]).
+    pub layout: PreconditionLayout,
 }
 
 /// How a host write's plane is chosen (`ftl.allocation`; ftl/alloc.rs).
@@ -183,6 +185,26 @@ impl Default for FtlConfig {
     }
 }
 
+/// Where `ftl.precondition.invalid`'s stale pages go.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum PreconditionLayout {
+    /// Overwrites of the valid pages: the stale pages fill whole blocks
+    /// and the run writes into free blocks.
+    #[default]
+    WholeBlocks,
+    /// SSDSim's `make_aged` (ssd.c): on every plane, blocks in order get
+    /// pages `0..n` stale with `n` the integers below `pages_per_block x
+    /// invalid + 1`, until the plane holds `pages x invalid` stale pages
+    /// (rounded down); no valid page is needed. Their trailing free pages
+    /// stay free, and the allocator fills them, block after block, before
+    /// a fresh block, as `find_active_block` (flash.c) walks from the
+    /// active block to the next with a free page. A block the run's pages
+    /// then make wholly stale was staled by the run (timed under
+    /// `gc_timing = "stale_erases_only"`).
+    TrailingFree,
+}
+
 /// What `ftl.precondition.valid` is a share of.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
@@ -206,6 +228,7 @@ impl Default for PreconditionConfig {
             wear: 0.0,
             steady_writes: 0.0,
             headroom_blocks: 0,
+            layout: PreconditionLayout::WholeBlocks,
         }
     }
 }

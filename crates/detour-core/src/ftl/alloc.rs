@@ -128,7 +128,12 @@ impl Ftl {
             self.free_total -= 1;
             self.die_free[self.geo.die_of_plane(plane) as usize] -= 1;
             p.write_points[stream as usize] = block;
-            if (p.free.len() as u32) < self.gc_free_blocks && !p.gc_active {
+            let next = self.blocks[block as usize].next;
+            if next > 0 {
+                p.aged -= 1;
+                p.aged_free -= ppb - next;
+            }
+            if p.free_pages(ppb) < self.gc_free_blocks as u64 * ppb as u64 && !p.gc_active {
                 self.gc_wanted.push(plane);
             }
             let b = &mut self.blocks[block as usize];
@@ -175,7 +180,7 @@ impl Ftl {
         if block != NO_PAGE && self.blocks[block as usize].next < self.geo.pages_per_block {
             return true;
         }
-        p.free.len() as u32 > self.gc_free_blocks + 1
+        p.free_pages(self.geo.pages_per_block) > (self.gc_free_blocks as u64 + 1) * self.geo.pages_per_block as u64
     }
 
     /// Would `alloc` succeed on this plane for this stream?
@@ -280,6 +285,58 @@ impl Planning {
     fn clear(&mut self) {
         for d in self.touched.drain(..) {
             self.per_die[d as usize] = 0;
+        }
+    }
+}
+
+impl Ftl {
+    /// SSDSim's `make_aged` layout (`ftl.precondition.layout =
+    /// "trailing_free"`): on every host plane, free blocks in the order the
+    /// allocator takes them get their first `n` pages stale, `n` the
+    /// integers below `pages_per_block x invalid + 1` (ssd.c's page loop),
+    /// until the plane holds `pages x invalid` stale pages, rounded down
+    /// (its `threshould`). They go back to the head of the free list with
+    /// their trailing pages free, so the allocator fills those pages block
+    /// after block before a fresh block (`find_active_block`, flash.c). The
+    /// GC trigger counts their free pages, not the blocks, as SSDSim's
+    /// plane `free_page` does. A block left no free page is full, a victim
+    /// as any other.
+    pub fn age_trailing_free(&mut self, invalid: f64) {
+        let ppb = self.geo.pages_per_block;
+        let bpp = self.geo.blocks_per_plane;
+        let stale = ((ppb as f64 * invalid + 1.0).ceil() as u32).min(ppb);
+        let target = (bpp as f64 * ppb as f64 * invalid) as u64;
+        if stale == 0 || target == 0 {
+            return;
+        }
+        for plane in 0..self.geo.host_planes() {
+            let mut aged = Vec::new();
+            let mut done = 0u64;
+            while done < target {
+                let Some(block) = self.planes[plane as usize].free.pop_front() else { break };
+                for page in 0..stale {
+                    self.set_state(block * ppb + page, PageState::Invalid);
+                }
+                self.blocks[block as usize].next = stale;
+                done += stale as u64;
+                aged.push(block);
+            }
+            if stale == ppb {
+                // Wholly stale: full, never back on the free list.
+                for &block in &aged {
+                    self.blocks[block as usize].state = BlockState::Full;
+                    self.free_total -= 1;
+                    self.die_free[self.geo.die_of_plane(plane) as usize] -= 1;
+                    self.victims.on_full(block);
+                }
+            } else {
+                let p = &mut self.planes[plane as usize];
+                for &block in aged.iter().rev() {
+                    p.free.push_front(block);
+                }
+                p.aged += aged.len() as u32;
+                p.aged_free += aged.len() as u32 * (ppb - stale);
+            }
         }
     }
 }

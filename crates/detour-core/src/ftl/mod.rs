@@ -101,6 +101,19 @@ struct PlaneInfo {
     free: VecDeque<u32>,
     write_points: [u32; alloc::STREAMS],
     gc_active: bool,
+    /// Blocks on `free` with stale pages before their free ones, and those
+    /// free pages (`layout = "trailing_free"`; 0 otherwise).
+    aged: u32,
+    aged_free: u32,
+}
+
+impl PlaneInfo {
+    /// Free pages as the GC trigger counts them, SSDSim's plane
+    /// `free_page`: whole free blocks plus aged blocks' free pages.
+    #[inline]
+    fn free_pages(&self, ppb: u32) -> u64 {
+        (self.free.len() as u64 - self.aged as u64) * ppb as u64 + self.aged_free as u64
+    }
 }
 
 /// Counters the FTL keeps for the results.
@@ -210,7 +223,13 @@ impl Ftl {
         let total = geo.total_pages() as u64;
         let bpp = geo.blocks_per_plane;
         let planes = (0..geo.planes())
-            .map(|p| PlaneInfo { free: free_order(p, bpp).collect(), write_points: [NO_PAGE; alloc::STREAMS], gc_active: false })
+            .map(|p| PlaneInfo {
+                free: free_order(p, bpp).collect(),
+                write_points: [NO_PAGE; alloc::STREAMS],
+                gc_active: false,
+                aged: 0,
+                aged_free: 0,
+            })
             .collect();
         let gc_free_blocks = ((cfg.gc_threshold * bpp as f64).ceil() as u32).max(GC_RESERVE + 1);
         let mut ftl = Ftl {

@@ -213,3 +213,29 @@ fn streams_are_listed_at_their_indices() {
         assert_eq!(*s as usize, i);
     }
 }
+
+#[test]
+fn trailing_free_layout_is_make_aged_s() {
+    // SSDSim's matched plane, aged ratio 0.93: 61 stale pages a block (n <
+    // 64 x 0.93 + 1 = 60.52), 500 blocks (499 x 61 = 30,439 < 30,474 =
+    // 512 x 64 x 0.93), 3 free pages each, taken first and in order.
+    let mut f = ftl_with(|cfg| {
+        cfg.device.blocks_per_plane = 512;
+        cfg.device.pages_per_block = 64;
+    });
+    let first = f.planes[0].free[0];
+    f.age_trailing_free(0.93);
+    let aged: Vec<u32> = f.planes[0].free.iter().copied().filter(|&b| f.block(b).next > 0).collect();
+    assert_eq!(aged.len(), 500);
+    assert!(aged.iter().all(|&b| f.block(b).next == 61 && f.block(b).state == BlockState::Free));
+    assert_eq!(f.free_blocks(0), 512);
+    assert_eq!(f.page_state(f.geo.first_page(first) + 60), PageState::Invalid);
+    let p = f.alloc(0, Stream::Host, Owner::lpn(1)).unwrap();
+    assert_eq!(p, f.geo.first_page(first) + 61, "the first aged block's first free page");
+    for _ in 0..2 {
+        f.alloc(0, Stream::Host, Owner::lpn(1)).unwrap();
+    }
+    assert_eq!(f.block(first).state, BlockState::Full);
+    let next = f.alloc(0, Stream::Host, Owner::lpn(2)).unwrap();
+    assert_eq!(next, f.geo.first_page(aged[1]) + 61, "then the next aged block");
+}

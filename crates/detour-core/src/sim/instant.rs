@@ -5,7 +5,7 @@
 //! once instead of being timed.
 
 use super::{is_placed, mark_written, Simulation};
-use crate::config::PreconditionSpan;
+use crate::config::{PreconditionLayout, PreconditionSpan};
 use crate::error::{Error, Result};
 use crate::ftl::{Chunked, Ftl};
 use crate::schemes::Ctx;
@@ -91,7 +91,19 @@ impl Simulation {
         let spare_free: u64 = (self.geo.host_planes()..self.geo.planes()).map(|p| self.ftl.free_blocks(p) as u64).sum();
         let floor = self.geo.host_planes() as u64 * (self.gc_free_blocks() as u64 + 1) + spare_free;
         let ppb = self.geo.pages_per_block as u64;
-        let overwrites = if p.to_gc_threshold {
+        if p.layout == PreconditionLayout::TrailingFree {
+            if p.to_gc_threshold {
+                return Err(Error::config(
+                    "ftl.precondition.layout",
+                    "\"trailing_free\" places `invalid`'s stale pages; it does not fill to the GC threshold",
+                ));
+            }
+            // Stale pages written in place (make_aged): no valid page needed.
+            self.ftl.age_trailing_free(p.invalid);
+        }
+        let overwrites = if p.layout == PreconditionLayout::TrailingFree {
+            0
+        } else if p.to_gc_threshold {
             self.ftl.free_blocks_total().saturating_sub(floor) * ppb
         } else {
             (p.invalid * self.geo.host_pages() as f64) as u64

@@ -20,7 +20,7 @@ impl Ftl {
 
     pub fn needs_gc(&self, plane: u32) -> bool {
         let p = &self.planes[plane as usize];
-        !p.gc_active && (p.free.len() as u32) < self.gc_free_blocks
+        !p.gc_active && p.free_pages(self.geo.pages_per_block) < self.gc_free_blocks as u64 * self.geo.pages_per_block as u64
     }
 
     /// List for GC exactly the planes that need it now (after setup writes
