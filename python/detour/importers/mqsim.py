@@ -229,11 +229,27 @@ def _ftl(r: _Reader) -> None:
     _mapping_table(r)
     _gc_policy(r)
     _wear_leveling(r)
-    for key in ("Use_Copyback_for_GC", "Preemptible_GC_Enabled"):
-        if key in r.keys and r.text(key).lower() == "false":
-            r.imp.same(r.label(key), "false", "Detour's GC copies through the controller and is never preempted")
-        else:
-            r.skip(key, "Detour's GC copies through the controller and is never preempted")
+    key = "Use_Copyback_for_GC"
+    if key in r.keys and r.text(key).lower() == "false":
+        r.imp.same(r.label(key), "false", "Detour's GC copies through the controller")
+    else:
+        r.skip(key, "Detour's GC copies through the controller")
+    _gc_priority(r)
+
+
+def _gc_priority(r: _Reader) -> None:
+    """Preemptible_GC_Enabled (MQSim's default true): off, GC_is_in_urgent_mode
+    (GC_and_WL_Unit_Page_Level.cpp) is always true and the TSU serves a
+    chip's GC transactions before user ones; on, only while a plane's free
+    pool is under GC_Hard_Threshold, which is not modelled."""
+    key = "Preemptible_GC_Enabled"
+    on = key not in r.keys or r.text(key).lower() != "false"
+    if on:
+        r.imp.set(r.label(key), "background", "scheduler.gc_priority", "true",
+                  "preemptible GC runs behind user work; MQSim's switch to urgent under GC_Hard_Threshold is not modelled")
+    else:
+        r.imp.set(r.label(key), "urgent", "scheduler.gc_priority", "false",
+                  "GC_is_in_urgent_mode is always true: the TSU serves a chip's GC reads, writes and erases before user work")
 
 
 def _mapping_table(r: _Reader) -> None:

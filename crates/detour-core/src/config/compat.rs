@@ -79,6 +79,7 @@ const MQSIM: &[Setting] = &[
     s("scheduler.read_transfer", "\"requested\"", "a read's data-out moves only the sectors its transaction carries: a user read its request's part of the page (segment_user_request, Host_Interface_NVMe.cpp: transaction_size * SECTOR_SIZE_IN_BYTE), a mapping read one sector (generate_flash_read_request_for_mapping_data, Address_Mapping_Unit_Page_Level.cpp: SECTOR_SIZE_IN_BYTE); NVM_PHY_ONFI_NVDDR2.cpp times it as NVDDR2DataOutTransferTime(Data_and_metadata_size_in_byte)"),
     s("scheduler.write_transfer", "\"written\"", "a program's data-in moves only the sectors its transaction carries: a user write its request's part of the page (segment_user_request, Host_Interface_NVMe.cpp: transaction_size * SECTOR_SIZE_IN_BYTE; an eager write-back is that same transaction); NVM_PHY_ONFI_NVDDR2::send_command_to_chip times each as NVDDR2DataInTransferTime(Data_and_metadata_size_in_byte). Not modelled: a cache eviction moves its slot's sectors in MQSim (State_bitmap_of_existing_sectors, Data_Cache_Manager_Flash_Advanced.cpp), a whole page here"),
     s("ftl.cmt_granularity", "\"entry\"", "Cached_Mapping_Table (Address_Mapping_Unit_Page_Level.cpp) holds single entries in LRU order, cmt_capacity = CMT_Capacity / CMT_entry_size, CMT_entry_size = ceil((2 log2(physical pages) + sectors per page) / 8) bytes; a miss reads the entry's translation page (request_mapping_entry, generate_flash_read_request_for_mapping_data) and inserts that entry only; evicting a dirty entry reads and rewrites its translation page with every dirty entry of it (generate_flash_writeback_request_for_mapping_data). Only matters with ftl.mapping = \"cmt\""),
+    s("scheduler.gc_priority", "\"urgent\"", "the example ssdconfig.xml has Preemptible_GC_Enabled = false, so GC_and_WL_Unit_Page_Level::GC_is_in_urgent_mode is always true and TSU_Priority_OutOfOrder::service_read_transaction serves a chip's GC reads first and no user read while GC writes or erases are queued, service_write_transaction GC writes before user writes (mapping reads still go first; not modelled); `detour import mqsim` sets it from the file"),
     s("scheduler.suspend_min_remaining_us", "100", "where suspension is turned back on (a TSU with that fall-through mended), a read is issued to a programming chip only while the program has Preferred_suspend_write_time_for_read (100 us) left; it suspends the program if it is for the same die, else runs beside it (NVM_PHY_ONFI_NVDDR2::send_command_to_chip suspends a busy die only)"),
 ];
 
@@ -122,6 +123,7 @@ impl Compat {
             s("scheduler.suspend_min_remaining_us", "0", "Detour's default"),
             s("scheduler.arbitration", "\"fifo\"", "Detour's default: flows' priority classes are not read"),
             s("scheduler.multiplane_scan", "\"near\"", "Detour's default: a batch looks only near its first operation (the policy's scan)"),
+            s("scheduler.gc_priority", "\"background\"", "Detour's default: GC behind host work"),
             s("scheduler.read_transfer", "\"page\"", "Detour's default: a read moves its whole page"),
             s(
                 "scheduler.channel_order",

@@ -37,8 +37,8 @@ pub use energy::{EnergyConfig, EnergyCosts};
 pub use flows::{FlowConfig, RwMode};
 pub use ftl::{Allocation, CmtGranularity, FtlConfig, GcTiming, PreconditionConfig, PreconditionLayout, PreconditionSpan, WearLeveling};
 pub use model::{
-    AddressMode, BufferAdmission, BufferGranularity, ChannelOrder, FlushClass, FlushPolicy, MultiplaneScan, ReadTransfer, ServiceUnit,
-    WriteAck, WriteBufferConfig, WriteTransfer,
+    AddressMode, BufferAdmission, BufferGranularity, ChannelOrder, FlushClass, FlushPolicy, GcPriority, MultiplaneScan, ReadTransfer,
+    ServiceUnit, WriteAck, WriteBufferConfig, WriteTransfer,
 };
 pub use nand::{DriftFit, ErrorModel, NandConfig, RberFit};
 pub use order::AllocOrder;
@@ -200,6 +200,10 @@ pub struct SchedulerConfig {
     /// `near` (the policy's own scan; default) or `queue` (the whole queue,
     /// then the background queue; MQSim, see [`MultiplaneScan`]).
     pub multiplane_scan: MultiplaneScan,
+    /// Where GC's operations queue: `background` (behind host work;
+    /// default) or `urgent` (before it; MQSim's non-preemptible GC, see
+    /// [`GcPriority`]).
+    pub gc_priority: GcPriority,
 }
 
 #[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
@@ -291,6 +295,7 @@ impl Default for SchedulerConfig {
             write_transfer: WriteTransfer::Page,
             channel_order: ChannelOrder::Fcfs,
             multiplane_scan: MultiplaneScan::Near,
+            gc_priority: GcPriority::Background,
         }
     }
 }

@@ -141,6 +141,26 @@ pub enum MultiplaneScan {
     Queue,
 }
 
+/// Where GC's operations queue on a unit (`scheduler.gc_priority`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum GcPriority {
+    /// Behind every host operation, with replication and parity work.
+    /// Detour's default.
+    #[default]
+    Background,
+    /// Before every host operation (GC's moves and erases in their own
+    /// queue, served first; other background work keeps its place):
+    /// MQSim with `Preemptible_GC_Enabled = false`, where
+    /// `GC_and_WL_Unit_Page_Level::GC_is_in_urgent_mode` is always true and
+    /// `TSU_Priority_OutOfOrder::service_read_transaction` serves a chip's
+    /// GC reads first and no user read while GC writes or erases are
+    /// queued, `service_write_transaction` GC writes before user writes
+    /// and no user write while GC erases are queued (TSU_OutOfOrder.cpp
+    /// alike).
+    Urgent,
+}
+
 /// Which buffered pages are flushed first.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]

@@ -52,7 +52,7 @@ pub use ops::{flags, Class, FlashOp, OpSlab, NO_OP};
 pub use policy::{list as orders, Orders};
 pub use view::LoadView;
 
-use crate::config::{ChannelOrder, SchedulerConfig, ServiceUnit, WriteAck};
+use crate::config::{ChannelOrder, GcPriority, SchedulerConfig, ServiceUnit, WriteAck};
 use crate::device::{ChannelState, DieState, Geometry, OpKind, Phase, Timing, MAX_PLANES};
 use crate::engine::{Event, EventQueue};
 use crate::types::Time;
@@ -535,9 +535,20 @@ impl Scheduler {
             OpKind::Erase => c.erases += n as u64,
         }
         // occ counts queued and suspended operations: at 0 the die stays idle.
-        if self.dies.at(die).occ > 0 {
-            self.dispatch(die, q)
+        if self.dies.at(die).occ == 0 {
+            return;
         }
+        if self.cfg.gc_priority == GcPriority::Urgent {
+            // MQSim signals the transaction serviced before the chip idle:
+            // the unit picks at the next kick, after the simulation queued
+            // what these operations start (`Simulation::drain_done`).
+            if !*self.flagged.at(die) {
+                *self.flagged.at_mut(die) = true;
+                self.pending.push(die as u32);
+            }
+            return;
+        }
+        self.dispatch(die, q)
     }
 
     /// Mark a die (with `unit = "chip"`, its chip) failed: queued
@@ -548,7 +559,7 @@ impl Scheduler {
         if let Some(a) = self.arbiter.as_mut() {
             a.emptied(d);
         }
-        for qi in 0..3 {
+        for qi in 0..4 {
             while let Some(id) = self.queues.at_mut(d)[qi].pop_front(&self.ops) {
                 let op = self.ops.get_mut(id);
                 op.failed = true;

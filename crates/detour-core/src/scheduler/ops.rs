@@ -11,13 +11,16 @@ pub enum Class {
     HostWrite = 1,
     /// GC, replication, migration, parity upkeep.
     Background = 2,
+    /// GC under `scheduler.gc_priority = "urgent"`: its own queue, served
+    /// before the host's (with `background`, GC is `Background`).
+    Gc = 3,
 }
 
 impl Class {
     /// A host read or write (what `DieState::host_occ` counts).
     #[inline]
     pub fn is_host(self) -> bool {
-        self != Class::Background
+        matches!(self, Class::HostRead | Class::HostWrite)
     }
 }
 

@@ -3,7 +3,7 @@
 
 use super::txn::TxnKind;
 use super::Simulation;
-use crate::config::GcTiming;
+use crate::config::{GcPriority, GcTiming};
 use crate::engine::Event;
 use crate::error::{Error, Result};
 use crate::ftl::BlockState;
@@ -153,8 +153,8 @@ impl Simulation {
             // The owner's bits only label the group: a GC group is neither
             // checked nor reported to the scheme.
             let g = plan.group(owner.index(), false);
-            plan.read(g, 0, from, Class::Background, 0);
-            plan.program_from_prev(g, 1, to, owner, 0, Class::Background, from);
+            plan.read(g, 0, from, self.gc_class(), 0);
+            plan.program_from_prev(g, 1, to, owner, 0, self.gc_class(), from);
         }
         self.scratch.ids = pages;
         self.materialize(t, &plan, true)?;
@@ -165,6 +165,16 @@ impl Simulation {
             self.q.after(0, Event::TxnFinish(t))?;
         }
         Ok(())
+    }
+
+    /// The class of GC's moves and erases: `scheduler.gc_priority` puts
+    /// them behind host work (with other background work) or before it.
+    #[inline]
+    fn gc_class(&self) -> Class {
+        match self.cfg.scheduler.gc_priority {
+            GcPriority::Background => Class::Background,
+            GcPriority::Urgent => Class::Gc,
+        }
     }
 
     /// A GC copy landed: if the data was still live, tell the scheme.
@@ -204,7 +214,7 @@ impl Simulation {
         let mut plan = std::mem::take(&mut self.scratch.plan);
         plan.clear();
         let g = plan.group(0, false);
-        plan.erase(g, 0, self.geo.first_page(block), Class::Background, 0);
+        plan.erase(g, 0, self.geo.first_page(block), self.gc_class(), 0);
         self.materialize(t, &plan, true)?;
         self.scratch.plan = plan;
         Ok(())

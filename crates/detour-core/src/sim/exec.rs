@@ -3,7 +3,7 @@
 
 use super::txn::{GroupState, TxnKind};
 use super::{Simulation, VerifyFailure};
-use crate::config::{ReadTransfer, WriteTransfer};
+use crate::config::{GcPriority, ReadTransfer, WriteTransfer};
 use crate::device::OpKind;
 use crate::engine::Event;
 use crate::error::Result;
@@ -320,9 +320,20 @@ impl Simulation {
     }
 
     /// Handle every operation the scheduler finished.
+    ///
+    /// Under `scheduler.gc_priority = "urgent"` what the finished operations
+    /// start (a GC move's program after its read, the victim's erase after
+    /// its last move) is queued before an idle unit picks again, as in
+    /// MQSim, whose PHY broadcasts the transaction serviced (the GC unit
+    /// submits the GC write or erase and calls `Schedule`) before the chip
+    /// idle signal (NVM_PHY_ONFI_NVDDR2::handle_ready_signal_from_chip);
+    /// otherwise a host operation would slip in between GC's steps.
     pub(super) fn drain_done(&mut self) -> Result<()> {
+        let successors_first = self.cfg.scheduler.gc_priority == GcPriority::Urgent;
         loop {
-            self.sched.kick(&mut self.q);
+            if !successors_first || self.sched.done.is_empty() {
+                self.sched.kick(&mut self.q);
+            }
             if self.sched.done.is_empty() {
                 return Ok(());
             }

@@ -79,8 +79,13 @@ impl crate::policy::Entry for Variant {
     }
 }
 
-/// The three queues of a service unit, in priority order.
-pub(super) type Queues = [OpQueue; 3];
+/// The queues of a service unit: the policy's three in its priority
+/// order, then [`GC_QUEUE`], which goes before them all.
+pub(super) type Queues = [OpQueue; 4];
+
+/// The queue of `Class::Gc` (`scheduler.gc_priority = "urgent"`): every
+/// policy serves it first; empty otherwise.
+pub(super) const GC_QUEUE: usize = 3;
 
 /// The operation a policy chose to start: in queue `queue`, after `prev`
 /// ([`NO_OP`] when it is the head), so it can be unlinked where it stands.
@@ -112,10 +117,10 @@ pub(super) struct BatchScan {
 #[derive(Clone, Copy, Debug)]
 pub(super) struct Policy {
     /// The queue of each class, by `Class as usize`.
-    queue_of: [u8; 3],
+    queue_of: [u8; 4],
     pick: fn(&Queues, &OpSlab, bool) -> Option<Pick>,
     /// The batch scan of each queue an operation is picked from.
-    scans: [BatchScan; 3],
+    scans: [BatchScan; 4],
 }
 
 impl Policy {
@@ -134,19 +139,29 @@ impl Policy {
     /// from the whole background queue.
     fn scan_whole_queues(&mut self) {
         let bg = self.queue_of(Class::Background);
-        self.scans = [0, 1, 2].map(|q| {
+        self.scans = [0, 1, 2, GC_QUEUE].map(|q| {
             let (queues, n) = if q == bg { ([q, 0, 0], 1) } else { ([q, bg, 0], 2) };
             BatchScan { queues, n, depth: usize::MAX }
         });
+        self.scans[GC_QUEUE] = Self::gc_scan(usize::MAX);
+    }
+
+    /// An urgent GC operation's batch: the GC queue, then the host's
+    /// (MQSim's sourceQueue2 is the user queue of the kind being served;
+    /// the batch takes only its first's kind).
+    fn gc_scan(depth: usize) -> BatchScan {
+        BatchScan { queues: [GC_QUEUE, 0, 1], n: 3, depth }
     }
 
     fn of(v: &Variant, read_priority: bool, planes: usize) -> Policy {
-        let queue_of = [Class::HostRead, Class::HostWrite, Class::Background].map(|c| {
+        let [r, w, b] = [Class::HostRead, Class::HostWrite, Class::Background].map(|c| {
             let q = (v.queue_of)(c, read_priority);
-            assert!(q < 3, "{}: class {c:?} joins queue {q}; a unit has 3", v.name);
+            assert!(q < 3, "{}: class {c:?} joins queue {q}; a policy has 3", v.name);
             q as u8
         });
-        Policy { queue_of, pick: v.pick, scans: [0, 1, 2].map(|q| (v.batch_scan)(q, planes)) }
+        let mut scans = [0, 1, 2, GC_QUEUE].map(|q| (v.batch_scan)(q.min(2), planes));
+        scans[GC_QUEUE] = Self::gc_scan(scans[2].depth);
+        Policy { queue_of: [r, w, b, GC_QUEUE as u8], pick: v.pick, scans }
     }
 
     /// The queue an operation of `class` joins.
@@ -159,6 +174,13 @@ impl Policy {
     /// with `suspended` only a read may run, else the unit resumes).
     #[inline]
     pub fn pick(&self, qs: &Queues, ops: &OpSlab, suspended: bool) -> Option<Pick> {
+        // Urgent GC first (MQSim's non-preemptible GC); never past a
+        // suspension, which only a read may use.
+        if !suspended {
+            if let Some(p) = Pick::head(qs, GC_QUEUE) {
+                return Some(p);
+            }
+        }
         // The default's pick (priority's, fcfs's too) is called directly so
         // it is inlined: through the pointer the dispatch no longer sees
         // that it takes a head, and a run costs 2% more instructions. An

@@ -25,7 +25,8 @@ pub(super) fn queue_of(class: Class, read_priority: bool) -> usize {
         Class::HostRead => 0,
         Class::HostWrite if read_priority => 1,
         Class::HostWrite => 0,
-        Class::Background => 2,
+        // Gc is not asked: `Policy` files it in GC_QUEUE.
+        Class::Background | Class::Gc => 2,
     }
 }
 
