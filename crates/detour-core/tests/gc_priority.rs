@@ -24,20 +24,7 @@ const GAP: u64 = 10_000_000;
 
 fn run(priority: &str) -> RunResult {
     let prio = format!("scheduler.gc_priority={priority}");
-    let cfg = small(&[
-        "device.channels=1",
-        "device.chips_per_channel=1",
-        "device.dies_per_chip=1",
-        "device.planes_per_die=1",
-        "device.blocks_per_plane=16",
-        "device.pages_per_block=4",
-        "device.overprovisioning=0.25",
-        "ftl.gc_threshold=0.1",
-        "scheduler.multiplane=false",
-        "scheduler.unit=chip",
-        "run.verify=true",
-        &prio,
-    ]);
+    let cfg = small(&[&ONE_PLANE[..], &["scheduler.unit=chip", "run.verify=true", &prio]].concat());
     let again = [0, 1, 2, 4, 5];
     let mut reqs: Vec<_> = (0..48).chain(again).enumerate().map(|(i, l)| req(i as u64 * GAP, l, 1, IoKind::Write)).collect();
     let last = reqs.last().unwrap().time_ns;

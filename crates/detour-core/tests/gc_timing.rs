@@ -17,25 +17,11 @@ const XFER: u64 = 12_300;
 const T_READ: u64 = 50_000;
 const GAP: u64 = 10_000_000;
 
-/// One die of one plane: 16 blocks of 4 pages, a quarter spare, GC below
-/// a tenth free.
-const TINY: [&str; 9] = [
-    "device.channels=1",
-    "device.chips_per_channel=1",
-    "device.dies_per_chip=1",
-    "device.planes_per_die=1",
-    "device.blocks_per_plane=16",
-    "device.pages_per_block=4",
-    "device.overprovisioning=0.25",
-    "ftl.gc_threshold=0.1",
-    "scheduler.multiplane=false",
-];
-
 /// 48 writes of LPNs 0..47, then overwrites of `again`, 10 ms apart, and a
 /// read of LPN 20 (block 5, untouched by GC) 700 µs after the last write,
 /// once its program is over.
 fn run(timing: &str, again: &[u64]) -> RunResult {
-    let mut kv = TINY.to_vec();
+    let mut kv = ONE_PLANE.to_vec();
     kv.extend(["run.verify=true", timing]);
     let cfg = small(&kv);
     let mut reqs: Vec<_> =
@@ -83,7 +69,7 @@ fn blocks_staled_by_preconditioning_are_reclaimed_in_no_time() {
     // so does a read after them, though GC runs (the writes are of new
     // LPNs, so no block the run wrote goes stale); timed, its moves and
     // erases hold some of them back.
-    let mut kv = TINY.to_vec();
+    let mut kv = ONE_PLANE.to_vec();
     kv.extend(["ftl.precondition.valid=0.5", "ftl.precondition.to_gc_threshold=true", "run.verify=true"]);
     let gap = 700_000;
     let reqs: Vec<_> = (0..16).map(|i| req(i * gap, 24 + i, 1, IoKind::Write)).chain([req(16 * gap, 1, 1, IoKind::Read)]).collect();
@@ -108,7 +94,7 @@ fn aged_trailing(timing: &str, writes: u64) -> RunResult {
 }
 
 fn aged_trailing_with(keys: &[&str], writes: u64) -> RunResult {
-    let mut kv = TINY.to_vec();
+    let mut kv = ONE_PLANE.to_vec();
     kv.extend(["ftl.precondition.layout=trailing_free", "run.verify=true"]);
     kv.extend(keys);
     let mut reqs: Vec<_> = (0..writes).map(|i| req(i * GAP, 0, 1, IoKind::Write)).collect();

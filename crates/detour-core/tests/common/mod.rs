@@ -34,6 +34,20 @@ pub const STRESS_DEVICE: [&str; 8] = [
     "device.overprovisioning=0.2",
 ];
 
+/// One die of one plane: 16 blocks of 4 pages, a quarter spare, GC below
+/// a tenth free (the GC timing and priority tests' hand-worked device).
+pub const ONE_PLANE: [&str; 9] = [
+    "device.channels=1",
+    "device.chips_per_channel=1",
+    "device.dies_per_chip=1",
+    "device.planes_per_die=1",
+    "device.blocks_per_plane=16",
+    "device.pages_per_block=4",
+    "device.overprovisioning=0.25",
+    "ftl.gc_threshold=0.1",
+    "scheduler.multiplane=false",
+];
+
 /// A scheme counter of the summary, 0 when the scheme does not report it.
 pub fn counter(s: &detour_core::metrics::Summary, key: &str) -> f64 {
     s.scheme_counters.get(key).copied().unwrap_or(0.0)
