@@ -134,6 +134,7 @@ SECTIONS: tuple[Section, ...] = (
         F('hit_ratio', 'float', '`hits / lookups` (1 with no lookups)'),
         F('translation_reads', 'int', "flash reads of translation pages, each before the request's data is planned (a miss on a page whose write-back is still in flight needs none; with entries, misses on a page whose read is in flight share it, and each write-back first reads the old copy)"),
         F('translation_writes', 'int', 'flash programs of dirty translation pages the table evicted (at host-write priority, not waited for; counted in `gc.write_amplification`)'),
+        F('translation_writes_held', 'int', 'write-backs of dirty translation pages never programmed: the page stays in the controller, later misses on it read nothing (`ftl.cmt_write_back = "hold"`, MQSim\'s)'),
         F('gc_moves', 'int', 'translation pages GC moved (they are also in `gc.moves` and `gc.programs_gc`)'),
     )),
     # `gc`

@@ -89,3 +89,54 @@ fn a_dirty_eviction_reads_and_rewrites_its_translation_page_once() {
     // merge read before the write-back.
     assert_eq!((m.lookups, m.hits, m.translation_writes, m.translation_reads), (172, 0, 1, 173));
 }
+
+#[test]
+fn a_read_that_places_a_page_never_written_dirties_its_entry() {
+    // An empty device: reading LPN 1 places it (no write ever named it),
+    // which changes its entry, so the 170 reads that evict it write its
+    // translation page back (MQSim's online_create_entry_for_reads ends in
+    // Update_mapping_info, which marks the entry dirty). The same reads on
+    // a device whose pages are all written evict a clean entry.
+    let mut reqs = vec![req(0, 1, 1, IoKind::Read)];
+    reqs.extend((0..170u64).map(|i| req((i + 1) * 1_000_000, (i + 1) * 2048, 1, IoKind::Read)));
+    let cmt = |valid: &str| small(&[valid, "ftl.mapping=cmt", "ftl.cmt_granularity=entry", "ftl.cmt_size_kib=1"]);
+    let empty = stats(&run(cmt("ftl.precondition.valid=0.0"), &reqs));
+    let full = stats(&run(cmt("ftl.precondition.valid=1.0"), &reqs));
+    // Every read of the empty device places its page and dirties its entry:
+    // LPN 1's is the one evicted, and its page is read to merge.
+    assert_eq!((empty.translation_writes, empty.translation_reads), (1, 172), "{empty:?}");
+    assert_eq!((full.translation_writes, full.translation_reads), (0, 171), "{full:?}");
+}
+
+#[test]
+fn held_write_backs_read_the_old_copy_program_nothing_and_answer_later_misses() {
+    // As a_dirty_eviction_reads_and_rewrites_its_translation_page_once,
+    // then LPN 3 (translation page 0 again) is read. Programmed: page 0's
+    // new copy is read for it. Held (MQSim: MappingWriteTRQueue is never
+    // served, the page stays in DepartingMappingEntries): the merge read
+    // runs, no program, and LPN 3's miss reads nothing, costing what a
+    // read with the whole map in DRAM does.
+    let mut reqs = vec![req(0, 1, 1, IoKind::Write), req(1_000_000, 2, 1, IoKind::Write)];
+    reqs.extend((0..170u64).map(|i| req((i + 2) * 1_000_000, (i + 1) * 2048, 1, IoKind::Read)));
+    reqs.push(req(200_000_000, 3, 1, IoKind::Read));
+    let program = run(entries(1), &reqs);
+    let held = run(
+        small(&[
+            "ftl.precondition.valid=1.0",
+            "ftl.mapping=cmt",
+            "ftl.cmt_granularity=entry",
+            "ftl.cmt_size_kib=1",
+            "ftl.cmt_write_back=hold",
+        ]),
+        &reqs,
+    );
+    let (p, h) = (stats(&program), stats(&held));
+    assert_eq!((p.translation_writes, p.translation_writes_held, p.translation_reads), (1, 0, 174), "{p:?}");
+    assert_eq!((h.translation_writes, h.translation_writes_held, h.translation_reads), (0, 1, 173), "{h:?}");
+    let programs = |r: &RunResult| r.summary.dies.programs.iter().sum::<u64>();
+    assert_eq!(programs(&program), programs(&held) + 1, "the held run never programs page 0");
+    let dram = run(small(&["ftl.precondition.valid=1.0"]), &reqs);
+    let last = reqs.len() - 1;
+    assert_eq!(held.requests.latency_ns[last], dram.requests.latency_ns[last]);
+    assert_eq!(program.requests.latency_ns[last], 2 * dram.requests.latency_ns[last]);
+}

@@ -49,6 +49,10 @@ pub struct FtlConfig {
     /// whole translation pages; `entry`: single map entries, as MQSim's
     /// CMT (ftl/mapping/entry.rs).
     pub cmt_granularity: CmtGranularity,
+    /// With `mapping = "cmt"`: what becomes of an evicted dirty
+    /// translation page. `program` (default): it is programmed to a new
+    /// page; `hold`: MQSim's, it never is (see `CmtWriteBack`).
+    pub cmt_write_back: CmtWriteBack,
     /// What a GC victim's moves and erase cost in simulated time: `timed`
     /// (default) or SSDSim's `stale_erases_only` (see `GcTiming`).
     pub gc_timing: GcTiming,
@@ -152,6 +156,25 @@ pub enum CmtGranularity {
     Entry,
 }
 
+/// What becomes of an evicted dirty translation page
+/// (`ftl.cmt_write_back`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum CmtWriteBack {
+    /// Programmed to a new page at host-write priority (with an entry
+    /// cache, after a read of the old copy to merge the rest).
+    #[default]
+    Program,
+    /// MQSim's: the merge read runs, the program never does. Its
+    /// `generate_flash_writeback_request_for_mapping_data`
+    /// (Address_Mapping_Unit_Page_Level.cpp) files the write in
+    /// `MappingWriteTRQueue`, which no TSU ever serves (TSU_OutofOrder.cpp,
+    /// TSU_Priority_OutOfOrder.cpp fill it in `Schedule` and never take
+    /// from it), so the page stays in `DepartingMappingEntries` for the
+    /// rest of the run and every later miss on it reads nothing.
+    Hold,
+}
+
 /// Wear levelling (`ftl.wear_leveling`; ftl/gc/wear.rs).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
@@ -179,6 +202,7 @@ impl Default for FtlConfig {
             mapping: "dram".into(),
             cmt_size_kib: 2048,
             cmt_granularity: CmtGranularity::Page,
+            cmt_write_back: CmtWriteBack::Program,
             gc_timing: GcTiming::Timed,
             precondition: PreconditionConfig::default(),
         }

@@ -20,7 +20,12 @@
 //!
 //! **Write-backs:** a miss that evicts a dirty translation page writes it
 //! back at host-write priority, as a transaction of its own that the
-//! request does not wait for; the old copy is invalidated at once.
+//! request does not wait for; the old copy is invalidated at once. Under
+//! `ftl.cmt_write_back = "hold"` (MQSim's) an entry cache's write-back is
+//! its merge read alone and the page stays in the controller for good.
+//!
+//! A host read of a page never written dirties its entry: placing the page
+//! changes the map (MQSim: `online_create_entry_for_reads`).
 //!
 //! Translation reads are host reads to `metrics.collisions` (they queue
 //! on a die as one).
@@ -38,7 +43,7 @@ use super::txn::TxnKind;
 use super::Simulation;
 use crate::error::Result;
 use crate::scheduler::Class;
-use crate::types::Owner;
+use crate::types::{Owner, NO_PAGE};
 use std::collections::HashMap;
 
 impl Simulation {
@@ -53,7 +58,12 @@ impl Simulation {
         };
         let mut lookups = std::mem::take(&mut self.scratch.lookups);
         lookups.clear();
-        self.ftl.mapping.lookup(lpn, pages, write, &mut lookups);
+        // A read that finds its page never written places it, which
+        // changes its entry as a write would: MQSim's read of an unmapped
+        // LPA (`online_create_entry_for_reads`) ends in
+        // `Update_mapping_info`, which marks the CMT entry dirty.
+        let map = &self.ftl.map;
+        self.ftl.mapping.lookup(lpn, pages, |l| write || map.get(l) == NO_PAGE, &mut lookups);
         let mut plan = std::mem::take(&mut self.scratch.plan);
         plan.clear();
         // An entry cache reports each entry with its translation page, a
@@ -122,14 +132,20 @@ impl Simulation {
         // No request waits for a translation page's room: a refusal must
         // not become a stall's blocker (sim/park.rs keeps 2 bits of stream).
         self.ftl.clear_refusals();
-        let Some(ppn) = ppn else { return Ok(()) };
+        // A held write-back (`ftl.cmt_write_back = "hold"`) still reads.
+        let held = self.ftl.holds_translation_writes();
+        if ppn.is_none() && !(held && merge.is_some()) {
+            return Ok(());
+        }
         let mut plan = std::mem::take(&mut self.scratch.scratch_plan);
         plan.clear();
         let g = plan.group(tvpn, false);
         if let Some(old) = merge {
             plan.read_only(g, 0, old, Class::HostRead, 0);
         }
-        plan.program(g, merge.is_some() as u8, ppn, Owner::id(tvpn), 0, Class::HostWrite, 0);
+        if let Some(ppn) = ppn {
+            plan.program(g, merge.is_some() as u8, ppn, Owner::id(tvpn), 0, Class::HostWrite, 0);
+        }
         let t = self.txns.alloc(TxnKind::MapWrite);
         self.materialize(t, &plan, true)?;
         self.scratch.scratch_plan = plan;

@@ -36,7 +36,7 @@
 mod entry;
 
 use super::{Ftl, Stream};
-use crate::config::FtlConfig;
+use crate::config::{CmtWriteBack, FtlConfig};
 use crate::device::Geometry;
 use crate::error::{Error, Result};
 use crate::policy::Choice;
@@ -147,6 +147,9 @@ pub struct MappingStats {
     pub translation_reads: u64,
     /// Flash programs of dirty translation pages evicted.
     pub translation_writes: u64,
+    /// Write-backs of dirty translation pages never programmed, the page
+    /// kept in the controller (`ftl.cmt_write_back = "hold"`, MQSim's).
+    pub translation_writes_held: u64,
     /// Translation pages GC moved.
     pub gc_moves: u64,
     /// The cache holds the whole map (`Cache::covers`): the run is the
@@ -165,6 +168,9 @@ pub struct Mapping {
     /// Where each translation page is on flash (NO_PAGE: not written);
     /// empty without a cache.
     gtd: Vec<Ppn>,
+    /// `ftl.cmt_write_back = "hold"`: the translation pages whose
+    /// write-back was held, so the controller has them (empty otherwise).
+    held: Vec<bool>,
     s: MappingStats,
 }
 
@@ -189,7 +195,9 @@ impl Mapping {
             covers: cache.as_ref().is_some_and(|c| c.covers()),
             ..Default::default()
         };
-        Ok(Mapping { cache, entries_per_page, by_entry, gtd, s })
+        let hold = cache.is_some() && cfg.cmt_write_back == CmtWriteBack::Hold;
+        let held = if hold { vec![false; pages as usize] } else { Vec::new() };
+        Ok(Mapping { cache, entries_per_page, by_entry, gtd, held, s })
     }
 
     /// The whole map is in DRAM: nothing to look up or write.
@@ -198,16 +206,16 @@ impl Mapping {
         self.cache.is_none()
     }
 
-    /// Look up the translation pages of `pages` LPNs from `lpn` for a read
-    /// or a write, appending (translation page, what its lookup found) to
-    /// `out`. Nothing in DRAM.
-    pub fn lookup(&mut self, lpn: u32, pages: u32, write: bool, out: &mut Vec<(u32, Access)>) {
+    /// Look up the translation pages of `pages` LPNs from `lpn`, each for
+    /// a write if `write(lpn)` (it dirties its entry), appending
+    /// (translation page, what its lookup found) to `out`. Nothing in DRAM.
+    pub fn lookup(&mut self, lpn: u32, pages: u32, write: impl Fn(u32) -> bool, out: &mut Vec<(u32, Access)>) {
         let Some(c) = &mut self.cache else { return };
         if self.by_entry {
             // One lookup per entry, reported with its translation page (in
             // ascending order, several entries of a page in a row).
             for l in lpn..lpn + pages {
-                let a = c.access(l, write);
+                let a = c.access(l, write(l));
                 self.s.lookups += 1;
                 self.s.hits += a.hit as u64;
                 out.push((l / self.entries_per_page, a));
@@ -216,7 +224,8 @@ impl Mapping {
         }
         let (first, last) = (lpn / self.entries_per_page, (lpn + pages - 1) / self.entries_per_page);
         for tvpn in first..=last {
-            let a = c.access(tvpn, write);
+            let (from, to) = ((tvpn * self.entries_per_page).max(lpn), ((tvpn + 1) * self.entries_per_page).min(lpn + pages));
+            let a = c.access(tvpn, (from..to).any(&write));
             self.s.lookups += 1;
             self.s.hits += a.hit as u64;
             out.push((tvpn, a));
@@ -287,8 +296,18 @@ impl Ftl {
 
     /// Where to read translation page `tvpn` from after a miss, counted as
     /// a translation read; None if its latest copy is still being written
-    /// back (the controller holds it) or was never written.
+    /// back or its write-back was held (the controller holds it), or it
+    /// was never written.
     pub fn translation_read(&mut self, tvpn: u32) -> Option<Ppn> {
+        if self.mapping.held.get(tvpn as usize) == Some(&true) {
+            return None;
+        }
+        self.read_translation_copy(tvpn)
+    }
+
+    /// Translation page `tvpn`'s copy on flash, if programmed, counted as
+    /// a translation read.
+    fn read_translation_copy(&mut self, tvpn: u32) -> Option<Ppn> {
         let ppn = self.mapping.location(tvpn);
         if ppn == NO_PAGE || !self.is_programmed(ppn) {
             return None;
@@ -299,19 +318,36 @@ impl Ftl {
 
     /// Where to read the old copy of translation page `tvpn` from before
     /// its write-back merges cached entries into it (an entry cache),
-    /// counted as a translation read; None without a programmed copy.
+    /// counted as a translation read; None without a programmed copy. A
+    /// held page is read too: MQSim reads the copy its directory names
+    /// before every write-back, held or not (here the last one programmed,
+    /// not the page MQSim allocated and never programmed: the same time
+    /// on another die).
     pub fn translation_merge_read(&mut self, tvpn: u32) -> Option<Ppn> {
         if !self.mapping.by_entry() {
             return None;
         }
-        self.translation_read(tvpn)
+        self.read_translation_copy(tvpn)
+    }
+
+    /// Whether a write-back is held rather than programmed
+    /// (`ftl.cmt_write_back = "hold"`).
+    pub fn holds_translation_writes(&self) -> bool {
+        !self.mapping.held.is_empty()
     }
 
     /// Give translation page `tvpn` a new page for its write-back (pending:
     /// the caller plans its program) and make the old copy stale. None if
-    /// no plane has room (the page then stays where it was), or in DRAM.
+    /// no plane has room (the page then stays where it was), in DRAM, or if
+    /// write-backs are held: then the page stays in the controller for the
+    /// rest of the run and its old copy where it is.
     pub fn write_back_translation(&mut self, tvpn: u32) -> Option<Ppn> {
         if self.mapping.is_dram() {
+            return None;
+        }
+        if let Some(h) = self.mapping.held.get_mut(tvpn as usize) {
+            *h = true;
+            self.mapping.s.translation_writes_held += 1;
             return None;
         }
         let ppn = self.alloc_translation(tvpn, false)?;

@@ -31,7 +31,7 @@ fn mapping(name: &str) -> Mapping {
 fn dram_looks_nothing_up_and_reports_nothing() {
     let mut m = mapping("dram");
     let mut out = Vec::new();
-    m.lookup(0, 4, true, &mut out);
+    m.lookup(0, 4, |_| true, &mut out);
     assert!(m.is_dram() && out.is_empty() && m.stats().is_none());
     assert_eq!((m.pages_on_flash(), m.location(0)), (0, NO_PAGE));
 }
@@ -40,8 +40,8 @@ fn dram_looks_nothing_up_and_reports_nothing() {
 fn lookups_are_counted_per_translation_page() {
     let mut m = mapping("cmt");
     let (e, mut out) = (m.entries_per_page, Vec::new());
-    m.lookup(e - 10, 20, false, &mut out); // translation pages 0 and 1
-    m.lookup(e - 10, 1, true, &mut out);
+    m.lookup(e - 10, 20, |_| false, &mut out); // translation pages 0 and 1
+    m.lookup(e - 10, 1, |_| true, &mut out);
     assert_eq!(out.iter().map(|&(t, a)| (t, a.hit)).collect::<Vec<_>>(), [(0, false), (1, false), (0, true)]);
     let s = m.stats().unwrap();
     assert_eq!((s.lookups, s.hits, s.cmt_pages), (3, 1, 8192 / (4 * e as u64)));
