@@ -69,7 +69,7 @@ _NOT_MODELLED = {
     "Enable_ResponseTime_Logging": "Detour writes every request's latency to requests.parquet instead",
     "ResponseTime_Logging_Period_Length": "as above",
     "Queue_Fetch_Size": "Detour's host dispatches every outstanding request at once; there is no fetch window",
-    "GC_Hard_Threshold": "Detour has one GC threshold (ftl.gc_threshold) and GC is not preemptible",
+    "GC_Hard_Threshold": "Detour has one GC threshold (ftl.gc_threshold); MQSim's switch of preemptible GC to urgent below this one is not modelled (scheduler.gc_priority holds for the run, set from Preemptible_GC_Enabled)",
     "Dynamic_Wearleveling_Enabled": "Detour takes free blocks in order, not by erase count (static wear levelling is mapped)",
     "Block_PE_Cycles_Limit": "MQSim only sizes its erase-count histogram with it (FTL.cpp, Stats.cpp) and retires no block; Detour's wear-out limit is nand.pe_limit (docs/nand.md), off unless set",
     "Preferred_suspend_erase_time_for_read": "suspension stays off: MQSim's TSU never suspends in practice (docs/validation.md, compat mqsim)",
