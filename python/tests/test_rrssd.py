@@ -241,3 +241,25 @@ def test_ca_ssd_read_speedup_observable_keeps_fig1s_range():
     name, share, band = obs.keep
     assert name == "conventional read queueing %"
     assert share(sums) == pytest.approx(60.0) and band == (25.0, 77.0)
+
+
+def test_rr11_names_which_requests_form_the_all_request_tail(monkeypatch):
+    """rr-11's breakdown: writes' share of the day-1 requests at or above
+    the all-request p99 (nearest rank). Hand-computed: 200 requests from
+    day 1, latencies 1..200 us, every one above 190 us a write except 200
+    (a read): the p99 is 198 us, the top is 198, 199, 200, two of three
+    writes. Warm-up and day-0 requests (slower still) are not counted."""
+    from types import SimpleNamespace
+
+    from detour.reproduce import rrssd
+
+    monkeypatch.setattr(rrssd, "_T0_NS", 1e9)
+    lat = np.concatenate([np.arange(1, 201), [900, 950]]) * 1e3
+    cols = {"arrival_ns": np.concatenate([np.full(200, 2e9), [0.5e9, 2e9]]), "latency_ns": lat,
+            "is_write": np.concatenate([np.arange(1, 201) > 190, [False, False]]),
+            "warmup": np.concatenate([np.zeros(201, bool), [True]])}
+    cols["is_write"][199] = False
+    run = SimpleNamespace(dir="fake-rr11")
+    monkeypatch.setitem(rrssd._CACHE, "fake-rr11", cols)
+    assert rrssd.tail_write_share(run) == pytest.approx(200 / 3)
+    assert rrssd.steady(run, "all", "p99") == 198.0
