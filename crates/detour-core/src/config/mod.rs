@@ -35,7 +35,9 @@ pub use compat::Compat;
 pub use dram::DramTiming;
 pub use energy::{EnergyConfig, EnergyCosts};
 pub use flows::{FlowConfig, RwMode};
-pub use ftl::{Allocation, CmtGranularity, FtlConfig, GcTiming, PreconditionConfig, PreconditionLayout, PreconditionSpan, WearLeveling};
+pub use ftl::{
+    Allocation, CmtGranularity, FtlConfig, GcTiming, PlaceReads, PreconditionConfig, PreconditionLayout, PreconditionSpan, WearLeveling,
+};
 pub use model::{
     AddressMode, BufferAdmission, BufferGranularity, ChannelOrder, FlushClass, FlushPolicy, GcPriority, MultiplaneScan, ReadTransfer,
     ServiceUnit, WriteAck, WriteBufferConfig, WriteTransfer,
