@@ -21,6 +21,8 @@ as `ftl.precondition.valid`, SSDSim's `aged ratio` as
 `ftl.precondition.invalid` with `layout = "trailing_free"` (make_aged's
 layout; before issue 46's h38 round, whole stale blocks made by overwriting
 about 0.1% valid, the same count on every plane, see aged_valid_share).
+Every `ssdsim` point places its reads' pages before the run, as the importer
+maps SSDSim's pre_process_page (peer_keys; since h39).
 """
 
 from __future__ import annotations
@@ -39,6 +41,13 @@ FIGS = ("read_mean", "read_p50", "read_p99", "read_p999", "write_mean", "write_p
 #: the figures counted for "within x%" (p99.9 is shown but, from ~1-5 k
 #: samples per kind, too noisy to count)
 COUNTED = ("read_mean", "read_p50", "read_p99", "write_mean", "write_p50", "write_p99")
+
+
+def peer_keys(peer: str) -> list[str]:
+    """Keys `detour import PEER` sets whatever the file says, on every point:
+    SSDSim's main runs pre_process_page before every run (issue 46, h39;
+    before it, Detour placed a read's unwritten page at the read)."""
+    return ["ftl.precondition.place_reads=before_run"] if peer == "ssdsim" else []
 
 
 def aged_keys(peer: str) -> list[str]:
@@ -95,7 +104,7 @@ def run(peer: str, label: str, sets: list[str], work: Path, aged_sets: list[str]
         tr = work / f"{peer}-{pid}.trace"
         if not tr.exists():
             pm.write_trace(tr, pt["mix"], float(prow["rate_iops"]), pm.N_POINT)
-        keys = [*sets, "run.record_requests=false", *([*aged_keys(peer), *aged_sets] if pt["aged"] else [])]
+        keys = [*peer_keys(peer), *sets, "run.record_requests=false", *([*aged_keys(peer), *aged_sets] if pt["aged"] else [])]
         r = detour.run("bench-matched", trace=str(tr), compat=peer, overrides=keys)
         lat = r.summary["latency_us"]
         row = {"point": pid, "rate_iops": prow["rate_iops"]}

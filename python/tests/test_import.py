@@ -141,6 +141,7 @@ def test_ssdsim_shipped_parameters_import_and_run(tmp_path):
     assert cfg["compat"] == "ssdsim" and cfg["ftl"]["gc_threshold"] == pytest.approx(0.3)
     assert cfg["ftl"]["allocation"] == "dynamic" and cfg["write_buffer"]["pages"] == 131074 // 2048
     assert cfg["host"]["write_ack"] == "buffer" and cfg["scheduler"]["multiplane_reads"] is False
+    assert cfg["ftl"]["precondition"]["place_reads"] == "before_run"  # pre_process_page, always
     keys = {m.group(1).rstrip() for line in SSDSIM.read_bytes().decode("latin-1").splitlines()
             if (m := re.match(r"^([^# ][^=]*)=", line))}
     named = {e.key for e in imp.entries}

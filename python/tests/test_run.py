@@ -303,3 +303,20 @@ def test_reads_of_lost_pages_fail_and_are_reported(tmp_path):
     from detour.report import summary_text
 
     assert "lost:" in summary_text(r.summary)
+
+
+def test_place_reads_before_run_places_every_page_the_run_reads(tiny_trace):
+    """`ftl.precondition.place_reads = "before_run"` (SSDSim's
+    pre_process_page): the workload is read once more before the run, request
+    for request as the run sees it (a profile drawn again from its seed, a
+    trace read again), and every page a read covers is placed then: no read
+    of the run finds a page unwritten, where on the read (the default) many
+    do; every read still finds its data."""
+    prof = {"requests": 3000, "footprint_bytes": 64 << 20}
+    sets = {"ftl.precondition.place_reads": "before_run", "run.verify": True}
+    on_read = detour.run("small", profile="fin2", profile_overrides=prof, overrides={"run.verify": True}).summary
+    before = detour.run("small", profile="fin2", profile_overrides=prof, overrides=sets).summary
+    assert on_read["pages"]["placed_on_read"] > 0 and before["pages"]["placed_on_read"] == 0
+    assert before["verify_errors"] == 0 and before["pages"]["host_read"] == on_read["pages"]["host_read"]
+    t = detour.run("small", trace=tiny_trace, overrides=sets).summary
+    assert t["pages"]["placed_on_read"] == 0 and t["reads"] > 0 and t["verify_errors"] == 0

@@ -142,3 +142,45 @@ fn the_gc_trigger_counts_aged_blocks_free_pages() {
     let r = aged_trailing_with(&with, 18);
     assert_eq!(r.summary.gc.erases, 0);
 }
+
+#[test]
+fn pages_read_are_placed_before_the_run_as_ssdsims_pre_process_page() {
+    // 19 writes of LPN 0, then a read of it: the read finds it written, so
+    // on the read nothing is placed and, as above, the 19 writes leave 12
+    // free pages, no GC. SSDSim's pre_process_page places LPN 0 before the
+    // run (its map entry is empty then): aged block 0's free page, 30 free;
+    // the first write stales it (block 0 wholly stale, from the run's
+    // pages), writes 1-10 fill aged blocks 1-10, 11-18 blocks 11-12, and
+    // write 19 opens block 13: 11 free, below 12. GC erases a block the
+    // run staled, in tBERS, and the read waits behind it.
+    let erase_ns = (small(&[]).device.flash.erase_us * 1e3) as u64;
+    let keys = ["ftl.precondition.invalid=0.5", "ftl.gc_timing=stale_erases_only"];
+    let before = |writes| aged_trailing_with(&[keys[0], keys[1], "ftl.precondition.place_reads=before_run"], writes);
+    let r = before(19);
+    assert_eq!((r.summary.gc.moves, r.summary.gc.erases), (0, 1));
+    assert!(*r.requests.latency_ns.last().unwrap() > erase_ns / 2);
+    assert!(r.requests.latency_ns[..19].iter().all(|&l| l == CMD + XFER + 600_000));
+    assert_eq!(r.summary.pages.placed_on_read, 0, "setup, not the run's placement");
+    // One write fewer: 12 free, no GC.
+    let r = before(18);
+    assert_eq!(r.summary.gc.erases, 0);
+    assert_eq!(*r.requests.latency_ns.last().unwrap(), CMD + T_READ + XFER);
+    // On the read (the default): 19 writes, no GC, the read alone.
+    let r = aged_trailing_with(&keys, 19);
+    assert_eq!(r.summary.gc.erases, 0);
+    assert_eq!(*r.requests.latency_ns.last().unwrap(), CMD + T_READ + XFER);
+}
+
+#[test]
+fn placing_reads_before_the_run_needs_the_workload_again() {
+    let mut kv = ONE_PLANE.to_vec();
+    kv.push("ftl.precondition.place_reads=before_run");
+    let reqs = [req(0, 1, 1, IoKind::Read)];
+    let err = sim::run(small(&kv), reqs.iter().map(|r| Ok(*r))).unwrap_err();
+    assert!(err.to_string().contains("ftl.precondition.place_reads"), "{err}");
+    // In memory the requests are the replay: LPN 1 is placed before the run.
+    let r = sim::run_requests(small(&kv), &reqs).unwrap();
+    assert_eq!((r.summary.pages.placed_on_read, r.summary.requests), (0, 1));
+    let on_read = sim::run_requests(small(&ONE_PLANE), &reqs).unwrap();
+    assert_eq!(on_read.summary.pages.placed_on_read, 1);
+}

@@ -67,6 +67,19 @@ impl Source {
         }
     }
 
+    /// The workload again, request for request as `open` gives it, for
+    /// `ftl.precondition.place_reads = "before_run"`: a trace read again,
+    /// a profile drawn again from its seed, a request table as it is.
+    pub fn again(&self) -> Replay {
+        match self {
+            Source::Trace { .. } | Source::Requests(_) => self.replay(),
+            Source::Profile { spec, .. } => {
+                let spec = spec.clone();
+                Box::new(move |_| Ok(Box::new(Generator::new(&spec)?.map(Ok)) as Requests))
+            }
+        }
+    }
+
     pub fn open(self) -> detour_core::Result<Opened> {
         Ok(match self {
             Source::Trace { path, opts } => Opened::Trace(core_workload::open_trace(&path, &opts)?),

@@ -109,6 +109,9 @@ def read(parameters: "os.PathLike[str] | str") -> Imported:
         raise ValueError(f"{path}: no `name = value;` lines: not an SSDSim parameter file")
     imp.set("(SSDSim's address handling)", "fold", "host.address", "fold",
             "SSDSim takes every address modulo the logical space (ssd.c, get_requests: lsn % large_lsn)")
+    imp.set("(SSDSim's pre_process_page)", "before_run", "ftl.precondition.place_reads", "always",
+            "main (ssd.c) runs pre_process_page (pagemap.c) after make_aged, whatever the file says: it reads the trace "
+            "once and places every page a read covers whose map entry is empty, before the run")
     for key, dotted in _GEOMETRY.items():
         r.set(key, r.num(key, int), dotted, "bytes of user data per page" if key == "page capacity" else "")
     r.set("overprovide", r.num("overprovide", float, 0.0), "device.overprovisioning",

@@ -129,6 +129,9 @@ pub struct PreconditionConfig {
     pub headroom_blocks: u32,
     /// Where `invalid`'s stale pages go (see [`PreconditionLayout`]).
     pub layout: PreconditionLayout,
+    /// When a page the workload reads before anything wrote it is placed
+    /// (see [`PlaceReads`]).
+    pub place_reads: PlaceReads,
 }
 
 /// How a host write's plane is chosen (`ftl.allocation`; ftl/alloc.rs).
@@ -229,6 +232,28 @@ pub enum PreconditionLayout {
     TrailingFree,
 }
 
+/// When the pages a workload reads unwritten are placed
+/// (`ftl.precondition.place_reads`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum PlaceReads {
+    /// At the read, in no simulated time, if still unwritten then (a page
+    /// the run writes first is never placed). Detour's default.
+    #[default]
+    OnRead,
+    /// Before the run, after the other steps: every page a read of the
+    /// workload covers and nothing placed yet, in the workload's order,
+    /// written or not by an earlier write of the run. SSDSim's
+    /// `pre_process_page` (pagemap.c), which `main` (ssd.c) runs after
+    /// `make_aged`: it reads the trace once, and for every read whose
+    /// page's map entry is empty takes a page by `get_ppn_for_pre_process`
+    /// (the same plane as a write of that page, `find_active_block` then
+    /// `write_page`), without GC. The planes start the run with those
+    /// pages gone, so GC can start at the first write; a page a write of
+    /// the run overwrites goes stale in a block of the run's.
+    BeforeRun,
+}
+
 /// What `ftl.precondition.valid` is a share of.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
@@ -253,6 +278,7 @@ impl Default for PreconditionConfig {
             steady_writes: 0.0,
             headroom_blocks: 0,
             layout: PreconditionLayout::WholeBlocks,
+            place_reads: PlaceReads::OnRead,
         }
     }
 }

@@ -48,6 +48,9 @@ pub(super) struct HostFront {
     footprint_bytes: Option<u64>,
     /// The workload made again, for `ftl.precondition.steady_writes`.
     replay: Option<Replay>,
+    /// The workload again exactly as the run sees it, for
+    /// `ftl.precondition.place_reads = "before_run"`.
+    again: Option<Replay>,
 }
 
 impl HostFront {
@@ -64,6 +67,7 @@ impl HostFront {
             source: "<workload>".into(),
             footprint_bytes: None,
             replay: None,
+            again: None,
         }
     }
 
@@ -211,6 +215,14 @@ impl HostFront {
 
     pub(super) fn take_replay(&mut self) -> Option<Replay> {
         self.replay.take()
+    }
+
+    pub(super) fn set_again(&mut self, again: Replay) {
+        self.again = Some(again);
+    }
+
+    pub(super) fn take_again(&mut self) -> Option<Replay> {
+        self.again.take()
     }
 }
 

@@ -5,7 +5,7 @@
 //! once instead of being timed.
 
 use super::{is_placed, mark_written, Simulation};
-use crate::config::{PreconditionLayout, PreconditionSpan};
+use crate::config::{PlaceReads, PreconditionLayout, PreconditionSpan};
 use crate::error::{Error, Result};
 use crate::ftl::{Chunked, Ftl};
 use crate::schemes::Ctx;
@@ -119,13 +119,48 @@ impl Simulation {
         if p.headroom_blocks > 0 {
             self.instant_gc_to(self.gc_free_blocks() + p.headroom_blocks);
         }
-        // A plane a scheme writes more than others can end below its GC
-        // threshold.
-        self.ftl.relist_gc_wanted();
         if self.cfg.ftl.gc_timing == crate::config::GcTiming::StaleErasesOnly {
             self.mark_aged_blocks();
         }
+        // After the blocks staled before the run are marked: SSDSim's
+        // pre_process_page runs after make_aged, and a block its pages
+        // fill is listed for a (timed) direct erase when the run stales it.
+        if p.place_reads == PlaceReads::BeforeRun {
+            self.place_reads_before_run()?;
+        }
+        // A plane a scheme writes more than others (or the reads' pages
+        // placed above) can end below its GC threshold.
+        self.ftl.relist_gc_wanted();
         self.ftl.stats = Default::default();
+        Ok(())
+    }
+
+    /// SSDSim's `pre_process_page` (pagemap.c; `PlaceReads::BeforeRun`):
+    /// read the workload once and place every page a read covers that
+    /// nothing placed yet, in its order, with no GC (a full plane is an
+    /// error, as SSDSim's "the read operation is expand the capacity of
+    /// SSD"). Setup, not the run's: `pages.placed_on_read` and the folded
+    /// count are left as they were.
+    fn place_reads_before_run(&mut self) -> Result<()> {
+        const KEY: &str = "ftl.precondition.place_reads";
+        let mut again = self.host.take_again().ok_or_else(|| {
+            Error::config(
+                KEY,
+                "\"before_run\" needs the workload a second time (Simulation::set_again; the Python API and `detour run` give it)",
+            )
+        })?;
+        let counts = (self.n.folded, self.n.placed_on_read);
+        for r in again(0)? {
+            let r = r?;
+            if r.kind != IoKind::Read {
+                continue;
+            }
+            let io = self.split_pages(&r)?;
+            if let Some(lpn) = self.place_unwritten(io.lpn..io.lpn + io.pages) {
+                return Err(Error::config(KEY, format!("a plane filled up placing the pages the workload reads (at LPN {lpn})")));
+            }
+        }
+        (self.n.folded, self.n.placed_on_read) = counts;
         Ok(())
     }
 

@@ -270,6 +270,13 @@ impl Simulation {
         self.host.set_replay(replay);
     }
 
+    /// The workload again, request for request as the run will see it
+    /// (pass 0 is read), whose reads `ftl.precondition.place_reads =
+    /// "before_run"` places before the run.
+    pub fn set_again(&mut self, again: Replay) {
+        self.host.set_again(again);
+    }
+
     /// Run `workload` to completion. `source` names it in error messages.
     /// The per-request rows are kept in memory (`RunResult::requests`)
     /// unless `run.record_requests = false`.
@@ -508,12 +515,18 @@ pub fn run(cfg: Config, workload: impl IntoIterator<Item = Result<Request>>) -> 
 }
 
 /// Run a config over in-memory requests (an auto RR-SSD period from their
-/// span; `ftl.precondition.steady_writes` replays them).
+/// span; `ftl.precondition.steady_writes` replays them, `place_reads =
+/// "before_run"` reads them once before the run).
 pub fn run_requests(mut cfg: Config, requests: &[Request]) -> Result<RunResult> {
     registry::on_span(&mut cfg, &mut || Ok(span_s(requests)))?;
     let mut sim = Simulation::new(cfg)?;
-    if sim.cfg.ftl.precondition.steady_writes > 0.0 {
+    let pre = &sim.cfg.ftl.precondition;
+    let again = pre.place_reads == crate::config::PlaceReads::BeforeRun;
+    if pre.steady_writes > 0.0 {
         sim.set_replay(replay_of(requests.to_vec()));
+    }
+    if again {
+        sim.set_again(replay_of(requests.to_vec()));
     }
     sim.run(&mut requests.iter().map(|r| Ok(*r)), "<workload>", &mut NoProgress)
 }
