@@ -490,8 +490,12 @@ def cache_pages(run) -> int:
     and never less than one page per plane of the device. A smaller cache
     cannot keep every die programming (each die takes a multi-plane program
     at a time), so it would serialise the flash, where the paper's cache
-    holds 16,384 pages for 16 dies; the hot volumes' small footprints (14 MiB
-    for HM1) would otherwise get one page."""
+    holds 16,384 pages for 16 dies; the hot volumes' small footprints (9 MiB
+    for HM1: 0.15 page) would otherwise get none. The floor, 64 pages on
+    the `collisions` device, is MQSim's own limit on write-backs in flight
+    (back_pressure_buffer_max_depth, one page per plane: SSD_Device.cpp),
+    so the five small volumes get that floor and the 4 GiB ones 70 pages
+    (docs/reproduce.md, session 39)."""
     spec = (run.summary.get("workload") or {}).get("spec") or {}
     foot = float(spec.get("footprint_bytes") or 1e12)
     dev = (run.summary.get("config") or {}).get("device") or {}
