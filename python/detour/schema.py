@@ -96,7 +96,7 @@ SECTIONS: tuple[Section, ...] = (
         F('host_read', 'int', 'pages the host read (a request covering n pages counts n)'),
         F('host_written', 'int', 'pages the host wrote'),
         F('buffered_reads', 'int', 'read pages served from the write buffer because their program had not finished'),
-        F('placed_on_read', 'int', 'never-written pages placed (instantly programmed) when the trace first read them, as if preconditioning had written them'),
+        F('placed_on_read', 'int', 'never-written pages placed (instantly programmed) when the trace first read them, as if preconditioning had written them; 0 under `ftl.precondition.place_reads = "before_run"`, which places them before the run'),
         F('folded', 'int', 'requests (not pages) whose address was beyond the logical space and was folded into it (`host.address = "fold"`, the default; `detour run` prints the count); with `"strict"` such a request is an error'),
     )),
     # `dies`
