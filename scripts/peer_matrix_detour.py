@@ -43,7 +43,9 @@ COUNTED = ("read_mean", "read_p50", "read_p99", "write_mean", "write_p50", "writ
 
 def aged_keys(peer: str) -> list[str]:
     if peer == "mqsim":
-        return [f"ftl.precondition.valid={pm.AGED_MQSIM_OCC / 100}"]
+        # As the importer maps Enabled_Preconditioning with an occupancy:
+        # MQSim's steady-state layout (issue 46, h39mq).
+        return [f"ftl.precondition.valid={pm.AGED_MQSIM_OCC / 100}", "ftl.precondition.layout=mqsim_steady"]
     # As the importer maps `aged = 1`: make_aged's layout (stale pages
     # written in place, each aged block's last pages left free and written
     # first), no valid page needed. The file's `advanced command = 31`
