@@ -224,6 +224,27 @@ mod tests {
         assert_eq!(block_plan(&[0.0, 0.0, 1.0, 0.0, 0.0], 4, 5), Ok(vec![2, 2, 1, 0]));
     }
 
+    /// The matched device of docs/validation.md (512 blocks of 64 pages,
+    /// 10% spare, greedy at 5%: MQSim's threshold 25, goal 500) at 50%
+    /// occupancy: the blocks MQSim consumed for the LPA counts it printed
+    /// on 8 planes of the r50 aged point (a throw-away copy printing
+    /// `Allocate_address_for_preconditioning`'s counts; docs/validation.md).
+    #[test]
+    fn plan_consumes_the_blocks_mqsim_consumed() {
+        let physical = 256.0 * 512.0 * 64.0;
+        let valid = (0.5 * (physical * 0.9_f64) as u32 as f64) as u32 as f64;
+        let t = mqsim_gc_threshold_blocks(0.05, 512);
+        assert_eq!(t, 25);
+        let pdf = steady_state_pdf(64, valid / physical / (1.0 - 25.0 / 512.0), 30);
+        let mean: f64 = pdf.iter().enumerate().map(|(i, p)| p * i as f64 / 64.0).sum();
+        assert!((mean - 0.464269).abs() < 1e-6, "{mean}");
+        for (lpas, consumed) in
+            [(14_833, 486), (14_656, 481), (14_844, 484), (14_924, 485), (14_593, 480), (14_678, 481), (14_842, 484), (14_812, 483)]
+        {
+            assert_eq!(block_plan(&pdf, 512 - t / 2, lpas).unwrap().len(), consumed, "{lpas} LPAs");
+        }
+    }
+
     /// A plane mean a page or more off the model's moves the pdf: model
     /// mean 1/4 of a 4-page block, plane mean 12/(4 x 4) = 3/4, a shift of
     /// 2 pages: [0.0, 1.0, 0, 0, 0] -> [0, 0, 0, 1.0, 0].
