@@ -52,7 +52,9 @@ def peer_keys(peer: str) -> list[str]:
 
 def aged_keys(peer: str) -> list[str]:
     if peer == "mqsim":
-        return [f"ftl.precondition.valid={pm.AGED_MQSIM_OCC / 100}"]
+        # As the importer maps Enabled_Preconditioning with an occupancy:
+        # MQSim's steady-state layout (issue 46, h39mq).
+        return [f"ftl.precondition.valid={pm.AGED_MQSIM_OCC / 100}", "ftl.precondition.layout=mqsim_steady"]
     # As the importer maps `aged = 1`: make_aged's layout (stale pages
     # written in place, each aged block's last pages left free and written
     # first), no valid page needed. The file's `advanced command = 31`

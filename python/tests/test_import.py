@@ -270,3 +270,16 @@ def test_ssdsim_energy_parameters_become_active_power(tmp_path):
     unmapped = {e.key: e.reason for e in imp.unmapped}
     assert "flash operating current" not in unmapped and "dram active current" in unmapped
     assert not any("no energy model" in r for r in unmapped.values())
+
+
+def test_mqsim_preconditioning_takes_its_steady_state_layout(tmp_path):
+    # Enabled_Preconditioning with an occupancy: MQSim places the pages by
+    # its steady-state model (FTL::Perform_precondition,
+    # Allocate_address_for_preconditioning), not block after block; off,
+    # nothing is filled and the default layout stays.
+    off = _resolved(import_mqsim(MQ_CONFIG, MQ_WORKLOAD), tmp_path / "off")["ftl"]["precondition"]
+    assert (off["valid"], off["layout"]) == (0.0, "whole_blocks")
+    on_cfg = tmp_path / "ssdconfig.xml"
+    on_cfg.write_text(MQ_CONFIG.read_text().replace("<Enabled_Preconditioning>false", "<Enabled_Preconditioning>true"))
+    on = _resolved(import_mqsim(on_cfg, MQ_WORKLOAD), tmp_path / "on")["ftl"]["precondition"]
+    assert (on["valid"], on["layout"]) == (0.75, "mqsim_steady")

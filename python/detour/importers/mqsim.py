@@ -397,9 +397,15 @@ def _preconditioning(r: _Reader, flows: Optional[list]) -> None:
             r.imp.same(key, f"{occ:g}", "Enabled_Preconditioning is false, so MQSim ignores it; Detour starts empty too")
         else:
             r.imp.set(key, occupancy / 100, "ftl.precondition.valid", f"{occ:g}",
-                      "the largest flow's, as MQSim takes it; MQSim also ages blocks to a steady state from the "
-                      "workload's statistics, Detour only fills (ftl.precondition.to_gc_threshold ages the device)")
+                      "the largest flow's, as MQSim takes it")
     if on:
         r.imp.set(label, occupancy / 100, "ftl.precondition.valid", "true", "the flows' Initial_Occupancy_Percentage")
+        if occupancy > 0:
+            # FTL::Perform_precondition places the pages by the steady-state
+            # distribution of valid pages per block (uniform traffic: the
+            # trace flows' address distribution after peers/README.md's fix).
+            r.imp.set(label, "mqsim_steady", "ftl.precondition.layout", "true",
+                      "MQSim places the valid pages by its steady-state model of valid pages per block "
+                      "(Allocate_address_for_preconditioning), the rest of each block stale")
     else:
         r.imp.same(label, "false", "no preconditioning; Detour starts empty too")

@@ -230,6 +230,15 @@ pub enum PreconditionLayout {
     /// then make wholly stale was staled by the run (timed under
     /// `gc_timing = "stale_erases_only"`).
     TrailingFree,
+    /// MQSim's preconditioning (`FTL::Perform_precondition`, FTL.cpp, and
+    /// `Address_Mapping_Unit_Page_Level::Allocate_address_for_
+    /// preconditioning`): `valid`'s pages spread over each plane's blocks
+    /// by the steady-state distribution of valid pages per block that
+    /// uniform writes under the GC policy reach (Van Houdt's mean-field
+    /// model, as MQSim computes it; ftl/steady.rs), the rest of each block
+    /// stale, so GC's victims hold live pages from the first write.
+    /// `invalid` must be 0: the layout makes the stale pages.
+    MqsimSteady,
 }
 
 /// When the pages a workload reads unwritten are placed

@@ -40,6 +40,7 @@ mod gc;
 pub mod lru;
 pub mod mapping;
 mod prefetch;
+pub mod steady;
 
 pub use alloc::{Stream, STREAMS};
 pub use chunked::{Chunked, TableEntry, ZeroFresh};

@@ -74,7 +74,17 @@ impl Simulation {
             }
             Ok(())
         };
-        self.fill(valid, &mut report)?;
+        if p.layout == PreconditionLayout::MqsimSteady {
+            if p.invalid > 0.0 || p.to_gc_threshold {
+                return Err(Error::config(
+                    "ftl.precondition.layout",
+                    "\"mqsim_steady\" makes the stale pages itself: leave `invalid` and `to_gc_threshold` unset",
+                ));
+            }
+            self.fill_mqsim_steady(valid)?;
+        } else {
+            self.fill(valid, &mut report)?;
+        }
         // Wear first: GC runs as needed, so its overwrites may exceed the
         // free space; the steps below then start from a used device.
         // Shares of the physical space are of the device's own chips: the
@@ -391,7 +401,7 @@ impl Simulation {
     /// ran 30% more instructions. The page a full plane refused comes back
     /// unwritten; a written page is marked placed (and its token kept, in
     /// verify mode).
-    fn write_while(&mut self, mut next: impl FnMut(&mut Ctx, &Chunked<u64>) -> Option<(Lpn, Token)>) -> Option<(Lpn, Token)> {
+    pub(super) fn write_while(&mut self, mut next: impl FnMut(&mut Ctx, &Chunked<u64>) -> Option<(Lpn, Token)>) -> Option<(Lpn, Token)> {
         self.ftl.set_setup(true);
         // Not `with_ctx`: the scratch plan is borrowed beside the context
         // instead of moved out and back.

@@ -35,6 +35,7 @@ mod read_cache;
 pub mod request_path;
 mod requirements;
 mod scratch;
+mod steady;
 mod translate;
 mod trim;
 mod txn;

@@ -1,0 +1,136 @@
+//! `ftl.precondition.layout = "mqsim_steady"`: the preconditioned pages
+//! placed as MQSim places them (ftl/steady.rs has the distribution and the
+//! per-plane plan), written through the scheme so its tables are its own.
+
+use super::instant::initial_token;
+use super::Simulation;
+use crate::config::Allocation;
+use crate::error::{Error, Result};
+use crate::ftl::steady::{block_plan, model_choices, mqsim_gc_threshold_blocks, steady_state_pdf};
+use crate::types::Lpn;
+
+const KEY: &str = "ftl.precondition.layout";
+
+impl Simulation {
+    /// Write LPNs 0..valid, each plane's over its blocks by MQSim's plan:
+    /// a block gets its count of valid pages, then the rest of it stale.
+    /// MQSim's occupancy `rho` (FTL.cpp) is the valid share of the physical
+    /// pages over the share of blocks above its GC threshold; the blocks it
+    /// consumes per plane are the plane's blocks less half that threshold
+    /// (`physical_block_consumption_goal`, one stream owning every plane).
+    pub(super) fn fill_mqsim_steady(&mut self, valid: u32) -> Result<()> {
+        let f = &self.cfg.ftl;
+        if valid == 0 {
+            return Ok(());
+        }
+        if f.allocation != Allocation::Static {
+            return Err(Error::config(KEY, "\"mqsim_steady\" places each plane's LPNs: it needs ftl.allocation = \"static\""));
+        }
+        let d = model_choices(&f.gc_policy, f.gc_choices).ok_or_else(|| {
+            Error::config(KEY, "\"mqsim_steady\" has MQSim's model for gc_policy \"greedy\", \"fifo\" or \"random\" only")
+        })?;
+        let (bpp, ppb) = (self.geo.blocks_per_plane, self.geo.pages_per_block);
+        let threshold = mqsim_gc_threshold_blocks(f.gc_threshold, bpp);
+        let goal = bpp.saturating_sub(threshold / 2);
+        let occupancy = valid as f64 / self.geo.host_pages() as f64;
+        let rho = occupancy / (1.0 - threshold as f64 / bpp as f64);
+        let pdf = steady_state_pdf(ppb, rho, d);
+        let planes = self.geo.host_planes();
+        let mut per_plane: Vec<Vec<Lpn>> = vec![Vec::new(); planes as usize];
+        for lpn in 0..valid {
+            per_plane[self.ftl.static_plane(lpn) as usize].push(lpn);
+        }
+        for (plane, lpns) in per_plane.iter().enumerate() {
+            let plan = block_plan(&pdf, goal, lpns.len() as u32).map_err(|left| {
+                Error::config(
+                    KEY,
+                    format!("MQSim's plan leaves {left} valid pages of plane {plane} without a block; lower ftl.precondition.valid"),
+                )
+            })?;
+            self.place_plane(plane as u32, lpns, &plan)?;
+        }
+        Ok(())
+    }
+
+    /// One plane's blocks: `plan[i]` pages of `lpns` (in order), the rest
+    /// of the block stale.
+    fn place_plane(&mut self, plane: u32, lpns: &[Lpn], plan: &[u32]) -> Result<()> {
+        let ppb = self.geo.pages_per_block;
+        let mut next = lpns.iter().copied();
+        for &v in plan {
+            let mut n = 0;
+            let refused = self.write_while(|_, _| {
+                (n < v).then(|| {
+                    n += 1;
+                    let l = next.next().unwrap_or_default();
+                    (l, initial_token(l))
+                })
+            });
+            // The open block holds exactly this block's pages (full at ppb).
+            if refused.is_some() || (v > 0 && self.ftl.open_host_pages(plane) != v) {
+                return Err(Error::config(
+                    KEY,
+                    "\"mqsim_steady\" needs each LPN written once, on its static plane (a scheme without copies or parity)",
+                ));
+            }
+            if v < ppb && !self.ftl.stale_rest_of_open_block(plane) {
+                return Err(Error::config(KEY, format!("plane {plane} ran out of free blocks placing MQSim's plan")));
+            }
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::{NoProgress, Simulation};
+    use crate::config::ConfigBuilder;
+    use crate::ftl::BlockState;
+
+    /// One plane of 40 blocks of 2 pages, a quarter spare (60 logical
+    /// pages), 30 valid, greedy GC at 10%. By hand: MQSim's threshold is
+    /// max(floor(0.1 x 40), 10) = 10 blocks, so rho = (30 / 80) / (1 -
+    /// 10/40) = 0.5 and the goal is 40 - 10/2 = 35 blocks. With 2 pages a
+    /// block the model's fixed point is 1 - w^30 = (2 - w^30) w / (2 x
+    /// 0.5): w = 0.5 less about 1e-10, so the pdf over 0, 1, 2 valid pages
+    /// is [0.5, 0.5, 0]. Its mean (1/4 of a block) is within a page of the
+    /// plane's (30 / 70), no shift; counts: 17 blocks of 1 valid page, 17
+    /// of none, placing 17 pages; the 13 left go to the first count, 13
+    /// more blocks of 1 (30 in all), and 5 of the 35 remain for blocks of
+    /// none. So: 30 blocks with page 0 valid and page 1 stale, 5 wholly
+    /// stale, 5 free.
+    #[test]
+    fn mqsim_steady_places_the_hand_computed_blocks() {
+        let kv = [
+            "device.channels=1",
+            "device.chips_per_channel=1",
+            "device.dies_per_chip=1",
+            "device.planes_per_die=1",
+            "device.blocks_per_plane=40",
+            "device.pages_per_block=2",
+            "device.overprovisioning=0.25",
+            "ftl.gc_threshold=0.1",
+            "ftl.precondition.valid=0.5",
+            "ftl.precondition.layout=mqsim_steady",
+            "run.verify=true",
+        ];
+        let cfg = ConfigBuilder::from_preset("small").unwrap().set_all(kv.iter().copied()).unwrap().build().unwrap();
+        let mut sim = Simulation::new(cfg).unwrap();
+        sim.precondition(&mut NoProgress).unwrap();
+        let (mut one, mut none, mut free) = (0, 0, 0);
+        for b in 0..40 {
+            let info = sim.ftl.block(b);
+            match (info.state, info.valid, info.next) {
+                (BlockState::Free, 0, 0) => free += 1,
+                (BlockState::Full, 1, 2) => {
+                    assert!(sim.ftl.is_live(b * 2) && !sim.ftl.is_live(b * 2 + 1), "block {b}: page 0 valid, 1 stale");
+                    one += 1
+                }
+                (BlockState::Full, 0, 2) => none += 1,
+                other => panic!("block {b}: {other:?}"),
+            }
+        }
+        assert_eq!((one, none, free), (30, 5, 5));
+        assert_eq!(sim.ftl.live_pages(), 30);
+    }
+}
