@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import argparse
 import csv
+import re
 import sys
 from pathlib import Path
 
@@ -46,8 +47,17 @@ COUNTED = ("read_mean", "read_p50", "read_p99", "write_mean", "write_p50", "writ
 def peer_keys(peer: str) -> list[str]:
     """Keys `detour import PEER` sets whatever the file says, on every point:
     SSDSim's main runs pre_process_page before every run (issue 46, h39;
-    before it, Detour placed a read's unwritten page at the read)."""
-    return ["ftl.precondition.place_reads=before_run"] if peer == "ssdsim" else []
+    before it, Detour placed a read's unwritten page at the read); MQSim's
+    GC trigger in whole blocks, floor(GC_Exec_Threshold x blocks) = 25 of
+    512 where Detour's share rounds up to 26 (issue 46, h39r50)."""
+    if peer == "ssdsim":
+        return ["ftl.precondition.place_reads=before_run"]
+    from detour.importers.mqsim import gc_threshold_share
+
+    xml = (pm.CONFIGS / "mqsim-ssdconfig.xml").read_text()
+    share = float(re.search(r"<GC_Exec_Threshold>([^<]+)<", xml)[1])  # type: ignore[index]
+    blocks = int(re.search(r"<Block_No_Per_Plane>(\d+)<", xml)[1])  # type: ignore[index]
+    return [f"ftl.gc_threshold={gc_threshold_share(share, blocks)!r}"]
 
 
 def aged_keys(peer: str) -> list[str]:

@@ -39,7 +39,8 @@ def test_mqsim_shipped_config_maps_the_device(tmp_path):
     assert (dev["flash"]["read_us"], dev["flash"]["program_us"], dev["flash"]["erase_us"]) == (75.0, 750.0, 3800.0)
     assert (dev["channel"]["width_bits"], dev["channel"]["rate_mts"]) == (8, 333.0)
     assert cfg["compat"] == "mqsim" and cfg["scheduler"]["unit"] == "chip"  # the bundle applied under the file's keys
-    assert cfg["ftl"]["gc_threshold"] == pytest.approx(0.05) and cfg["ftl"]["order"] == "CWDP"
+    # MQSim's trigger: floor(0.05 x 2048) = 102 blocks (GC_and_WL_Unit_Base), as a share.
+    assert cfg["ftl"]["gc_threshold"] == 102 / 2048 and cfg["ftl"]["order"] == "CWDP"
     assert cfg["host"]["link_gbps"] == pytest.approx(4 * 1.0 * 128 / 156, rel=1e-5)
     assert cfg["host"]["queue_depth"] == 65535 and cfg["host"]["address"] == "fold"
     # The 256 MiB data cache is a write buffer that acknowledges writes.

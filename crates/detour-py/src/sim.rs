@@ -5,7 +5,7 @@
 use crate::error::to_py;
 use crate::workload::{coarse_time_from, requests_from_dict, resolve_spec, trace_extent, trace_options, Source};
 use crate::{config, metrics};
-use detour_core::config::{PlaceReads, PreconditionSpan};
+use detour_core::config::PreconditionSpan;
 use detour_core::metrics::parquet::ParquetSink;
 use detour_core::metrics::RequestSink;
 use detour_core::schemes::registry;
@@ -143,7 +143,7 @@ pub fn run<'py>(
     };
     let kept = requests_parquet.is_none() && cfg.run.record_requests;
     let replay = (pre.steady_writes > 0.0).then(|| source.replay());
-    let again = (pre.place_reads == PlaceReads::BeforeRun).then(|| source.again());
+    let again = pre.reads_workload_before_run().then(|| source.again());
     let outcome = py.allow_threads(|| {
         let mut src = source.open()?;
         let mut sim = Simulation::new(cfg)?;

@@ -58,8 +58,6 @@ _DIRECT: dict[str, tuple[str, Callable, str]] = {
     "Block_Erase_Latency": ("device.flash.erase_us", lambda v: int(v) / 1000, "ns to µs"),
     "Overprovisioning_Ratio": ("device.overprovisioning", float,
                                "both hide this share of the physical pages (Address_Mapping_Unit_Base: logical = physical x (1 - ratio))"),
-    "GC_Exec_Threshold": ("ftl.gc_threshold", float,
-                          "both start GC on a plane whose free blocks fall below this share of its blocks (GC_and_WL_Unit_Base)"),
     "IO_Queue_Depth": ("host.queue_depth", int,
                        "MQSim's NVMe submission queue size caps each flow's outstanding requests; Detour caps the one host queue"),
     "Seed": ("run.seed", int, "a seed: the same number does not give MQSim's random draws"),
@@ -227,6 +225,7 @@ def _ftl(r: _Reader) -> None:
     else:
         r.skip("Address_Mapping", "Detour's FTL is page-level only")
     _mapping_table(r)
+    _gc_threshold(r)
     _gc_policy(r)
     _wear_leveling(r)
     key = "Use_Copyback_for_GC"
@@ -278,6 +277,33 @@ def _mapping_table(r: _Reader) -> None:
         r.imp.same(r.label("CMT_Sharing_Mode"), mode, "Detour's table is one, shared by every flow")
     else:
         r.skip("CMT_Sharing_Mode", f"{mode}: per-flow partitions of the table are not modelled; Detour's one table is shared by every flow")
+
+
+def gc_threshold_share(share: float, blocks: int) -> float:
+    """Detour's `ftl.gc_threshold` for MQSim's GC_Exec_Threshold `share` on
+    planes of `blocks` blocks: MQSim's count (see _gc_threshold) over the
+    blocks, moved just under it if Detour's product would round up past it."""
+    k = max(int(share * blocks), 1, 10)
+    v = k / blocks
+    if math.ceil(v * blocks) > k:
+        v = math.nextafter(v, 0.0)
+    return v
+
+
+def _gc_threshold(r: _Reader) -> None:
+    """MQSim's trigger in blocks: GC_and_WL_Unit_Base's constructor truncates
+    the share times the plane's blocks (at least 1, and at least
+    max_ongoing_gc_reqs_per_plane, 10, GC_and_WL_Unit_Page_Level.h) and
+    Check_gc_required starts GC when the free pool is below it; Detour's
+    trigger is the share times the blocks rounded up, so it gets that count
+    over the blocks (a float just under it if the product would round up)."""
+    key = "GC_Exec_Threshold"
+    share = r.convert(key, float)
+    blocks = r.convert("Block_No_Per_Plane", int)
+    k = max(int(share * blocks), 1, 10)
+    r.imp.set(r.label(key), gc_threshold_share(share, blocks), "ftl.gc_threshold", r.text(key),
+              f"both start GC on a plane whose free blocks fall below {k} (MQSim: floor({share:g} x {blocks}), "
+              "at least 10; GC_and_WL_Unit_Base, Check_gc_required); Detour's share is given as that count over the blocks")
 
 
 def _gc_policy(r: _Reader) -> None:

@@ -276,6 +276,16 @@ pub enum PreconditionSpan {
     Footprint,
 }
 
+impl PreconditionConfig {
+    /// The setup reads the workload once before the run: SSDSim's
+    /// `pre_process_page` (`place_reads = "before_run"`) and MQSim's
+    /// preconditioning, which puts the trace's own pages first
+    /// (`layout = "mqsim_steady"`).
+    pub fn reads_workload_before_run(&self) -> bool {
+        self.place_reads == PlaceReads::BeforeRun || self.layout == PreconditionLayout::MqsimSteady
+    }
+}
+
 impl Default for PreconditionConfig {
     fn default() -> Self {
         PreconditionConfig {

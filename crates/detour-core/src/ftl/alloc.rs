@@ -124,26 +124,7 @@ impl Ftl {
                 self.note_refusal(plane, stream as u8);
                 return None;
             }
-            block = p.free.pop_front()?;
-            self.free_total -= 1;
-            self.die_free[self.geo.die_of_plane(plane) as usize] -= 1;
-            p.write_points[stream as usize] = block;
-            let next = self.blocks[block as usize].next;
-            if next > 0 {
-                p.aged -= 1;
-                p.aged_free -= ppb - next;
-            }
-            if p.free_pages(ppb) < self.gc_free_blocks as u64 * ppb as u64 && !p.gc_active {
-                self.gc_wanted.push(plane);
-            }
-            let b = &mut self.blocks[block as usize];
-            // Never: a retired block stays off the free lists (checked
-            // by the wear tests through the summary).
-            self.retired_reopened += (b.state == BlockState::Retired) as u64;
-            b.state = BlockState::Open;
-            // Translation pages keep to blocks of their own, so GC knows
-            // a page it moves is one by its block.
-            b.map = matches!(stream, Stream::Map | Stream::MapGc);
+            block = self.open_block(plane, stream)?;
         }
         let b = &mut self.blocks[block as usize];
         let ppn = block * ppb + b.next;
@@ -168,6 +149,36 @@ impl Ftl {
         }
         self.clear_refusals();
         Some(ppn)
+    }
+
+    /// Take `plane`'s next free block as `stream`'s open block (the caller
+    /// has checked the reserve). A block taken below the GC trigger lists
+    /// the plane for GC.
+    #[inline(always)]
+    pub(super) fn open_block(&mut self, plane: u32, stream: Stream) -> Option<u32> {
+        let ppb = self.geo.pages_per_block;
+        let p = &mut self.planes[plane as usize];
+        let block = p.free.pop_front()?;
+        self.free_total -= 1;
+        self.die_free[self.geo.die_of_plane(plane) as usize] -= 1;
+        p.write_points[stream as usize] = block;
+        let next = self.blocks[block as usize].next;
+        if next > 0 {
+            p.aged -= 1;
+            p.aged_free -= ppb - next;
+        }
+        if p.free_pages(ppb) < self.gc_free_blocks as u64 * ppb as u64 && !p.gc_active {
+            self.gc_wanted.push(plane);
+        }
+        let b = &mut self.blocks[block as usize];
+        // Never: a retired block stays off the free lists (checked
+        // by the wear tests through the summary).
+        self.retired_reopened += (b.state == BlockState::Retired) as u64;
+        b.state = BlockState::Open;
+        // Translation pages keep to blocks of their own, so GC knows
+        // a page it moves is one by its block.
+        b.map = matches!(stream, Stream::Map | Stream::MapGc);
+        Some(block)
     }
 
     /// Would `alloc` succeed without bringing the plane to its GC trigger:

@@ -181,6 +181,19 @@ impl Ftl {
         }
     }
 
+    /// Take a free block of `plane` as `stream`'s open block before any
+    /// page is written, as MQSim's block manager takes each stream's
+    /// data, translation and GC write frontiers from the free pool in its
+    /// constructor (`Flash_Block_Manager_Base`, Flash_Block_Manager_Base.cpp),
+    /// so its free pool starts three blocks short. Nothing is taken when
+    /// the stream already has a block open. False if the plane had none free.
+    pub fn take_write_frontier(&mut self, plane: u32, stream: Stream) -> bool {
+        if self.planes[plane as usize].write_points[stream as usize] != crate::types::NO_PAGE {
+            return true;
+        }
+        self.open_block(plane, stream).is_some()
+    }
+
     /// Pages written in `plane`'s open host block (0 with none open).
     pub fn open_host_pages(&self, plane: u32) -> u32 {
         let block = self.planes[plane as usize].write_points[Stream::Host as usize];

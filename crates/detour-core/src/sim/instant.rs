@@ -81,7 +81,7 @@ impl Simulation {
                     "\"mqsim_steady\" makes the stale pages itself: leave `invalid` and `to_gc_threshold` unset",
                 ));
             }
-            self.fill_mqsim_steady(valid)?;
+            self.fill_mqsim_steady(valid, span)?;
         } else {
             self.fill(valid, &mut report)?;
         }

@@ -522,7 +522,7 @@ pub fn run_requests(mut cfg: Config, requests: &[Request]) -> Result<RunResult> 
     registry::on_span(&mut cfg, &mut || Ok(span_s(requests)))?;
     let mut sim = Simulation::new(cfg)?;
     let pre = &sim.cfg.ftl.precondition;
-    let again = pre.place_reads == crate::config::PlaceReads::BeforeRun;
+    let again = pre.reads_workload_before_run();
     if pre.steady_writes > 0.0 {
         sim.set_replay(replay_of(requests.to_vec()));
     }

@@ -7,18 +7,24 @@ use super::Simulation;
 use crate::config::Allocation;
 use crate::error::{Error, Result};
 use crate::ftl::steady::{block_plan, model_choices, mqsim_gc_threshold_blocks, steady_state_pdf};
+use crate::ftl::Stream;
 use crate::types::Lpn;
+use rand::{Rng, SeedableRng};
+use rand_chacha::ChaCha8Rng;
 
 const KEY: &str = "ftl.precondition.layout";
 
 impl Simulation {
-    /// Write LPNs 0..valid, each plane's over its blocks by MQSim's plan:
-    /// a block gets its count of valid pages, then the rest of it stale.
+    /// Write `valid` LPNs of 0..span drawn as MQSim draws them, each
+    /// plane's over its blocks by MQSim's plan: a block gets its count of
+    /// valid pages, then the rest of it stale. Each plane first sets aside
+    /// MQSim's GC and translation write frontiers (its data frontier is
+    /// the first block the plan fills, as in MQSim).
     /// MQSim's occupancy `rho` (FTL.cpp) is the valid share of the physical
     /// pages over the share of blocks above its GC threshold; the blocks it
     /// consumes per plane are the plane's blocks less half that threshold
     /// (`physical_block_consumption_goal`, one stream owning every plane).
-    pub(super) fn fill_mqsim_steady(&mut self, valid: u32) -> Result<()> {
+    pub(super) fn fill_mqsim_steady(&mut self, valid: u32, span: u32) -> Result<()> {
         let f = &self.cfg.ftl;
         if valid == 0 {
             return Ok(());
@@ -37,10 +43,16 @@ impl Simulation {
         let pdf = steady_state_pdf(ppb, rho, d);
         let planes = self.geo.host_planes();
         let mut per_plane: Vec<Vec<Lpn>> = vec![Vec::new(); planes as usize];
-        for lpn in 0..valid {
+        let (chosen, n) = self.trace_lpns(valid, span)?;
+        for lpn in steady_lpns(chosen, n, valid, self.cfg.run.seed) {
             per_plane[self.ftl.static_plane(lpn) as usize].push(lpn);
         }
         for (plane, lpns) in per_plane.iter().enumerate() {
+            for stream in [Stream::Map, Stream::Gc] {
+                if !self.ftl.take_write_frontier(plane as u32, stream) {
+                    return Err(Error::config(KEY, format!("plane {plane} has no free block for MQSim's write frontiers")));
+                }
+            }
             let plan = block_plan(&pdf, goal, lpns.len() as u32).map_err(|left| {
                 Error::config(
                     KEY,
@@ -50,6 +62,31 @@ impl Simulation {
             self.place_plane(plane as u32, lpns, &plan)?;
         }
         Ok(())
+    }
+
+    /// The pages the workload touches (MQSim's steps 1-1 to 1-3: the
+    /// trace's read, then write LPAs; here in trace order, which differs
+    /// only when they outnumber `valid`), as flags over 0..span and their
+    /// count. None marked when the workload is not given again
+    /// (Simulation::set_again; the Python API and `detour run` give it).
+    fn trace_lpns(&mut self, valid: u32, span: u32) -> Result<(Vec<bool>, u32)> {
+        let mut chosen = vec![false; span as usize];
+        let mut n = 0;
+        let Some(mut again) = self.host.take_again() else { return Ok((chosen, n)) };
+        let counts = (self.n.folded, self.n.placed_on_read);
+        for r in again(0)? {
+            let io = self.split_pages(&r?)?;
+            for l in io.lpn..(io.lpn + io.pages).min(span) {
+                if n < valid && !chosen[l as usize] {
+                    chosen[l as usize] = true;
+                    n += 1;
+                }
+            }
+        }
+        (self.n.folded, self.n.placed_on_read) = counts;
+        // `place_reads = "before_run"` reads it again after the layout.
+        self.host.set_again(again);
+        Ok((chosen, n))
     }
 
     /// One plane's blocks: `plan[i]` pages of `lpns` (in order), the rest
@@ -81,6 +118,25 @@ impl Simulation {
     }
 }
 
+/// The LPNs MQSim preconditions, ascending: those already `chosen` (the
+/// trace's, `n` of them), then distinct LPNs drawn uniformly from 0..span
+/// until `valid` (`FTL::Perform_precondition`, FTL.cpp, step 1-4: uniform
+/// random requests over the flow's addresses until the set holds the
+/// occupancy's LPAs; a std::map, so each plane takes them in LPA order).
+/// Drawn, not 0..valid, so planes get uneven counts as in MQSim (a
+/// binomial spread), which decides where its GC starts. The draws are
+/// Detour's (seeded by run.seed), not MQSim's.
+fn steady_lpns(mut chosen: Vec<bool>, mut n: u32, valid: u32, seed: u64) -> Vec<Lpn> {
+    let span = chosen.len() as u32;
+    let mut rng = ChaCha8Rng::seed_from_u64(seed);
+    while n < valid.min(span) {
+        let l = rng.random_range(0..span) as usize;
+        n += !chosen[l] as u32;
+        chosen[l] = true;
+    }
+    (0..span).filter(|&l| chosen[l as usize]).collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::super::{NoProgress, Simulation};
@@ -97,8 +153,12 @@ mod tests {
     /// plane's (30 / 70), no shift; counts: 17 blocks of 1 valid page, 17
     /// of none, placing 17 pages; the 13 left go to the first count, 13
     /// more blocks of 1 (30 in all), and 5 of the 35 remain for blocks of
-    /// none. So: 30 blocks with page 0 valid and page 1 stale, 5 wholly
-    /// stale, 5 free.
+    /// none. MQSim's GC and translation write frontiers take 2 blocks
+    /// before the plan (its data frontier is the plan's first block). So:
+    /// 30 blocks with page 0 valid and page 1 stale, 5 wholly stale, 2
+    /// open and empty, 3 free (MQSim's pool: 40 - 3 - 35 = 2 and an empty
+    /// data frontier). With 60 logical pages and 30 valid, all of them on
+    /// the one plane whichever are drawn.
     #[test]
     fn mqsim_steady_places_the_hand_computed_blocks() {
         let kv = [
@@ -117,7 +177,7 @@ mod tests {
         let cfg = ConfigBuilder::from_preset("small").unwrap().set_all(kv.iter().copied()).unwrap().build().unwrap();
         let mut sim = Simulation::new(cfg).unwrap();
         sim.precondition(&mut NoProgress).unwrap();
-        let (mut one, mut none, mut free) = (0, 0, 0);
+        let (mut one, mut none, mut free, mut open) = (0, 0, 0, 0);
         for b in 0..40 {
             let info = sim.ftl.block(b);
             match (info.state, info.valid, info.next) {
@@ -127,10 +187,30 @@ mod tests {
                     one += 1
                 }
                 (BlockState::Full, 0, 2) => none += 1,
+                (BlockState::Open, 0, 0) => open += 1,
                 other => panic!("block {b}: {other:?}"),
             }
         }
-        assert_eq!((one, none, free), (30, 5, 5));
+        assert_eq!((one, none, open, free), (30, 5, 2, 3));
         assert_eq!(sim.ftl.live_pages(), 30);
+    }
+
+    /// The drawn LPNs: `valid` distinct ones of 0..span, ascending; all of
+    /// them when valid = span; the same for the same seed.
+    #[test]
+    fn steady_lpns_are_distinct_draws_of_the_span() {
+        let draw = |valid, span, seed| super::steady_lpns(vec![false; span], 0, valid, seed);
+        let l = draw(500, 1000, 7);
+        assert_eq!(l.len(), 500);
+        assert!(l.windows(2).all(|w| w[0] < w[1]) && *l.last().unwrap() < 1000);
+        assert_ne!(l, (0..500).collect::<Vec<_>>(), "drawn, not the first LPNs");
+        assert_eq!(l, draw(500, 1000, 7));
+        assert_eq!(draw(64, 64, 1), (0..64).collect::<Vec<_>>());
+        // The trace's pages are kept; only the rest are drawn.
+        let mut chosen = vec![false; 10];
+        (chosen[3], chosen[9]) = (true, true);
+        assert_eq!(super::steady_lpns(chosen.clone(), 2, 2, 5), vec![3, 9]);
+        let l = super::steady_lpns(chosen, 2, 6, 5);
+        assert!(l.len() == 6 && l.contains(&3) && l.contains(&9));
     }
 }
