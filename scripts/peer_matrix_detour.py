@@ -71,8 +71,10 @@ def aged_keys(peer: str) -> list[str]:
     # (copyback) with `greed CB command = 0` makes SSDSim's uninterrupt_gc
     # untimed: `ftl.gc_timing`, as the importer maps it. Before issue 46's
     # h38 round: whole stale blocks from overwrites of aged_valid_share().
+    # Bits 4 and 8 make gc_direct_erase's erases chip-wide, as the importer
+    # maps them (issue 46, h39er; before it, erases per die).
     return [f"ftl.precondition.invalid={pm.AGED_SSDSIM_RATIO}", "ftl.precondition.layout=trailing_free",
-            "ftl.gc_timing=stale_erases_only"]
+            "ftl.gc_timing=stale_erases_only", "scheduler.chip_erase_batches=true"]
 
 
 def aged_valid_share(target: float = 0.001) -> float:

@@ -221,7 +221,14 @@ def _commands(r: _Reader) -> None:
             r.imp.set("advanced command", "stale_erases_only", "ftl.gc_timing", str(bits),
                       "bit 2 (copyback) with greed CB command = 0: uninterrupt_gc sets no busy time, so only direct "
                       "erases of blocks the run made wholly stale take time (docs/validation.md)")
-    if bits & AD_INTERLEAVE:
+    if bits & AD_INTERLEAVE and bits & AD_TWOPLANE:
+        # gc_direct_erase (pagemap.c) then always issues INTERLEAVE_TWO_PLANE
+        # erases: erase_planes erases a listed block on every die of the chip
+        # under one tBERS (docs/validation.md, issue 46, h39er)
+        r.imp.set("advanced command", True, "scheduler.chip_erase_batches", str(bits),
+                  "bits 4 and 8 (two-plane, interleave): gc_direct_erase issues INTERLEAVE_TWO_PLANE, and erase_planes "
+                  "erases a wholly stale block on every die of the chip under one tBERS")
+    elif bits & AD_INTERLEAVE:
         r.imp.skip("advanced command (interleave, bit 8)", str(bits), "Detour batches the planes of one die, not the dies of a chip")
     aged = r.num("aged", int, 0)
     if aged == 1:

@@ -180,6 +180,13 @@ pub struct SchedulerConfig {
     /// (SSDSim's INTERLEAVE_TWO_PLANE, `compute_serve_time`). Default false:
     /// a batch is one die's planes, each page transferred in turn.
     pub chip_program_batches: bool,
+    /// With `multiplane`: an erase batch takes one queued erase per die and
+    /// plane of the whole service unit, erased under one tBERS (SSDSim's
+    /// INTERLEAVE_TWO_PLANE `erase_planes`, pagemap.c). Under `ftl.gc_timing
+    /// = "stale_erases_only"` a timed direct erase also takes a wholly stale
+    /// block of every other die of its chip (`gc_direct_erase`). Default
+    /// false: a batch is one die's planes.
+    pub chip_erase_batches: bool,
     /// How a unit chooses among its queued host operations' NVMe priority
     /// classes (`flows[].priority`): `fifo` (ignored; default) or
     /// `nvme_wrr` (URGENT first, then HIGH/MEDIUM/LOW by `wrr_weights`;
@@ -292,6 +299,7 @@ impl Default for SchedulerConfig {
             multiplane_reads: true,
             multiplane_same_page: false,
             chip_program_batches: false,
+            chip_erase_batches: false,
             arbitration: arbitration::Arbitration::Fifo,
             wrr_weights: [4, 2, 1],
             read_transfer: ReadTransfer::Page,

@@ -60,10 +60,36 @@ impl Simulation {
             }
             return Ok(());
         };
-        if self.cfg.ftl.gc_timing == GcTiming::StaleErasesOnly && self.reclaims_untimed(victim) {
-            return self.reclaim_untimed(plane, victim);
+        if self.cfg.ftl.gc_timing == GcTiming::StaleErasesOnly {
+            if self.reclaims_untimed(victim) {
+                return self.reclaim_untimed(plane, victim);
+            }
+            if self.cfg.scheduler.chip_erase_batches {
+                return self.erase_chip_wide(victim);
+            }
         }
         self.collect(plane, victim)
+    }
+
+    /// SSDSim's timed direct erase under INTERLEAVE_TWO_PLANE
+    /// (`gc_direct_erase` / `erase_planes`, pagemap.c): `victim` and the
+    /// wholly stale blocks the chip's other dies and planes hold are
+    /// erased by one command; queued together, before the unit picks,
+    /// they form one chip-wide erase batch (`scheduler.chip_erase_batches`).
+    #[cold]
+    #[inline(never)]
+    fn erase_chip_wide(&mut self, victim: u32) -> Result<()> {
+        let mut blocks = std::mem::take(&mut self.scratch.ids);
+        let aged = &self.aged_blocks;
+        self.ftl.direct_erase_companions(victim, |b| is_set(aged, b), &mut blocks);
+        blocks.insert(0, victim);
+        for &b in &blocks {
+            // No live page and no pin (chosen so): erased at once.
+            self.ftl.victim_moved(b);
+            self.issue_erase(b)?;
+        }
+        self.scratch.ids = blocks;
+        Ok(())
     }
 
     /// Under `ftl.gc_timing = "stale_erases_only"`: every block written

@@ -59,18 +59,53 @@ impl Ftl {
     /// the run, which SSDSim never lists), in the plane's free order; else
     /// the victim policy's choice (`uninterrupt_gc`: the most stale pages).
     pub fn start_gc_stale_first(&mut self, plane: u32, is_aged: impl Fn(u32) -> bool) -> Option<u32> {
-        let bpp = self.geo.blocks_per_plane;
-        let stale = super::free_order(plane, bpp).find(|&b| {
-            let info = &self.blocks[b as usize];
-            info.state == BlockState::Full && info.pins == 0 && info.valid == 0 && !is_aged(b)
-        });
-        match stale {
+        match self.first_run_staled(plane, &is_aged) {
             Some(b) => {
                 self.stats.gc_runs += 1;
                 Some(self.mark_victim(plane, b))
             }
             None => self.start_gc(plane),
         }
+    }
+
+    /// The blocks SSDSim's INTERLEAVE_TWO_PLANE direct erase takes with
+    /// `victim` (`erase_planes`, pagemap.c; `gc_direct_erase` always
+    /// chooses it on a chip of two dies and two planes, its two checks
+    /// testing the victim's own plane): on every die of the chip, each
+    /// plane's first wholly stale block the run made (the head of SSDSim's
+    /// list; here in free order, as `start_gc_stale_first`) whose number in
+    /// its plane equals the die's reference, the victim's on its die and
+    /// on another die the number of the first plane's candidate. Marked as
+    /// victims; a plane already collecting is passed over (one victim per
+    /// plane at a time). Into `out`, without `victim`.
+    pub fn direct_erase_companions(&mut self, victim: u32, is_aged: impl Fn(u32) -> bool, out: &mut Vec<u32>) {
+        out.clear();
+        let (bpp, ppd, dpc) = (self.geo.blocks_per_plane, self.geo.planes_per_die, self.geo.dies_per_chip);
+        let vplane = self.geo.plane_of_block(victim);
+        let vdie = self.geo.die_of_plane(vplane);
+        let first_die = self.geo.chip_of_die(vdie) * dpc;
+        for die in first_die..first_die + dpc {
+            let mut reference = (die == vdie).then_some(victim - vplane * bpp);
+            for plane in die * ppd..(die + 1) * ppd {
+                if plane == vplane || self.planes[plane as usize].gc_active {
+                    continue;
+                }
+                let Some(b) = self.first_run_staled(plane, &is_aged) else { continue };
+                let number = b - plane * bpp;
+                if *reference.get_or_insert(number) == number {
+                    out.push(self.mark_victim(plane, b));
+                }
+            }
+        }
+    }
+
+    /// The plane's first block, in free order, that the run's writes made
+    /// wholly stale (`is_aged` tells those written before the run).
+    fn first_run_staled(&self, plane: u32, is_aged: &impl Fn(u32) -> bool) -> Option<u32> {
+        super::free_order(plane, self.geo.blocks_per_plane).find(|&b| {
+            let info = &self.blocks[b as usize];
+            info.state == BlockState::Full && info.pins == 0 && info.valid == 0 && !is_aged(b)
+        })
     }
 
     /// Mark `victim` as being collected and its plane as collecting.
