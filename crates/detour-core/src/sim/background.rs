@@ -80,9 +80,10 @@ impl Simulation {
     #[inline(never)]
     fn erase_chip_wide(&mut self, victim: u32) -> Result<()> {
         let mut blocks = std::mem::take(&mut self.scratch.ids);
+        blocks.clear();
+        blocks.push(victim);
         let aged = &self.aged_blocks;
         self.ftl.direct_erase_companions(victim, |b| is_set(aged, b), &mut blocks);
-        blocks.insert(0, victim);
         for &b in &blocks {
             // No live page and no pin (chosen so): erased at once.
             self.ftl.victim_moved(b);

@@ -153,25 +153,38 @@ impl Simulation {
     /// count are left as they were.
     fn place_reads_before_run(&mut self) -> Result<()> {
         const KEY: &str = "ftl.precondition.place_reads";
-        let mut again = self.host.take_again().ok_or_else(|| {
-            Error::config(
+        let given = self.read_workload_again(|sim, kind, pages| match kind {
+            IoKind::Read => match sim.place_unwritten(pages) {
+                Some(lpn) => Err(Error::config(KEY, format!("a plane filled up placing the pages the workload reads (at LPN {lpn})"))),
+                None => Ok(()),
+            },
+            _ => Ok(()),
+        })?;
+        if !given {
+            return Err(Error::config(
                 KEY,
                 "\"before_run\" needs the workload a second time (Simulation::set_again; the Python API and `detour run` give it)",
-            )
-        })?;
+            ));
+        }
+        Ok(())
+    }
+
+    /// Setup's own reading of the workload (given by
+    /// `Simulation::set_again`): `each` gets every request's kind and
+    /// pages, in order; false if the workload was not given. The run's
+    /// `folded` and `placed_on_read` counts stay as they were, and the
+    /// workload is kept for a later step to read again.
+    pub(super) fn read_workload_again(&mut self, mut each: impl FnMut(&mut Self, IoKind, Range<Lpn>) -> Result<()>) -> Result<bool> {
+        let Some(mut again) = self.host.take_again() else { return Ok(false) };
         let counts = (self.n.folded, self.n.placed_on_read);
         for r in again(0)? {
             let r = r?;
-            if r.kind != IoKind::Read {
-                continue;
-            }
             let io = self.split_pages(&r)?;
-            if let Some(lpn) = self.place_unwritten(io.lpn..io.lpn + io.pages) {
-                return Err(Error::config(KEY, format!("a plane filled up placing the pages the workload reads (at LPN {lpn})")));
-            }
+            each(self, r.kind, io.lpn..io.lpn + io.pages)?;
         }
         (self.n.folded, self.n.placed_on_read) = counts;
-        Ok(())
+        self.host.set_again(again);
+        Ok(true)
     }
 
     /// Write LPNs 0..valid in order, collecting planes that fill up.

@@ -72,20 +72,15 @@ impl Simulation {
     fn trace_lpns(&mut self, valid: u32, span: u32) -> Result<(Vec<bool>, u32)> {
         let mut chosen = vec![false; span as usize];
         let mut n = 0;
-        let Some(mut again) = self.host.take_again() else { return Ok((chosen, n)) };
-        let counts = (self.n.folded, self.n.placed_on_read);
-        for r in again(0)? {
-            let io = self.split_pages(&r?)?;
-            for l in io.lpn..(io.lpn + io.pages).min(span) {
+        self.read_workload_again(|_, _, pages| {
+            for l in pages.start..pages.end.min(span) {
                 if n < valid && !chosen[l as usize] {
                     chosen[l as usize] = true;
                     n += 1;
                 }
             }
-        }
-        (self.n.folded, self.n.placed_on_read) = counts;
-        // `place_reads = "before_run"` reads it again after the layout.
-        self.host.set_again(again);
+            Ok(())
+        })?;
         Ok((chosen, n))
     }
 

@@ -77,9 +77,8 @@ impl Ftl {
     /// its plane equals the die's reference, the victim's on its die and
     /// on another die the number of the first plane's candidate. Marked as
     /// victims; a plane already collecting is passed over (one victim per
-    /// plane at a time). Into `out`, without `victim`.
+    /// plane at a time). Appended to `out`.
     pub fn direct_erase_companions(&mut self, victim: u32, is_aged: impl Fn(u32) -> bool, out: &mut Vec<u32>) {
-        out.clear();
         let (bpp, ppd, dpc) = (self.geo.blocks_per_plane, self.geo.planes_per_die, self.geo.dies_per_chip);
         let vplane = self.geo.plane_of_block(victim);
         let vdie = self.geo.die_of_plane(vplane);
