@@ -47,11 +47,15 @@ COUNTED = ("read_mean", "read_p50", "read_p99", "write_mean", "write_p50", "writ
 def peer_keys(peer: str) -> list[str]:
     """Keys `detour import PEER` sets whatever the file says, on every point:
     SSDSim's main runs pre_process_page before every run (issue 46, h39;
-    before it, Detour placed a read's unwritten page at the read); MQSim's
+    before it, Detour placed a read's unwritten page at the read) and
+    get_ppn checks its GC trigger in pages after every host page write
+    (h40sgc; before it, whole free blocks when a block opened); MQSim's
     GC trigger in whole blocks, floor(GC_Exec_Threshold x blocks) = 25 of
     512 where Detour's share rounds up to 26 (issue 46, h39r50)."""
     if peer == "ssdsim":
-        return ["ftl.precondition.place_reads=before_run"]
+        # and GC triggered per page write on the plane's unwritten pages,
+        # as get_ppn (pagemap.c) does (issue 46, h40sgc)
+        return ["ftl.precondition.place_reads=before_run", "ftl.gc_trigger=free_pages"]
     from detour.importers.mqsim import gc_threshold_share
 
     xml = (pm.CONFIGS / "mqsim-ssdconfig.xml").read_text()

@@ -172,7 +172,11 @@ def _ftl(r: _Reader) -> None:
     if r.has("gc hard threshold"):
         r.set("gc hard threshold", r.num("gc hard threshold"), "ftl.gc_threshold",
               "SSDSim starts GC on a plane whose free pages fall below this share of it (pagemap.c, with no active write); "
-              "Detour counts free blocks")
+              "counted in pages, as ftl.gc_trigger below")
+    r.imp.set("(SSDSim's get_ppn)", "free_pages", "ftl.gc_trigger", "always",
+              "get_ppn (pagemap.c) and find_level_page (flash.c) queue a GC request after every host page write that leaves "
+              "the plane's free_page (every unwritten page, the active block's included) below page_block x block_plane x "
+              "gc_hard_threshold, unrounded; Detour's default counts whole free blocks when a block opens")
     mapping = r.num("address mapping", int, 1)
     (r.same if mapping == 1 else r.skip)("address mapping", "page mapping, as Detour's" if mapping == 1 else "Detour's FTL is page-level only")
     scheme = r.num("allocation", int, 0)

@@ -12,8 +12,12 @@ pub struct FtlConfig {
     /// Static allocation order: a permutation of C, W, D, P; the first letter
     /// varies fastest with the LPN (CWDP = channel first).
     pub order: AllocOrder,
-    /// GC starts on a plane when its free blocks fall below this share.
+    /// GC starts on a plane when its free blocks (free pages with
+    /// `gc_trigger = "free_pages"`) fall below this share.
     pub gc_threshold: f64,
+    /// What `gc_threshold` counts and when it is checked: `free_blocks`
+    /// (default) or SSDSim's `free_pages` (see `GcTrigger`).
+    pub gc_trigger: GcTrigger,
     /// Which block GC reclaims: a name of ftl/gc/victim/'s registry
     /// (`greedy` by default; `detour policies` lists them), checked
     /// against it by setup/.
@@ -57,6 +61,25 @@ pub struct FtlConfig {
     /// (default) or SSDSim's `stale_erases_only` (see `GcTiming`).
     pub gc_timing: GcTiming,
     pub precondition: PreconditionConfig,
+}
+
+/// When a plane falls below `ftl.gc_threshold` (`ftl.gc_trigger`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum GcTrigger {
+    /// Checked when a write opens a block: the plane's whole free blocks
+    /// (plus the free pages `layout = "trailing_free"` leaves in aged
+    /// blocks) against `gc_threshold x blocks`, rounded up to whole
+    /// blocks. The pages left in open blocks do not count. Detour's default.
+    #[default]
+    FreeBlocks,
+    /// SSDSim's: checked after every host page write (`get_ppn`,
+    /// pagemap.c, and `find_level_page`, flash.c, for two-plane writes),
+    /// the plane's `free_page` (every unwritten page, open blocks'
+    /// included) against `page_block x block_plane x gc_hard_threshold`
+    /// pages, unrounded. GC's own copies (`get_ppn_for_gc`) and pages
+    /// placed before the run (`get_ppn_for_pre_process`) do not check.
+    FreePages,
 }
 
 /// The simulated time GC takes (`ftl.gc_timing`).
@@ -196,6 +219,7 @@ impl Default for FtlConfig {
             allocation: Allocation::Static,
             order: AllocOrder::CWDP,
             gc_threshold: 0.05,
+            gc_trigger: GcTrigger::FreeBlocks,
             gc_policy: "greedy".into(),
             gc_choices: 8,
             wear_leveling: WearLeveling::Off,

@@ -2,6 +2,7 @@
 //! or the least-loaded die) and which page within it (the stream's open block).
 
 use super::{BlockState, Ftl, PageState, GC_RESERVE};
+use crate::config::GcTrigger;
 use crate::scheduler::LoadView;
 use crate::types::{Lpn, Owner, Ppn, Token, NO_PAGE};
 
@@ -139,6 +140,9 @@ impl Ftl {
             b.state = BlockState::Full;
             self.victims.on_full(block);
         }
+        if self.gc_trigger == GcTrigger::FreePages && !stream.uses_reserve() {
+            self.check_gc_after_write(plane);
+        }
         self.set_state(ppn, state);
         self.owner.set(ppn, owner);
         match stream {
@@ -167,7 +171,8 @@ impl Ftl {
             p.aged -= 1;
             p.aged_free -= ppb - next;
         }
-        if p.free_pages(ppb) < self.gc_free_blocks as u64 * ppb as u64 && !p.gc_active {
+        let counts_blocks = self.gc_trigger == GcTrigger::FreeBlocks;
+        if counts_blocks && p.free_pages(ppb) < self.gc_free_blocks as u64 * ppb as u64 && !p.gc_active {
             self.gc_wanted.push(plane);
         }
         let b = &mut self.blocks[block as usize];
@@ -179,6 +184,19 @@ impl Ftl {
         // a page it moves is one by its block.
         b.map = matches!(stream, Stream::Map | Stream::MapGc);
         Some(block)
+    }
+
+    /// `ftl.gc_trigger = "free_pages"`: SSDSim's `get_ppn` (pagemap.c)
+    /// queues a GC request after every host page write that leaves the
+    /// plane below its threshold. Setup writes (SSDSim's
+    /// `get_ppn_for_pre_process`) do not; the planes they leave below are
+    /// listed when setup ends (`relist_gc_wanted`).
+    #[cold]
+    #[inline(never)]
+    fn check_gc_after_write(&mut self, plane: u32) {
+        if !self.setup && self.gc_wanted.last() != Some(&plane) && self.needs_gc(plane) {
+            self.gc_wanted.push(plane);
+        }
     }
 
     /// Would `alloc` succeed without bringing the plane to its GC trigger:

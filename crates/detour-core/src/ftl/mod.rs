@@ -141,6 +141,9 @@ pub struct Ftl {
     planes_div: Divisor,
     dynamic: bool,
     gc_free_blocks: u32,
+    /// `ftl.gc_trigger`, and its threshold in pages (`free_pages`).
+    gc_trigger: crate::config::GcTrigger,
+    gc_free_pages: f64,
     /// The erase-count spread that starts static wear levelling (None: off).
     wear_threshold: Option<u32>,
     /// The page-level map used by page-mapped schemes.
@@ -241,6 +244,8 @@ impl Ftl {
             planes_div: Divisor::new(geo.host_planes()),
             dynamic: cfg.allocation == crate::config::Allocation::Dynamic,
             gc_free_blocks,
+            gc_trigger: cfg.gc_trigger,
+            gc_free_pages: cfg.gc_threshold * bpp as f64 * geo.pages_per_block as f64,
             pending_reads_from_flash: cfg.pending_reads_from_flash,
             wear_threshold: (cfg.wear_leveling == crate::config::WearLeveling::Static).then_some(cfg.wear_threshold),
             map: Chunked::new_random(geo.logical_pages as u64, NO_PAGE),

@@ -9,18 +9,36 @@ pub mod victim;
 mod wear;
 
 use super::{BlockState, Ftl, PageState};
-use crate::types::Ppn;
+use crate::config::GcTrigger;
+use crate::types::{Ppn, NO_PAGE};
 
 impl Ftl {
-    /// The plane is below its GC threshold and not already collecting.
     /// GC is moving a victim of `plane` (from its start until the erase).
     pub fn gc_active(&self, plane: u32) -> bool {
         self.planes[plane as usize].gc_active
     }
 
+    /// The plane is below its GC threshold (as `ftl.gc_trigger` counts)
+    /// and not already collecting.
     pub fn needs_gc(&self, plane: u32) -> bool {
         let p = &self.planes[plane as usize];
-        !p.gc_active && p.free_pages(self.geo.pages_per_block) < self.gc_free_blocks as u64 * self.geo.pages_per_block as u64
+        let ppb = self.geo.pages_per_block;
+        !p.gc_active
+            && match self.gc_trigger {
+                GcTrigger::FreeBlocks => p.free_pages(ppb) < self.gc_free_blocks as u64 * ppb as u64,
+                GcTrigger::FreePages => (self.unwritten_pages(plane) as f64) < self.gc_free_pages,
+            }
+    }
+
+    /// Every unwritten page of `plane`: SSDSim's plane `free_page` (free
+    /// blocks, aged blocks' trailing free pages, and what the open blocks
+    /// have left).
+    pub(super) fn unwritten_pages(&self, plane: u32) -> u64 {
+        let p = &self.planes[plane as usize];
+        let ppb = self.geo.pages_per_block;
+        let open: u64 =
+            p.write_points.iter().filter(|&&b| b != NO_PAGE).map(|&b| ppb.saturating_sub(self.blocks[b as usize].next) as u64).sum();
+        p.free_pages(ppb) + open
     }
 
     /// List for GC exactly the planes that need it now (after setup writes

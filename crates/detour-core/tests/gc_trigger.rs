@@ -1,0 +1,62 @@
+//! SSDSim's GC trigger (`ftl.gc_trigger = "free_pages"`, issue 46):
+//! `get_ppn` (pagemap.c) queues GC after a host page write that leaves the
+//! plane's `free_page` (every unwritten page, the open block's included)
+//! below `page_block x block_plane x gc_hard_threshold`, unrounded.
+//!
+//! One plane of 16 blocks of 4 pages (`small` preset: 100 ns command,
+//! 4 KiB over the channel 12.3 µs, read 50 µs), `gc_threshold = 0.2`:
+//! 12.8 pages, or 4 whole blocks (3.2 rounded up) as Detour counts by
+//! default. Writes of LPNs 0..47 fill blocks 0-11; after the k-th write
+//! (k > 48) 64 - k pages are unwritten.
+
+mod common;
+use common::*;
+use detour_core::sim::{self, RunResult};
+use detour_core::IoKind;
+
+const CMD: u64 = 100;
+const XFER: u64 = 12_300;
+const T_READ: u64 = 50_000;
+const GAP: u64 = 10_000_000;
+
+/// LPNs 0..47, then `overwrites` of LPNs 0, 1, 2, ... 10 ms apart, and a
+/// read of LPN 20 (block 5) 700 µs after the last write.
+fn run(trigger: &str, overwrites: u64) -> RunResult {
+    let mut kv = ONE_PLANE.to_vec();
+    kv.extend(["ftl.gc_threshold=0.2", "ftl.gc_timing=stale_erases_only", "run.verify=true", trigger]);
+    let mut reqs: Vec<_> = (0..48).chain(0..overwrites).enumerate().map(|(i, l)| req(i as u64 * GAP, l, 1, IoKind::Write)).collect();
+    let last = reqs.last().unwrap().time_ns;
+    reqs.push(req(last + 700_000, 20, 1, IoKind::Read));
+    let r = sim::run_requests(small(&kv), &reqs).unwrap();
+    assert_eq!(r.summary.verify_errors, 0);
+    r
+}
+
+#[test]
+fn free_pages_count_the_open_blocks_pages_unrounded() {
+    // 51 writes: block 12 open with 1 page left, blocks 13-15 free: 13
+    // pages, not below 12.8 (rounded up to 13 it would be): no GC, the
+    // read alone.
+    let r = run("ftl.gc_trigger=free_pages", 3);
+    assert_eq!(r.summary.gc.runs, 0);
+    assert_eq!(*r.requests.latency_ns.last().unwrap(), CMD + T_READ + XFER);
+    // The 52nd write (LPN 3) fills block 12: 12 pages, below. GC takes
+    // block 0, which LPNs 0-3's overwrites left wholly stale: a direct
+    // erase in tBERS, and the read 700 µs later waits behind it.
+    let r = run("ftl.gc_trigger=free_pages", 4);
+    assert_eq!((r.summary.gc.runs, r.summary.gc.moves, r.summary.gc.erases), (1, 0, 1));
+    let erase_ns = (small(&[]).device.flash.erase_us * 1e3) as u64;
+    assert!(*r.requests.latency_ns.last().unwrap() > erase_ns / 2);
+}
+
+#[test]
+fn free_blocks_trigger_when_a_block_opens() {
+    // Detour's default: the 49th write opens block 12, leaving 3 free
+    // blocks, below 4: GC starts there, with the open block's 3 pages
+    // uncounted. Block 0 then holds 3 live pages (LPN 0 alone is stale):
+    // moved and erased in no time (uninterrupt_gc).
+    let r = run("ftl.gc_trigger=free_blocks", 1);
+    assert_eq!((r.summary.gc.runs, r.summary.gc.moves, r.summary.gc.erases), (1, 3, 1));
+    let r = run("ftl.gc_trigger=free_pages", 1);
+    assert_eq!(r.summary.gc.runs, 0);
+}
