@@ -48,7 +48,11 @@ impl Simulation {
             per_plane[self.ftl.static_plane(lpn) as usize].push(lpn);
         }
         for (plane, lpns) in per_plane.iter().enumerate() {
-            for stream in [Stream::Map, Stream::Gc] {
+            // MQSim's constructor takes the data, translation and GC write
+            // frontiers in that order (Flash_Block_Manager_Base.cpp): the
+            // plan starts in the data frontier, its plane's first block,
+            // which MQSim's wear levelling reads as block 0.
+            for stream in [Stream::Host, Stream::Map, Stream::Gc] {
                 if !self.ftl.take_write_frontier(plane as u32, stream) {
                     return Err(Error::config(KEY, format!("plane {plane} has no free block for MQSim's write frontiers")));
                 }
@@ -188,6 +192,10 @@ mod tests {
         }
         assert_eq!((one, none, open, free), (30, 5, 2, 3));
         assert_eq!(sim.ftl.live_pages(), 30);
+        // MQSim's constructor takes the data, translation and GC frontiers
+        // in that order: the plan starts in block 0, blocks 1 and 2 stay open.
+        let states: Vec<_> = (0..4).map(|b| (sim.ftl.block(b).state, sim.ftl.block(b).valid)).collect();
+        assert_eq!(states, [(BlockState::Full, 1), (BlockState::Open, 0), (BlockState::Open, 0), (BlockState::Full, 1)]);
     }
 
     /// The drawn LPNs: `valid` distinct ones of 0..span, ascending; all of
