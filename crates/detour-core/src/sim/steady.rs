@@ -64,6 +64,9 @@ impl Simulation {
                 )
             })?;
             self.place_plane(plane as u32, lpns, &plan)?;
+            if !self.ftl.open_fresh_host_frontier(plane as u32) {
+                return Err(Error::config(KEY, format!("plane {plane} has no free block for MQSim's next data frontier")));
+            }
         }
         Ok(())
     }
@@ -190,8 +193,13 @@ mod tests {
                 other => panic!("block {b}: {other:?}"),
             }
         }
-        assert_eq!((one, none, open, free), (30, 5, 2, 3));
+        // Open: the map and GC frontiers and the fresh data frontier MQSim
+        // takes after the plan's last block.
+        assert_eq!((one, none, open, free), (30, 5, 3, 2));
         assert_eq!(sim.ftl.live_pages(), 30);
+        // 2 free blocks are below the trigger (4 of 40), yet no GC is
+        // listed: MQSim checks only when a user write fills a frontier.
+        assert!(sim.ftl.needs_gc(0) && sim.ftl.gc_wanted.is_empty());
         // MQSim's constructor takes the data, translation and GC frontiers
         // in that order: the plan starts in block 0, blocks 1 and 2 stay open.
         let states: Vec<_> = (0..4).map(|b| (sim.ftl.block(b).state, sim.ftl.block(b).valid)).collect();
