@@ -148,7 +148,7 @@ SECTIONS: tuple[Section, ...] = (
         F('programs_aux', 'int', "pages programmed by the scheme beyond the host's data (replicas, mirrors, parity, staging copies)"),
         F('write_amplification', 'float', '(`programs_host` + `programs_gc` + `programs_aux` + `mapping.translation_writes`) / `pages.host_written`; 0 if nothing was written. Neither preconditioning nor pages placed on first read count, so a run without GC has 1.0'),
         F(('erase_count_min', 'erase_count_mean', 'erase_count_max'), 'float', 'erase count per block at the end of the run: smallest, mean, largest over every block of the device (wear spread)'),
-        F('wl_migrations', 'int', 'only with `ftl.wear_leveling = "static"` (absent otherwise): blocks static wear levelling collected, each the least-erased full block of a plane whose erase-count spread exceeded `ftl.wear_threshold` after an erase; their live pages are moved like GC\'s and counted in `moves` and `programs_gc`, not in `runs`'),
+        F('wl_migrations', 'int', 'only with `ftl.wear_leveling = "static"` or `"mqsim"` (absent otherwise): blocks static wear levelling collected, each the least-erased full block of a plane whose erase-count spread (under `"mqsim"`, MQSim\'s difference of block numbers) exceeded `ftl.wear_threshold` after an erase; their live pages are moved like GC\'s and counted in `moves` and `programs_gc`, not in `runs`'),
     )),
     # `collisions`
     Section('collisions', kinds=(), fields=(

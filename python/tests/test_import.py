@@ -231,11 +231,26 @@ def test_mqsim_gc_policy_and_wear_levelling_map_to_detour_keys(tmp_path):
     # MQSim's example: RGA over 2048 blocks per plane (rga_set_size =
     # log2(2048) = 11, GC_and_WL_Unit_Page_Level.cpp) and static wear
     # levelling at a spread of 100; Detour has both (ftl.gc_policy =
-    # "random" of ftl.gc_choices, ftl.wear_leveling = "static").
+    # "random" of ftl.gc_choices, ftl.wear_leveling = "mqsim", MQSim's
+    # check of block numbers).
     cfg = _resolved(import_mqsim(MQ_CONFIG), tmp_path)
     ftl = cfg["ftl"]
     assert (ftl["gc_policy"], ftl["gc_choices"]) == ("random", 11)
-    assert (ftl["wear_leveling"], ftl["wear_threshold"]) == ("static", 100)
+    assert (ftl["wear_leveling"], ftl["wear_threshold"]) == ("mqsim", 100)
+
+
+def test_mqsim_wear_levelling_runs_whatever_the_file_says(tmp_path):
+    # SSD_Device.cpp never passes Static_Wearleveling_Enabled or its
+    # threshold to GC_and_WL_Unit_Page_Level (the seed fills the dynamic
+    # flag's place), so a file turning it off at another threshold still
+    # runs it, at the constructor's default of 100 (issue 46, h40mgc).
+    text = MQ_CONFIG.read_text()
+    text = re.sub(r"<Static_Wearleveling_Enabled>\w+<", "<Static_Wearleveling_Enabled>false<", text)
+    text = re.sub(r"<Static_Wearleveling_Threshold>\d+<", "<Static_Wearleveling_Threshold>7<", text)
+    off = tmp_path / "off.xml"
+    off.write_text(text)
+    ftl = _resolved(import_mqsim(off), tmp_path)["ftl"]
+    assert (ftl["wear_leveling"], ftl["wear_threshold"]) == ("mqsim", 100)
 
 
 def test_mqsim_not_mapped_reasons_name_only_real_keys():

@@ -326,17 +326,22 @@ def _gc_policy(r: _Reader) -> None:
 
 
 def _wear_leveling(r: _Reader) -> None:
-    on = "Static_Wearleveling_Enabled" in r.keys and r.text("Static_Wearleveling_Enabled").lower() == "true"
+    """MQSim runs static wear levelling whatever the file says: SSD_Device.cpp
+    builds GC_and_WL_Unit_Page_Level with (..., max_rho, 10, Seed++), so the
+    seed lands in its dynamic_wearleveling_enabled parameter and the static
+    flag and threshold keep their defaults (true, 100;
+    GC_and_WL_Unit_Page_Level.h). Its check compares block numbers, not
+    erase counts (Get_min_max_erase_difference): `ftl.wear_leveling = "mqsim"`."""
+    given = r.text("Static_Wearleveling_Enabled") if "Static_Wearleveling_Enabled" in r.keys else "(absent)"
     r.seen.update(("Static_Wearleveling_Enabled", "Static_Wearleveling_Threshold"))
-    if on:
-        r.imp.set(r.label("Static_Wearleveling_Enabled"), "static", "ftl.wear_leveling", "true",
-                  "when a plane's erase-count spread reaches the threshold, a cold block's data moves "
-                  "(GC_and_WL_Unit_Base::run_static_wearleveling; Detour's ftl/gc/wear.rs)")
-        if "Static_Wearleveling_Threshold" in r.keys:
-            r.set("Static_Wearleveling_Threshold", "ftl.wear_threshold", int, "the erase-count spread that starts it")
-    else:
-        r.imp.same(r.label("Static_Wearleveling_Enabled"), "false", "Detour's default: no static wear levelling")
-        r.skip("Static_Wearleveling_Threshold", "static wear levelling is off")
+    r.imp.set(r.label("Static_Wearleveling_Enabled"), "mqsim", "ftl.wear_leveling", given,
+              "MQSim's SSD_Device.cpp never passes this flag or Static_Wearleveling_Threshold on (the seed fills "
+              "the dynamic flag's place), so static wear levelling runs with its defaults, true and 100, and its "
+              "check subtracts the numbers of the plane's first most- and least-erased blocks "
+              "(Flash_Block_Manager_Base::Get_min_max_erase_difference; Detour's ftl/gc/wear.rs)")
+    r.imp.set(r.label("Static_Wearleveling_Threshold"), 100, "ftl.wear_threshold",
+              r.text("Static_Wearleveling_Threshold") if "Static_Wearleveling_Threshold" in r.keys else "(absent)",
+              "not passed on by SSD_Device.cpp: the constructor's default, 100")
 
 
 def _cache(r: _Reader, flows: Optional[list]) -> None:

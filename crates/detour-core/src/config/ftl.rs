@@ -24,9 +24,10 @@ pub struct FtlConfig {
     pub gc_policy: String,
     /// Candidates drawn by `gc_policy = "random"`. Default 8.
     pub gc_choices: u32,
-    /// Static wear levelling: `off` (default) or `static` (when a plane's
+    /// Static wear levelling: `off` (default), `static` (when a plane's
     /// erase-count spread exceeds `wear_threshold`, its least-erased full
-    /// block's data moves to a fresh block; ftl/gc/wear.rs).
+    /// block's data moves to a fresh block) or `mqsim` (MQSim's check as
+    /// its code runs it; ftl/gc/wear.rs).
     pub wear_leveling: WearLeveling,
     /// The spread (most minus least erases among a plane's blocks) above
     /// which static wear levelling moves cold data. Default 100.
@@ -211,6 +212,16 @@ pub enum WearLeveling {
     /// Move the data of a plane's least-erased full block when the plane's
     /// erase-count spread exceeds `ftl.wear_threshold`.
     Static,
+    /// MQSim's check as its code runs it, after every erase and before GC
+    /// is reconsidered (`GC_and_WL_Unit_Base::handle_transaction_serviced_
+    /// signal_from_PHY`): `Get_min_max_erase_difference`
+    /// (Flash_Block_Manager_Base.cpp) returns the *numbers* of the plane's
+    /// first most-erased and first least-erased blocks subtracted as
+    /// unsigned integers, not their counts, and `check_static_wl_required`
+    /// compares that with `ftl.wear_threshold`; `run_static_wearleveling`
+    /// then collects the first least-erased block (`Get_coldest_block_id`).
+    /// A block's number here is its place in the plane's free order.
+    Mqsim,
 }
 
 impl Default for FtlConfig {

@@ -146,6 +146,8 @@ pub struct Ftl {
     gc_free_pages: f64,
     /// The erase-count spread that starts static wear levelling (None: off).
     wear_threshold: Option<u32>,
+    /// `ftl.wear_leveling = "mqsim"`: the spread is MQSim's (gc/wear.rs).
+    wear_mqsim: bool,
     /// The page-level map used by page-mapped schemes.
     pub map: Chunked<Ppn>,
     owner: Chunked<Owner>,
@@ -247,7 +249,8 @@ impl Ftl {
             gc_trigger: cfg.gc_trigger,
             gc_free_pages: cfg.gc_threshold * bpp as f64 * geo.pages_per_block as f64,
             pending_reads_from_flash: cfg.pending_reads_from_flash,
-            wear_threshold: (cfg.wear_leveling == crate::config::WearLeveling::Static).then_some(cfg.wear_threshold),
+            wear_threshold: (cfg.wear_leveling != crate::config::WearLeveling::Off).then_some(cfg.wear_threshold),
+            wear_mqsim: cfg.wear_leveling == crate::config::WearLeveling::Mqsim,
             map: Chunked::new_random(geo.logical_pages as u64, NO_PAGE),
             owner: Chunked::new(total, Owner::NONE),
             state: Chunked::new(total, PageState::Free as u8),

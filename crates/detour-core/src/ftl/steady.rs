@@ -194,6 +194,23 @@ impl Ftl {
         self.open_block(plane, stream).is_some()
     }
 
+    /// Open a fresh host block on `plane` once its open one is full, and
+    /// list no GC for it: MQSim's preconditioning takes a new data frontier
+    /// after each block it fills with no GC check
+    /// (`Allocate_Pages_in_block_and_invalidate_remaining_for_
+    /// preconditioning`, Flash_Block_Manager.cpp), and checks GC only when
+    /// a user write fills a frontier (`Allocate_block_and_page_in_plane_
+    /// for_user_write`) or an erase ends. False if the plane had none free.
+    pub fn open_fresh_host_frontier(&mut self, plane: u32) -> bool {
+        let open = self.planes[plane as usize].write_points[Stream::Host as usize];
+        if open != crate::types::NO_PAGE && self.blocks[open as usize].next < self.geo.pages_per_block {
+            return true;
+        }
+        let opened = self.open_block(plane, Stream::Host).is_some();
+        self.gc_wanted.retain(|&p| p != plane);
+        opened
+    }
+
     /// Pages written in `plane`'s open host block (0 with none open).
     pub fn open_host_pages(&self, plane: u32) -> u32 {
         let block = self.planes[plane as usize].write_points[Stream::Host as usize];

@@ -239,3 +239,43 @@ fn trailing_free_layout_is_make_aged_s() {
     let next = f.alloc(0, Stream::Host, Owner::lpn(2)).unwrap();
     assert_eq!(next, f.geo.first_page(aged[1]) + 61, "then the next aged block");
 }
+
+/// Plane 3 of `ftl()` with wear levelling `mode` at threshold 3, its first
+/// three blocks in free order (numbers 0-2: blocks 3, 4, 5) full of live
+/// data, and one erase on each block of `erased` (numbers).
+fn wear_plane(mode: crate::config::WearLeveling, erased: &[u32]) -> Ftl {
+    let mut f = ftl_with(|cfg| {
+        cfg.device.pages_per_block = 4;
+        cfg.ftl.gc_threshold = 0.4;
+        cfg.ftl.wear_leveling = mode;
+        cfg.ftl.wear_threshold = 3;
+    });
+    for i in 0..12 {
+        f.alloc_programmed(3, Stream::Host, Owner::lpn(i), 1).unwrap();
+    }
+    for &n in erased {
+        f.blocks[(3 * 8 + (3 + n) % 8) as usize].erases += 1;
+    }
+    f
+}
+
+#[test]
+fn mqsims_wear_levelling_subtracts_block_numbers_not_counts() {
+    use crate::config::WearLeveling::{Mqsim, Static};
+    // Number 5 (block 0) erased once: MQSim's "spread" is 5 - 0 (the first
+    // most-erased block's number less the first least-erased's) >= 3, so
+    // number 0 (block 3) is collected; the counts differ by 1 only.
+    assert_eq!(wear_plane(Mqsim, &[5]).start_wear_leveling(3), Some(3 * 8 + 3));
+    assert_eq!(wear_plane(Static, &[5]).start_wear_leveling(3), None, "counts 1 - 0 are within 3");
+    // Number 2 erased: 2 - 0 < 3, nothing.
+    assert_eq!(wear_plane(Mqsim, &[2]).start_wear_leveling(3), None);
+    // Number 0 erased: 0 - 1 wraps (unsigned), number 1 (block 4) goes.
+    let mut f = wear_plane(Mqsim, &[0]);
+    assert_eq!(f.start_wear_leveling(3), Some(3 * 8 + 4));
+    assert_eq!(f.stats.wl_migrations, 1);
+    // Numbers 0 and 1 erased: the first least-erased is number 2's block
+    // 5 (full); with 0-2 erased it is number 3, a free block: MQSim would
+    // erase it, here nothing is collected.
+    assert_eq!(wear_plane(Mqsim, &[0, 1]).start_wear_leveling(3), Some(3 * 8 + 5));
+    assert_eq!(wear_plane(Mqsim, &[0, 1, 2]).start_wear_leveling(3), None);
+}

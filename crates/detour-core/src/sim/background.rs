@@ -253,9 +253,18 @@ impl Simulation {
     pub(super) fn erase_done(&mut self, block: u32) -> Result<()> {
         self.ftl.erase_done(block);
         let plane = self.geo.plane_of_block(block);
+        // MQSim checks wear levelling, then wakes the writes that wait for
+        // space, then GC (GC_and_WL_Unit_Base::handle_transaction_serviced_
+        // signal_from_PHY, the ERASE case); Detour's own order collects first.
+        let wear_first = self.ftl.wear_leveling_first();
+        if wear_first {
+            self.level_wear(plane)?;
+        }
         self.wake_parked(plane)?;
         self.start_gc(plane)?;
-        self.level_wear(plane)?;
+        if !wear_first {
+            self.level_wear(plane)?;
+        }
         if self.ftl.refresh_pending() {
             self.refresh()?;
         }

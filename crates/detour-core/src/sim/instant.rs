@@ -139,8 +139,14 @@ impl Simulation {
             self.place_reads_before_run()?;
         }
         // A plane a scheme writes more than others (or the reads' pages
-        // placed above) can end below its GC threshold.
-        self.ftl.relist_gc_wanted();
+        // placed above) can end below its GC threshold. MQSim's
+        // preconditioning checks GC nowhere: a plane below its trigger
+        // starts GC when its next data frontier fills (ftl/steady.rs).
+        if p.layout == PreconditionLayout::MqsimSteady {
+            self.ftl.gc_wanted.clear();
+        } else {
+            self.ftl.relist_gc_wanted();
+        }
         self.ftl.stats = Default::default();
         Ok(())
     }

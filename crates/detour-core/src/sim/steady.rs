@@ -48,7 +48,11 @@ impl Simulation {
             per_plane[self.ftl.static_plane(lpn) as usize].push(lpn);
         }
         for (plane, lpns) in per_plane.iter().enumerate() {
-            for stream in [Stream::Map, Stream::Gc] {
+            // MQSim's constructor takes the data, translation and GC write
+            // frontiers in that order (Flash_Block_Manager_Base.cpp): the
+            // plan starts in the data frontier, its plane's first block,
+            // which MQSim's wear levelling reads as block 0.
+            for stream in [Stream::Host, Stream::Map, Stream::Gc] {
                 if !self.ftl.take_write_frontier(plane as u32, stream) {
                     return Err(Error::config(KEY, format!("plane {plane} has no free block for MQSim's write frontiers")));
                 }
@@ -60,6 +64,9 @@ impl Simulation {
                 )
             })?;
             self.place_plane(plane as u32, lpns, &plan)?;
+            if !self.ftl.open_fresh_host_frontier(plane as u32) {
+                return Err(Error::config(KEY, format!("plane {plane} has no free block for MQSim's next data frontier")));
+            }
         }
         Ok(())
     }
@@ -186,8 +193,17 @@ mod tests {
                 other => panic!("block {b}: {other:?}"),
             }
         }
-        assert_eq!((one, none, open, free), (30, 5, 2, 3));
+        // Open: the map and GC frontiers and the fresh data frontier MQSim
+        // takes after the plan's last block.
+        assert_eq!((one, none, open, free), (30, 5, 3, 2));
         assert_eq!(sim.ftl.live_pages(), 30);
+        // 2 free blocks are below the trigger (4 of 40), yet no GC is
+        // listed: MQSim checks only when a user write fills a frontier.
+        assert!(sim.ftl.needs_gc(0) && sim.ftl.gc_wanted.is_empty());
+        // MQSim's constructor takes the data, translation and GC frontiers
+        // in that order: the plan starts in block 0, blocks 1 and 2 stay open.
+        let states: Vec<_> = (0..4).map(|b| (sim.ftl.block(b).state, sim.ftl.block(b).valid)).collect();
+        assert_eq!(states, [(BlockState::Full, 1), (BlockState::Open, 0), (BlockState::Open, 0), (BlockState::Full, 1)]);
     }
 
     /// The drawn LPNs: `valid` distinct ones of 0..span, ascending; all of

@@ -16,6 +16,13 @@
 //! GC trigger of free blocks, so it never competes with GC for the reserve;
 //! it costs one pass over the plane's blocks per erase, only when on.
 //!
+//! `ftl.wear_leveling = "mqsim"` runs MQSim's check as its code does
+//! (`start_mqsim_wear_leveling`): the "spread" is the difference of two
+//! block numbers, so it starts on a plane's first erase of a block numbered
+//! at or past the threshold, and again whenever a lower-numbered block than
+//! the first least-erased one has been erased (the unsigned difference
+//! wraps), whatever the plane's free space.
+//!
 //! References: MQSim's GC_and_WL_Unit (static wear levelling on an erase-
 //! count spread threshold); Chang, Hsieh and Kuo, "Endurance enhancement of
 //! flash-memory storage systems: an efficient static wear leveling design",
@@ -33,6 +40,9 @@ impl Ftl {
     /// busy, short of free blocks, or the spread is within the threshold).
     pub fn start_wear_leveling(&mut self, plane: u32) -> Option<u32> {
         let threshold = self.wear_threshold?;
+        if self.wear_mqsim {
+            return self.start_mqsim_wear_leveling(plane, threshold);
+        }
         let p = &self.planes[plane as usize];
         if p.gc_active || (p.free.len() as u32) < self.gc_free_blocks {
             return None;
@@ -43,6 +53,53 @@ impl Ftl {
         }
         self.stats.wl_migrations += 1;
         Some(self.mark_victim(plane, coldest))
+    }
+
+    /// MQSim's static wear levelling after an erase (`ftl.wear_leveling =
+    /// "mqsim"`). `check_static_wl_required` (GC_and_WL_Unit_Base.cpp)
+    /// asks `Get_min_max_erase_difference` (Flash_Block_Manager_Base.cpp),
+    /// which finds the first block of the plane with the most erases and
+    /// the first with the fewest and returns `max_erased_block -
+    /// min_erased_block`: their numbers, unsigned, not their counts; at or
+    /// above the threshold `run_static_wearleveling` takes the first
+    /// least-erased block (`Get_coldest_block_id`) if `is_safe_gc_wl_
+    /// candidate` holds (no write frontier, no program in flight, no GC or
+    /// wear levelling on it) and moves its valid pages and erases it, with
+    /// no look at the plane's free blocks. A block's number is its place in
+    /// the plane's free order, which MQSim's constructor and pool follow
+    /// (blocks taken in number order). Here the block must also be full and
+    /// unpinned, and the plane not collecting (one victim per plane):
+    /// MQSim would erase a free block it picked and postpone a pinned one.
+    fn start_mqsim_wear_leveling(&mut self, plane: u32, threshold: u32) -> Option<u32> {
+        if self.planes[plane as usize].gc_active {
+            return None;
+        }
+        let (mut most, mut least) = ((0u32, 0u32), (0u32, u32::MAX));
+        for (number, b) in super::super::free_order(plane, self.geo.blocks_per_plane).enumerate() {
+            let erases = self.blocks[b as usize].erases;
+            if number == 0 || erases > most.1 {
+                most = (number as u32, erases);
+            }
+            if erases < least.1 {
+                least = (number as u32, erases);
+            }
+        }
+        if most.0.wrapping_sub(least.0) < threshold {
+            return None;
+        }
+        let coldest = super::super::free_order(plane, self.geo.blocks_per_plane).nth(least.0 as usize)?;
+        let info = &self.blocks[coldest as usize];
+        if info.state != BlockState::Full || info.pins > 0 {
+            return None;
+        }
+        self.stats.wl_migrations += 1;
+        Some(self.mark_victim(plane, coldest))
+    }
+
+    /// `ftl.wear_leveling = "mqsim"`: an erase's end tries wear levelling
+    /// before GC, as MQSim's handler does.
+    pub fn wear_leveling_first(&self) -> bool {
+        self.wear_mqsim
     }
 
     /// A block to refresh now (`nand.refresh_steps`), marked as a victim,
