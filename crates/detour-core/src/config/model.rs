@@ -198,7 +198,11 @@ pub enum BufferAdmission {
     /// data"); the others stay until evicted. A write's pages enter one at
     /// a time while fewer pages are being written back than the device has
     /// planes (`back_pressure_buffer_max_depth`, SSD_Device.cpp); the rest
-    /// wait for write-backs to end.
+    /// wait for write-backs to end. A page that finds the cache full evicts
+    /// the least recently used dirty page at once (`Evict_one_slot_lru`:
+    /// its slot is free and the write goes on) and writes back only the
+    /// sectors written to it (`State_bitmap_of_existing_sectors`), after a
+    /// DRAM read of them that the write's own DRAM access queues behind.
     Destage,
     /// SSDSim's buffer (`insert2buffer`, flash.c): a write whose page finds
     /// the buffer full evicts the least recently used page at once (its

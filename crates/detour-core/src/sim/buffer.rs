@@ -5,7 +5,9 @@
 //! A page is `Dirty` (waiting to be flushed, in the flush list) or
 //! `Flushing` (its flash write is in flight; still read from DRAM). A host
 //! write of a flushing page makes it dirty again once its flush ends, so
-//! the newer data is flushed too and never lost.
+//! the newer data is flushed too and never lost. A page evicted to make
+//! room (`evict`) gives up its slot at once though it stays readable until
+//! its flush ends (SSDSim's `insert2buffer`, MQSim's `Evict_one_slot_lru`).
 
 use super::page_list::PageList;
 use crate::config::FlushPolicy;
@@ -16,8 +18,18 @@ use std::collections::HashMap;
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum State {
     Dirty,
-    Flushing { rewritten: bool },
+    /// In flight; `released`: evicted, holding no slot (never with
+    /// `rewritten`: new data takes a slot again).
+    Flushing {
+        rewritten: bool,
+        released: bool,
+    },
 }
+
+/// A flush in flight that holds its slot, not rewritten.
+const FLUSHING: State = State::Flushing { rewritten: false, released: false };
+/// A flush in flight rewritten meanwhile: it holds a slot for the new data.
+const REWRITTEN: State = State::Flushing { rewritten: true, released: false };
 
 pub struct WriteBuffer {
     cap: u32,
@@ -29,11 +41,8 @@ pub struct WriteBuffer {
     /// page (not 32) keeps that answer in cache.
     present: Chunked<u64>,
     flushing: u32,
-    /// SSDSim's eviction (`BufferAdmission::Evict`): a page evicted to make
-    /// room gives up its slot at once, though it stays readable until its
-    /// flush ends; `released` counts those (every flushing page not
-    /// rewritten meanwhile). Always 0 otherwise.
-    frees_on_evict: bool,
+    /// Evicted pages in flight, holding no slot (`State::Flushing {
+    /// released: true }`).
     released: u32,
     /// SSDSim's sector-granular buffer (`write_buffer.granularity =
     /// "sector"`); None: whole pages.
@@ -63,7 +72,6 @@ impl WriteBuffer {
             pages: PageList::new(logical_pages),
             present: Chunked::new((logical_pages as u64).div_ceil(64), 0),
             flushing: 0,
-            frees_on_evict: false,
             released: 0,
             sectors: None,
         }
@@ -98,7 +106,7 @@ impl WriteBuffer {
         let state = slot.map(|s| self.pages.tag(s));
         // a page whose node SSDSim deleted (never buffered, or evicted and
         // still in flight) starts a new node; any other adds to its own
-        let fresh = matches!(state, None | Some(State::Flushing { rewritten: false }));
+        let fresh = matches!(state, None | Some(State::Flushing { released: true, .. }));
         // the node moves to the LRU head first, so a full buffer evicts
         // the node before it when it is the tail (insert2buffer's swap)
         if let (Some(s), Some(State::Dirty)) = (slot, state) {
@@ -125,16 +133,11 @@ impl WriteBuffer {
                 }
                 self.pages.set_token(s, token);
                 if let Some(State::Flushing { .. }) = state {
-                    self.pages.set_tag(s, State::Flushing { rewritten: true });
+                    self.pages.set_tag(s, REWRITTEN);
                 }
             }
         }
         Some(!fresh)
-    }
-
-    /// Evicted pages free their slots at once (SSDSim's `insert2buffer`).
-    pub fn free_slots_on_evict(&mut self) {
-        self.frees_on_evict = true;
     }
 
     /// Pages that hold a slot (all buffered pages but evicted ones).
@@ -200,19 +203,19 @@ impl WriteBuffer {
     /// needs a free slot (None when the buffer is full).
     pub fn write(&mut self, lpn: Lpn, token: Token) -> Option<bool> {
         if let Some(s) = self.slot(lpn) {
-            if self.frees_on_evict && self.pages.tag(s) == (State::Flushing { rewritten: false }) {
-                // evicted: SSDSim's node is gone, new data takes a new slot
+            if let State::Flushing { released: true, .. } = self.pages.tag(s) {
+                // evicted: the peer's slot is gone, new data takes a new one
                 if self.held() >= self.cap {
                     return None;
                 }
                 self.released -= 1;
                 self.pages.set_token(s, token);
-                self.pages.set_tag(s, State::Flushing { rewritten: true });
+                self.pages.set_tag(s, REWRITTEN);
                 return Some(false);
             }
             self.pages.set_token(s, token);
             match self.pages.tag(s) {
-                State::Flushing { .. } => self.pages.set_tag(s, State::Flushing { rewritten: true }),
+                State::Flushing { .. } => self.pages.set_tag(s, REWRITTEN),
                 State::Dirty if self.policy == FlushPolicy::Lru => self.pages.move_to_back(s),
                 State::Dirty => {}
             }
@@ -256,14 +259,12 @@ impl WriteBuffer {
         true
     }
 
-    pub fn capacity(&self) -> u32 {
-        self.cap
-    }
-
-    /// Evict the next page to flush to make room (`free_slots_on_evict`):
-    /// in flight, its slot free at once. None if no page waits to be flushed.
+    /// Evict the next page to flush to make room: in flight, its slot free
+    /// at once. None if no page waits to be flushed.
     pub fn evict(&mut self) -> Option<Lpn> {
         let (lpn, _) = self.take_victim()?;
+        let s = self.slot(lpn).expect("a page just taken");
+        self.pages.set_tag(s, State::Flushing { rewritten: false, released: true });
         self.released += 1;
         if let Some(x) = self.sectors.as_mut() {
             // its node's sectors are free now and are what it writes back
@@ -284,7 +285,7 @@ impl WriteBuffer {
     /// Dirty slot `s` leaves the flush list: its flush is in flight.
     fn start_flush(&mut self, s: u32) {
         self.pages.unlink(s);
-        self.pages.set_tag(s, State::Flushing { rewritten: false });
+        self.pages.set_tag(s, FLUSHING);
         self.flushing += 1;
     }
 
@@ -292,9 +293,9 @@ impl WriteBuffer {
     /// wrote it meanwhile, queue it to be flushed again.
     pub fn flushed(&mut self, lpn: Lpn) {
         let Some(s) = self.slot(lpn) else { return };
-        let State::Flushing { rewritten } = self.pages.tag(s) else { return };
+        let State::Flushing { rewritten, released } = self.pages.tag(s) else { return };
         self.flushing -= 1;
-        if self.frees_on_evict && !rewritten {
+        if released {
             self.released -= 1;
         }
         if let Some(x) = self.sectors.as_mut() {
@@ -375,7 +376,6 @@ mod tests {
     #[test]
     fn an_evicted_page_gives_up_its_slot_at_once_and_takes_one_again_if_rewritten() {
         let mut b = WriteBuffer::new(2, FlushPolicy::Lru, 16);
-        b.free_slots_on_evict();
         b.write(1, 1);
         b.write(2, 2);
         assert_eq!(b.write(3, 3), None, "full");
@@ -401,7 +401,6 @@ mod tests {
         }
         assert_eq!(pages.write(64, 1), None, "full at 64 pages");
         let mut b = WriteBuffer::new(64, FlushPolicy::Lru, 256);
-        b.free_slots_on_evict();
         b.count_sectors(256);
         for l in 0..128 {
             assert_eq!(b.write_sectors(l, 1, 0b0011), Some(false), "page {l}");

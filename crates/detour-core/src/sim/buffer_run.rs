@@ -40,8 +40,21 @@ struct Destage {
     seen: Chunked<u32>,
     window: u32,
     next_reset: Time,
-    /// Cold pages of the admission under way, to write back.
+    /// Cold pages of the admission under way, to write back, then the
+    /// pages it evicted.
     cold: Vec<Lpn>,
+    evicted: Vec<Lpn>,
+    /// The sectors each cache slot holds (MQSim's `State_bitmap_of_
+    /// existing_sectors`, bit k: sector k of the page): a new slot takes
+    /// its write's, a write to a slot adds its own (`Update_data`); the
+    /// slot goes when its write-back ends (`Remove_slot`) or it is evicted.
+    slots: HashMap<Lpn, u32>,
+    /// Sectors the admission under way evicted: one DRAM read of them all
+    /// (`MEMORY_READ_FOR_CACHE_EVICTION_FINISHED`), which the evictions'
+    /// write-backs wait for, and the write's own DRAM access queues behind.
+    evicted_sectors: u64,
+    /// Evicted page -> when its DRAM read ends, until its flush is planned.
+    read_end: HashMap<Lpn, Time>,
 }
 
 /// MQSim's `SECTOR_SIZE_IN_BYTE` (SSD_Defs.h).
@@ -81,6 +94,10 @@ impl Destage {
             window: 0,
             next_reset: 0,
             cold: Vec::new(),
+            evicted: Vec::new(),
+            slots: HashMap::new(),
+            evicted_sectors: 0,
+            read_end: HashMap::new(),
         }
     }
 
@@ -103,6 +120,24 @@ impl Destage {
         if let Some(lack) = self.short_by.remove(&lpn) {
             self.short -= lack;
         }
+    }
+
+    /// Sectors `mask` of page `lpn` are written to its cache slot.
+    fn slot_written(&mut self, lpn: Lpn, mask: u32) {
+        *self.slots.entry(lpn).or_default() |= mask;
+    }
+
+    /// Page `lpn` is evicted (`Evict_one_slot_lru`): its slot's sectors go
+    /// to the flash, and only those (the write-back transaction's size).
+    fn evicted(&mut self, lpn: Lpn) {
+        let mask = self.slots.remove(&lpn).unwrap_or(0);
+        let sectors = match mask.count_ones() as u64 {
+            0 => self.sectors_per_page,
+            n => n,
+        };
+        self.written_back(lpn, sectors);
+        self.evicted_sectors += sectors;
+        self.evicted.push(lpn);
     }
 
     /// A page of a write enters: whether it is cold (not written in this
@@ -175,9 +210,6 @@ impl BufferRun {
         (cap > 0).then(|| {
             let evict = cfg.admission == BufferAdmission::Evict;
             let mut buf = WriteBuffer::new(cap, cfg.policy, logical_pages);
-            if evict {
-                buf.free_slots_on_evict();
-            }
             let sectors = cfg.sector_granular();
             if sectors {
                 buf.count_sectors(cfg.capacity_sectors(page_size).min(u32::MAX as u64) as u32);
@@ -239,8 +271,12 @@ impl BufferRun {
     pub(super) fn fill(&mut self, io: &HostIo, from: u32, now: Time, mut entered: impl FnMut(Lpn, Token)) -> u32 {
         self.advance(now);
         let mut i = from;
+        // MQSim checks the back-pressure depth once per page, before it
+        // evicts for it: a page that evicted goes in regardless
+        let mut evicted = false;
         while i < io.pages {
-            if self.destage.as_ref().is_some_and(|d| d.depth(self.buf.flushing()) >= d.max_sectors) {
+            let checked = !std::mem::take(&mut evicted);
+            if checked && self.destage.as_ref().is_some_and(|d| d.depth(self.buf.flushing()) >= d.max_sectors) {
                 break;
             }
             let token = Simulation::write_token(io, i);
@@ -257,9 +293,19 @@ impl BufferRun {
                         continue;
                     }
                 }
+                // MQSim too (`write_to_destage_buffer`): the slot is free at
+                // once and the write goes on; only the slot's sectors go back
+                if let Some(d) = self.destage.as_mut() {
+                    if let Some(victim) = self.buf.evict() {
+                        d.evicted(victim);
+                        evicted = true;
+                        continue;
+                    }
+                }
                 break;
             };
             if let Some(d) = self.destage.as_mut() {
+                d.slot_written(io.lpn + i, sector_mask(io, i, self.page_size));
                 // a cold page goes to the flash now ("Eagerly write back cold data")
                 if d.cold(io.lpn + i) && self.buf.take(io.lpn + i) {
                     d.cold.push(io.lpn + i);
@@ -273,9 +319,26 @@ impl BufferRun {
         }
         self.s.occupancy_max = self.s.occupancy_max.max(self.buf.used() as u64);
         if let Some(d) = self.destage.as_mut() {
+            if d.evicted_sectors > 0 {
+                // one DRAM read of every slot it evicted, ahead of its own write
+                let bytes = std::mem::take(&mut d.evicted_sectors) * SECTOR as u64;
+                if let Some(c) = self.dram.as_ref() {
+                    self.dram_busy = self.dram_busy.max(now) + c.access_ns(bytes);
+                    d.read_end.extend(d.evicted.iter().map(|&l| (l, self.dram_busy)));
+                }
+                d.cold.append(&mut d.evicted);
+            }
             d.end_admission(now);
         }
         i
+    }
+
+    /// When the DRAM read of evicted page `lpn` ends (destage, timed DRAM):
+    /// its write-back waits for it (MQSim dispatches it on
+    /// `MEMORY_READ_FOR_CACHE_EVICTION_FINISHED`). Asked once, as it is
+    /// planned.
+    pub(super) fn eviction_read_end(&mut self, lpn: Lpn) -> Option<Time> {
+        self.destage.as_mut()?.read_end.remove(&lpn)
     }
 
     /// The cold pages the last `fill` took out of order, to write back
@@ -382,26 +445,17 @@ impl BufferRun {
             // SSDSim writes back only the pages a write evicts (`fill`)
             return None;
         }
-        let run = match &self.destage {
-            // MQSim evicts (least recently used first) only to make room
-            // for a write that finds the cache full, one page at a time
-            Some(d) => {
-                let full = self.buf.used() >= self.buf.capacity();
-                if !(full && !self.waiting.is_empty() && d.depth(self.buf.flushing()) < d.max_sectors) {
-                    return None;
-                }
-                1
-            }
-            None => {
-                let keep = if self.draining { 0 } else { self.keep };
-                let need = self.waiting.front().map_or(0, |w| w.pages - w.from);
-                if self.buf.dirty() <= keep && self.buf.flushing() >= need {
-                    return None;
-                }
-                FLUSH_RUN
-            }
-        };
-        self.buf.take_run(run)
+        if self.destage.is_some() {
+            // MQSim writes back cold pages as they enter and evicts a slot
+            // for each write that finds the cache full (`fill`), nothing else
+            return None;
+        }
+        let keep = if self.draining { 0 } else { self.keep };
+        let need = self.waiting.front().map_or(0, |w| w.pages - w.from);
+        if self.buf.dirty() <= keep && self.buf.flushing() >= need {
+            return None;
+        }
+        self.buf.take_run(FLUSH_RUN)
     }
 
     /// The data the buffer holds for in-flight pages `lpns`, into `out`.
@@ -439,6 +493,10 @@ impl BufferRun {
             self.buf.flushed(lpn);
             if let Some(d) = self.destage.as_mut() {
                 d.ended(lpn);
+                if !self.buf.contains(lpn) {
+                    // `Remove_slot`: the write-back ended, not rewritten since
+                    d.slots.remove(&lpn);
+                }
             }
         }
     }

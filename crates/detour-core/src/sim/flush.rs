@@ -12,8 +12,11 @@
 //! Under `write_buffer.admission = "destage"` (MQSim's rule, `Destage`
 //! in buffer_run.rs) a page first written in the current second is written back as
 //! it enters, the others stay until the buffer is full, pages enter only
-//! while fewer write-backs are in flight than the device has planes, and
-//! nothing is flushed at the end (MQSim has no such flush).
+//! while fewer write-backs are in flight than the device has planes, a
+//! page that finds the buffer full evicts the least recently used one at
+//! once (its slot free before the flush ends; the flush moves the sectors
+//! written to it, after their DRAM read), and nothing is flushed at the
+//! end (MQSim has no such flush).
 //!
 //! Under `write_buffer.admission = "evict"` (SSDSim's `insert2buffer`,
 //! `Evict` in buffer_run.rs) a write that finds the buffer full evicts the
@@ -204,6 +207,10 @@ impl Simulation {
             for op in plan.ops.iter_mut() {
                 op.class = Class::Background;
             }
+        }
+        if let Some(end) = self.wbuf.as_mut().and_then(|b| b.eviction_read_end(lpn)).filter(|_| from == 0) {
+            // an evicted page's data is read from DRAM first (destage)
+            plan.delay_ns = plan.delay_ns.max(end.saturating_sub(self.q.now()));
         }
         self.launch_planned(t, plan, from == 0, from, stalled, None)
     }
