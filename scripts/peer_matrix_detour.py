@@ -49,9 +49,13 @@ def peer_keys(peer: str) -> list[str]:
     SSDSim's main runs pre_process_page before every run (issue 46, h39;
     before it, Detour placed a read's unwritten page at the read); MQSim's
     GC trigger in whole blocks, floor(GC_Exec_Threshold x blocks) = 25 of
-    512 where Detour's share rounds up to 26 (issue 46, h39r50)."""
+    512 where Detour's share rounds up to 26 (issue 46, h39r50). For
+    SSDSim also what the importer maps from the matched file: static
+    allocation, two-plane programs and `greed MPW command = 1` make
+    make_level_page's plane pairing (issue 46, h40pair; before it, any free
+    plane paired)."""
     if peer == "ssdsim":
-        return ["ftl.precondition.place_reads=before_run"]
+        return ["ftl.precondition.place_reads=before_run", "scheduler.plane_pairing=level"]
     from detour.importers.mqsim import gc_threshold_share
 
     xml = (pm.CONFIGS / "mqsim-ssdconfig.xml").read_text()
