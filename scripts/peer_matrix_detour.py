@@ -51,11 +51,16 @@ def peer_keys(peer: str) -> list[str]:
     get_ppn checks its GC trigger in pages after every host page write
     (h40sgc; before it, whole free blocks when a block opened); MQSim's
     GC trigger in whole blocks, floor(GC_Exec_Threshold x blocks) = 25 of
-    512 where Detour's share rounds up to 26 (issue 46, h39r50)."""
+    512 where Detour's share rounds up to 26 (issue 46, h39r50). For
+    SSDSim also what the importer maps from the matched file: static
+    allocation, two-plane programs and `greed MPW command = 1` make
+    make_level_page's plane pairing (issue 46, h40pair; before it, any free
+    plane paired)."""
     if peer == "ssdsim":
         # and GC triggered per page write on the plane's unwritten pages,
         # as get_ppn (pagemap.c) does (issue 46, h40sgc)
-        return ["ftl.precondition.place_reads=before_run", "ftl.gc_trigger=free_pages"]
+        return ["ftl.precondition.place_reads=before_run", "ftl.gc_trigger=free_pages",
+                "scheduler.plane_pairing=level"]
     from detour.importers.mqsim import gc_threshold_share
 
     xml = (pm.CONFIGS / "mqsim-ssdconfig.xml").read_text()

@@ -41,6 +41,7 @@ VARIANTS = [
     ("ssdsim, no multi-plane", "ssdsim", ["scheduler.multiplane=false"]),
     ("ssdsim, per-die batches", "ssdsim", ["scheduler.chip_program_batches=false"]),
     ("ssdsim, channel first come first served", "ssdsim", ["scheduler.channel_order=fcfs"]),
+    ("ssdsim + SSDSim's plane pairing (plane_pairing = level)", "ssdsim", ["scheduler.plane_pairing=level"]),
     ("disksim", "disksim", []),
 ]
 

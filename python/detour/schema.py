@@ -149,6 +149,7 @@ SECTIONS: tuple[Section, ...] = (
         F('write_amplification', 'float', '(`programs_host` + `programs_gc` + `programs_aux` + `mapping.translation_writes`) / `pages.host_written`; 0 if nothing was written. Neither preconditioning nor pages placed on first read count, so a run without GC has 1.0'),
         F(('erase_count_min', 'erase_count_mean', 'erase_count_max'), 'float', 'erase count per block at the end of the run: smallest, mean, largest over every block of the device (wear spread)'),
         F('wl_migrations', 'int', 'only with `ftl.wear_leveling = "static"` or `"mqsim"` (absent otherwise): blocks static wear levelling collected, each the least-erased full block of a plane whose erase-count spread (under `"mqsim"`, MQSim\'s difference of block numbers) exceeded `ftl.wear_threshold` after an erase; their live pages are moved like GC\'s and counted in `moves` and `programs_gc`, not in `runs`'),
+        F('pages_skipped', 'int', 'only with `scheduler.plane_pairing = "level"` (absent otherwise): pages wasted pulling a plane level for a multi-plane program, as SSDSim\'s make_same_level (its `waste page count`)'),
     )),
     # `collisions`
     Section('collisions', kinds=(), fields=(
@@ -248,7 +249,7 @@ OPTIONAL: tuple[str, ...] = ("write_buffer", "mapping", "collisions", "periods",
 # Sections that are a list of records (one per flow), not one record.
 LISTS = ("flows",)
 # Fields of a section written only when a setting asks for them (read as None when absent).
-OPTIONAL_FIELDS = {"gc": ("wl_migrations",), "nand": ("fit", "life_remaining")}
+OPTIONAL_FIELDS = {"gc": ("wl_migrations", "pages_skipped"), "nand": ("fit", "life_remaining")}
 _TYPE_WORDS = {"str": "string", "list[int]": "list of int", "dict": "object", "str | None": "string or null", "int | None": "int or null",
                "float | None": "float or null"}
 _CLASS_NAMES = {"": "Summary", "latency_us": "Latency", "breakdown_us": "Breakdown", "throughput": "Throughput",

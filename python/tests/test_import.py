@@ -147,6 +147,8 @@ def test_ssdsim_shipped_parameters_import_and_run(tmp_path):
     # advanced command = 31, greed CB command = 0: untimed uninterrupt_gc,
     # and gc_direct_erase's INTERLEAVE_TWO_PLANE erases chip-wide
     assert cfg["ftl"]["gc_timing"] == "stale_erases_only" and cfg["scheduler"]["chip_erase_batches"] is True
+    # dynamic allocation: SSDSim's plane pairing (static branch) is not taken
+    assert cfg["scheduler"]["plane_pairing"] == "any"
     keys = {m.group(1).rstrip() for line in SSDSIM.read_bytes().decode("latin-1").splitlines()
             if (m := re.match(r"^([^# ][^=]*)=", line))}
     named = {e.key for e in imp.entries}
@@ -167,6 +169,10 @@ def test_ssdsim_static_allocation_modes_become_orders(tmp_path):
     p.write_bytes(text.encode("latin-1"))
     cfg = _resolved(import_ssdsim(p), tmp_path)
     assert cfg["ftl"]["allocation"] == "static" and cfg["ftl"]["order"] == "WDPC"  # chip fastest (pagemap.c mode 0)
+    # two-plane programs, greed MPW command = 1: make_level_page's static branch
+    assert cfg["scheduler"]["plane_pairing"] == "level"
+    p.write_bytes(text.replace("greed MPW command=1;", "greed MPW command=0;").encode("latin-1"))
+    assert _resolved(import_ssdsim(p), tmp_path)["scheduler"]["plane_pairing"] == "any"
 
 
 def test_errors_name_the_file_and_the_key_or_line(tmp_path):

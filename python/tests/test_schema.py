@@ -18,7 +18,7 @@ ROOT = Path(__file__).resolve().parents[2]
 @pytest.fixture(scope="module")
 def full():
     """A run with every optional section and field: write buffer, cached mapping table, collision
-    accounting, the probe, wear levelling, the read cache and (ignored) discards on."""
+    accounting, the probe, wear levelling, the read cache, SSDSim's plane pairing and (ignored) discards on."""
     return detour.run("small", profile="bench-like",
                       profile_overrides={"requests": 800, "footprint_bytes": 2**28, "arrival.rate_per_s": 4000,
                                          "discard_ratio": 0.1},
@@ -26,7 +26,8 @@ def full():
                                  "read_cache.mode": "shared", "trim.discards": "ignore",
                                  "probes.interval_us": 50, "ftl.wear_leveling": "static",
                                  "ftl.mapping": "cmt", "ftl.cmt_size_kib": 64,
-                                 "nand.error_model": "power_law", "nand.pe_limit": 10000})
+                                 "nand.error_model": "power_law", "nand.pe_limit": 10000,
+                                 "scheduler.plane_pairing": "level"})
 
 
 @pytest.fixture(scope="module")
@@ -56,6 +57,7 @@ def test_the_core_writes_exactly_the_schema_fields(full, plain):
     assert all(f not in plain.summary[k] for k, fields in schema.OPTIONAL_FIELDS.items() for f in fields if k in plain.summary)
     assert "nand" not in plain.summary and full.summary.nand.pe_limit == 10000
     assert plain.summary.gc.wl_migrations is None and full.summary.gc.wl_migrations is not None
+    assert plain.summary.gc.pages_skipped is None and full.summary.gc.pages_skipped is not None
     assert "mapping" not in plain.summary and full.summary.mapping.lookups > 0
 
 

@@ -42,7 +42,6 @@ _NOT_MODELLED = {
     "gc": "Detour's GC is greedy per plane below ftl.gc_threshold",
     "advanced command priority": "Detour batches the planes of one die; interleaving across dies is the dies working in parallel",
     "advanced command priority2": "as above",
-    "greed MPW command": "Detour always batches ready programs of one die's planes (scheduler.multiplane)",
 }
 _NOT_MODELLED = spelled_out(_NOT_MODELLED)
 _DRAM_ENERGY = ("dram active current", "dram standby current", "dram refresh current", "dram voltage")
@@ -234,6 +233,7 @@ def _commands(r: _Reader) -> None:
                   "erases a wholly stale block on every die of the chip under one tBERS")
     elif bits & AD_INTERLEAVE:
         r.imp.skip("advanced command (interleave, bit 8)", str(bits), "Detour batches the planes of one die, not the dies of a chip")
+    _pairing(r, bits)
     aged = r.num("aged", int, 0)
     if aged == 1:
         ratio = r.num("aged ratio")
@@ -244,6 +244,24 @@ def _commands(r: _Reader) -> None:
     else:
         r.same("aged", "a fresh device, as Detour's default")
         r.same("aged ratio", "not used on a fresh device")
+
+
+def _pairing(r: _Reader, bits: int) -> None:
+    """Which planes' writes join a multi-plane program (issue 46, h40pair)."""
+    if not bits & AD_TWOPLANE:
+        r.skip("greed MPW command", "no two-plane programs (advanced command bit 4 off)")
+    elif r.num("allocation", int, 0) == 0:
+        r.skip("greed MPW command", "dynamic allocation: SSDSim chooses a write's plane when its command is issued "
+               "(make_level_page's dynamic branch tries the die's planes), Detour when the write is planned")
+    elif r.num("greed MPW command", int, 0) == 1:
+        r.set("greed MPW command", "level", "scheduler.plane_pairing",
+              "static branch of get_ppn_for_advanced_commands (flash.c): per die the lowest plane's write takes its "
+              "plane's write point; another plane's joins only if make_level_page finds its active block of the same "
+              "number and its next page not past the first's; a plane behind is pulled level (make_same_level), "
+              "the pages it skips invalidated; a refused write stays queued")
+    else:
+        r.skip("greed MPW command", "without it make_level_page also refuses a plane behind; Detour models the greedy "
+               "rule only (scheduler.plane_pairing = \"level\")")
 
 
 def _energy(r: _Reader) -> None:

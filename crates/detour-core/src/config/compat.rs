@@ -116,6 +116,7 @@ impl Compat {
             s("scheduler.multiplane_reads", "true", "Detour's default"),
             s("scheduler.multiplane_same_page", "false", "Detour's default: any free plane joins a batch"),
             s("scheduler.chip_program_batches", "false", "Detour's default: a batch is one die's planes, each page transferred in turn"),
+            s("scheduler.plane_pairing", "\"any\"", "Detour's default: any free plane joins a program batch"),
             s("scheduler.suspension", "false", "Detour's default"),
             s(
                 "ftl.pending_reads_from_flash",

@@ -40,8 +40,8 @@ pub use ftl::{
     PreconditionSpan, WearLeveling,
 };
 pub use model::{
-    AddressMode, BufferAdmission, BufferGranularity, ChannelOrder, FlushClass, FlushPolicy, GcPriority, MultiplaneScan, ReadTransfer,
-    ServiceUnit, WriteAck, WriteBufferConfig, WriteTransfer,
+    AddressMode, BufferAdmission, BufferGranularity, ChannelOrder, FlushClass, FlushPolicy, GcPriority, MultiplaneScan, PlanePairing,
+    ReadTransfer, ServiceUnit, WriteAck, WriteBufferConfig, WriteTransfer,
 };
 pub use nand::{DriftFit, ErrorModel, NandConfig, RberFit};
 pub use order::AllocOrder;
@@ -180,6 +180,12 @@ pub struct SchedulerConfig {
     /// (SSDSim's INTERLEAVE_TWO_PLANE, `compute_serve_time`). Default false:
     /// a batch is one die's planes, each page transferred in turn.
     pub chip_program_batches: bool,
+    /// With `multiplane`: which host programs on a die's other planes may
+    /// join its first: `any` (default) or `level` (SSDSim's
+    /// `make_level_page`: same block number, not past the first's page; a
+    /// plane behind is pulled level, wasting the pages it skips), see
+    /// [`PlanePairing`].
+    pub plane_pairing: PlanePairing,
     /// With `multiplane`: an erase batch takes one queued erase per die and
     /// plane of the whole service unit, erased under one tBERS (SSDSim's
     /// INTERLEAVE_TWO_PLANE `erase_planes`, pagemap.c). Under `ftl.gc_timing
@@ -300,6 +306,7 @@ impl Default for SchedulerConfig {
             multiplane_same_page: false,
             chip_program_batches: false,
             chip_erase_batches: false,
+            plane_pairing: PlanePairing::Any,
             arbitration: arbitration::Arbitration::Fifo,
             wrr_weights: [4, 2, 1],
             read_transfer: ReadTransfer::Page,

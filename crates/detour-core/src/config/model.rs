@@ -94,6 +94,27 @@ pub enum WriteTransfer {
     Written,
 }
 
+/// Which waiting programs on other planes of a die may join a die's first
+/// program in a multi-plane batch (`scheduler.plane_pairing`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum PlanePairing {
+    /// Any free plane joins (Detour's default; MQSim's same-page rule is
+    /// `multiplane_same_page`).
+    #[default]
+    Any,
+    /// SSDSim's static branch of `get_ppn_for_advanced_commands` (flash.c):
+    /// per die, the waiting host write on the lowest plane takes its
+    /// plane's write point (`get_ppn`); another plane's write joins only if
+    /// `make_level_page` succeeds: its plane's write point is in the block
+    /// of the same number and not past the first's page. A plane behind is
+    /// pulled level by `make_same_level` (`greed MPW command = 1`), the
+    /// pages it skips wasted; a refused write stays queued. Write points
+    /// advance as writes are dispatched, as SSDSim assigns a page when its
+    /// command is issued.
+    Level,
+}
+
 /// How a channel chooses among the service units waiting for it
 /// (`scheduler.channel_order`).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]

@@ -99,6 +99,23 @@ impl Ftl {
         self.take_page(plane, stream, owner, PageState::Pending)
     }
 
+    /// Waste the next `n` pages of `plane`'s host write point, as SSDSim's
+    /// `make_same_level` (flash.c) invalidates the pages a plane skips to
+    /// be pulled level for a multi-plane program (`scheduler.plane_pairing
+    /// = "level"`). Stops early when the plane has no free page for the
+    /// host. Returns the pages wasted.
+    pub fn skip_pages(&mut self, plane: u32, n: u32) -> u32 {
+        let mut done = 0;
+        while done < n {
+            let Some(ppn) = self.take_page(plane, Stream::Host, Owner::NONE, PageState::Valid) else { break };
+            self.stats.programs_host -= 1;
+            self.invalidate(ppn);
+            done += 1;
+        }
+        self.stats.pages_skipped += done as u64;
+        done
+    }
+
     /// Allocate as [`alloc`](Self::alloc) does with the program landed at
     /// once: the page holds `token`, as after `alloc` and then
     /// `program_done`, without the pending and pinned steps between. For

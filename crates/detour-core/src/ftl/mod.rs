@@ -131,6 +131,8 @@ pub struct FtlStats {
     pub wl_migrations: u64,
     /// Translation pages written back (`ftl.mapping = "cmt"`).
     pub programs_map: u64,
+    /// Pages wasted to pull planes level (`scheduler.plane_pairing = "level"`).
+    pub pages_skipped: u64,
 }
 
 pub struct Ftl {

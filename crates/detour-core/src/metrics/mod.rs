@@ -121,6 +121,10 @@ pub struct GcSummary {
     /// Blocks static wear levelling migrated; absent when it is off.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub wl_migrations: Option<u64>,
+    /// Pages wasted pulling planes level for multi-plane programs
+    /// (SSDSim's `waste page count`); absent unless `scheduler.plane_pairing = "level"`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub pages_skipped: Option<u64>,
 }
 
 /// The run's summary: written as summary.json.
@@ -270,5 +274,6 @@ pub fn gc_parts(f: &FtlStats, wear_leveling: bool, host_written: u64, erase_spre
         erase_count_mean: erase_spread.1,
         erase_count_max: erase_spread.2,
         wl_migrations: wear_leveling.then_some(f.wl_migrations),
+        pages_skipped: None,
     };
 }

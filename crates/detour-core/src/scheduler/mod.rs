@@ -41,6 +41,7 @@
 pub mod arbiter;
 mod batch;
 mod channel;
+mod level;
 pub mod ops;
 mod policy;
 mod queue;
@@ -52,7 +53,7 @@ pub use ops::{flags, Class, FlashOp, OpSlab, NO_OP};
 pub use policy::{list as orders, Orders};
 pub use view::LoadView;
 
-use crate::config::{ChannelOrder, GcPriority, SchedulerConfig, ServiceUnit, WriteAck};
+use crate::config::{ChannelOrder, GcPriority, PlanePairing, SchedulerConfig, ServiceUnit, WriteAck};
 use crate::device::{ChannelState, DieState, Geometry, OpKind, Phase, Timing, MAX_PLANES};
 use crate::engine::{Event, EventQueue};
 use crate::types::Time;
@@ -138,6 +139,8 @@ pub struct Scheduler {
     /// "reads_first"` or `"data_outs_first"` (channel.rs); None: first
     /// come, first served.
     chan: Option<Box<channel::ChannelWait>>,
+    /// Planes' write points under `plane_pairing = "level"` (level.rs).
+    levels: Option<Box<level::Levels>>,
 }
 
 impl Scheduler {
@@ -181,6 +184,7 @@ impl Scheduler {
             flagged: Table::new(units, false),
             arbiter: (cfg.arbitration == Arbitration::NvmeWrr).then(|| Box::new(Arbiter::new(units, cfg.wrr_weights))),
             chan: (cfg.channel_order != ChannelOrder::Fcfs).then(|| Box::new(channel::ChannelWait::new(units, geo.buses() as usize))),
+            levels: (cfg.plane_pairing == PlanePairing::Level).then(|| Box::new(level::Levels::new(geo))),
         })
     }
 
@@ -278,7 +282,7 @@ impl Scheduler {
     /// `done` have something to do.
     #[inline]
     pub fn has_work(&self) -> bool {
-        !self.pending.is_empty() || !self.done.is_empty() || self.chan.as_ref().is_some_and(|w| w.has_due())
+        !self.pending.is_empty() || !self.done.is_empty() || self.chan.as_ref().is_some_and(|w| w.has_due()) || self.has_skipped()
     }
 
     /// Start every idle die that got work since the last kick, in the order
@@ -339,7 +343,9 @@ impl Scheduler {
         d.bus_ns = 0;
         d.array_ns = 0;
         let rule = self.batch[batch::index(kind)];
-        if rule.gather {
+        if kind == OpKind::Program && self.levels.is_some() {
+            self.gather_level(die, qi, prev, rule);
+        } else if rule.gather {
             self.gather_planes(die, qi, rule);
         }
         if let Some(a) = self.arbiter.as_mut() {

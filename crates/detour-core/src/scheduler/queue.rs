@@ -45,6 +45,22 @@ impl OpQueue {
         Some(id)
     }
 
+    /// Put `id` back after `prev` ([`NO_OP`]: first), where a batch took it
+    /// from before refusing it (`plane_pairing = "level"`).
+    #[inline]
+    pub fn link_after(&mut self, prev: u32, id: u32, ops: &mut OpSlab) {
+        let next = if prev == NO_OP { self.head } else { ops.get(prev).qnext };
+        ops.get_mut(id).qnext = next;
+        if prev == NO_OP {
+            self.head = id;
+        } else {
+            ops.get_mut(prev).qnext = id;
+        }
+        if next == NO_OP {
+            self.tail = id;
+        }
+    }
+
     /// Take `id` out of the queue; `prev` is the operation before it
     /// ([`NO_OP`] when `id` is first).
     #[inline]

@@ -334,6 +334,11 @@ impl Simulation {
             if !successors_first || self.sched.done.is_empty() {
                 self.sched.kick(&mut self.q);
             }
+            // Pages skipped to pull planes level (plane_pairing = "level")
+            // are wasted before anything is planned again.
+            for (plane, n) in self.sched.take_skipped() {
+                self.ftl.skip_pages(plane, n);
+            }
             if self.sched.done.is_empty() {
                 return Ok(());
             }

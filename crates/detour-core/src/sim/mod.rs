@@ -425,6 +425,9 @@ impl Simulation {
         let end = self.log.tally().shape.last_completion_ns;
         s.energy = metrics::energy::energy(&self.cfg.energy_costs(), self.sched.counts(), &busy, end, self.cfg.device.page_size);
         metrics::gc_parts(&self.ftl.stats, self.ftl.wear_leveling(), self.n.host_written, self.ftl.erase_spread(), &mut s);
+        if self.cfg.scheduler.plane_pairing == crate::config::PlanePairing::Level {
+            s.gc.pages_skipped = Some(self.ftl.stats.pages_skipped);
+        }
         s.pages = metrics::Pages {
             host_read: self.n.host_read,
             host_written: self.n.host_written,
