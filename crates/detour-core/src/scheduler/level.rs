@@ -97,14 +97,18 @@ impl Levels {
 
 impl Scheduler {
     /// Pages skipped to pull planes level since the last call, (plane,
-    /// pages), for the FTL to waste.
-    pub fn take_skipped(&mut self) -> Vec<(u32, u32)> {
-        self.levels.as_mut().map(|l| std::mem::take(&mut l.skipped)).unwrap_or_default()
+    /// pages), for the FTL to waste, swapped into `out` so that both
+    /// buffers keep their capacity.
+    pub fn take_skipped(&mut self, out: &mut Vec<(u32, u32)>) {
+        out.clear();
+        if let Some(l) = self.levels.as_mut() {
+            std::mem::swap(out, &mut l.skipped);
+        }
     }
 
     /// Whether `take_skipped` has something.
     #[inline]
-    pub(super) fn has_skipped(&self) -> bool {
+    pub fn has_skipped(&self) -> bool {
         self.levels.as_ref().is_some_and(|l| !l.skipped.is_empty())
     }
 
@@ -132,7 +136,7 @@ impl Scheduler {
         }
         let order = std::iter::once(lead).chain((0..rule.slots).filter(|&s| s != lead && keep[s]));
         let mut n = 0;
-        for s in order.collect::<Vec<_>>() {
+        for s in order {
             let (id, q) = cand[s];
             if id != head {
                 self.unlink_id(die, q, id);

@@ -336,8 +336,11 @@ impl Simulation {
             }
             // Pages skipped to pull planes level (plane_pairing = "level")
             // are wasted before anything is planned again.
-            for (plane, n) in self.sched.take_skipped() {
-                self.ftl.skip_pages(plane, n);
+            if self.sched.has_skipped() {
+                self.sched.take_skipped(&mut self.scratch.skipped);
+                for &(plane, n) in &self.scratch.skipped {
+                    self.ftl.skip_pages(plane, n);
+                }
             }
             if self.sched.done.is_empty() {
                 return Ok(());

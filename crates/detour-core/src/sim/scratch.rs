@@ -28,4 +28,6 @@ pub(super) struct Scratch {
     pub lookups: Vec<(u32, Access)>,
     /// The operations a die kick finished, swapped out of the scheduler.
     pub done: Vec<u32>,
+    /// Pages the scheduler skipped to pull planes level, (plane, pages).
+    pub skipped: Vec<(u32, u32)>,
 }
