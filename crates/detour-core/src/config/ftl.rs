@@ -41,8 +41,8 @@ pub struct FtlConfig {
     /// page's new data either way. Default false.
     pub pending_reads_from_flash: bool,
     /// Whether a host read of a page that another host read is reading
-    /// from the flash rides on it: `off` (default) or SSDSim's `queued`
-    /// (see `ReadMerge`).
+    /// from the flash is served with it: `off` (default) or SSDSim's
+    /// `queued` (see `ReadMerge`).
     pub read_merge: ReadMerge,
     /// Where the LPN -> PPN map lives: a name of ftl/mapping/'s registry
     /// ("dram": all of it, every lookup free, the default; "cmt": a cached

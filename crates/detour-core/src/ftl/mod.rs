@@ -178,8 +178,8 @@ pub struct Ftl {
     /// `ftl.pending_reads_from_flash`: read_mapped sends a read of a page
     /// still being programmed to the flash instead of the buffer.
     pub pending_reads_from_flash: bool,
-    /// `ftl.read_merge = "queued"`: host flash reads in flight per page,
-    /// which a later host read of the same page rides on (read_mapped).
+    /// `ftl.read_merge = "queued"`: host flash reads in flight per LPN,
+    /// which a later host read of the same SSDSim page rides on (read_mapped).
     pub queued_reads: Option<read_merge::QueuedReads>,
     pub stats: FtlStats,
     /// (plane, stream) pairs that refused a page since the simulator last

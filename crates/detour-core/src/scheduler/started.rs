@@ -12,7 +12,7 @@ use crate::types::{Lpn, Owner};
 impl Scheduler {
     /// Keep the LPNs of programs (host writes, flushes, GC moves: any
     /// with an owner) as they are dispatched, for `take_started`.
-    pub fn track_started_host_programs(&mut self) {
+    pub fn track_started_programs(&mut self) {
         self.started = Some(Vec::new());
     }
 

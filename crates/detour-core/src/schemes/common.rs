@@ -25,8 +25,8 @@ pub struct Ctx<'a> {
 impl Ctx<'_> {
     /// Plan a read of `lpn` from the shared page map: from the write buffer
     /// while its program is pending (unless `ftl.pending_reads_from_flash`),
-    /// otherwise (and unless a host read of the page is in flight under
-    /// `ftl.read_merge = "queued"`) a flash read at `class`.
+    /// otherwise a flash read at `class`, unless under `ftl.read_merge =
+    /// "queued"` a host read of the same page (SSDSim's) is in flight.
     // Inlined into each scheme's per-page loop: the call's register saves
     // cost more than the body (1% of the benchmark's instructions, with `remap_new`).
     #[inline(always)]

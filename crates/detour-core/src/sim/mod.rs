@@ -213,7 +213,7 @@ impl Simulation {
         }
         // SSDSim's read merge needs each program's issue (ftl/read_merge.rs).
         if cfg.ftl.read_merge == crate::config::ReadMerge::Queued {
-            sched.track_started_host_programs();
+            sched.track_started_programs();
         }
         let sched_unit_dies = sched.unit_dies();
         Ok(Simulation {
