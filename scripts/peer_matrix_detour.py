@@ -55,12 +55,18 @@ def peer_keys(peer: str) -> list[str]:
     SSDSim also what the importer maps from the matched file: static
     allocation, two-plane programs and `greed MPW command = 1` make
     make_level_page's plane pairing (issue 46, h40pair; before it, any free
-    plane paired)."""
+    plane paired). And creat_sub_request's read rules, whatever the file
+    says: a read of a page whose write waits goes to the flash, and a read
+    of a page another read is reading is done in 1 µs (issue 46, h41zipf;
+    before it, Detour served the first from the write's data and merged
+    nothing)."""
     if peer == "ssdsim":
         # and GC triggered per page write on the plane's unwritten pages,
         # as get_ppn (pagemap.c) does (issue 46, h40sgc)
+        # and creat_sub_request's reads: from the flash while a write of the
+        # page waits, merged with a read of the same page in flight (h41zipf)
         return ["ftl.precondition.place_reads=before_run", "ftl.gc_trigger=free_pages",
-                "scheduler.plane_pairing=level"]
+                "scheduler.plane_pairing=level", "ftl.pending_reads_from_flash=true", "ftl.read_merge=queued"]
     from detour.importers.mqsim import gc_threshold_share
 
     xml = (pm.CONFIGS / "mqsim-ssdconfig.xml").read_text()

@@ -143,6 +143,8 @@ def test_ssdsim_shipped_parameters_import_and_run(tmp_path):
     assert cfg["ftl"]["allocation"] == "dynamic" and cfg["write_buffer"]["pages"] == 131074 // 2048
     assert cfg["host"]["write_ack"] == "buffer" and cfg["scheduler"]["multiplane_reads"] is False
     assert cfg["ftl"]["precondition"]["place_reads"] == "before_run"  # pre_process_page, always
+    # creat_sub_request, always: reads of a queued write's page go to the flash, same-page reads merge
+    assert cfg["ftl"]["pending_reads_from_flash"] is True and cfg["ftl"]["read_merge"] == "queued"
     assert cfg["ftl"]["gc_trigger"] == "free_pages"  # get_ppn's free_page check, always
     # advanced command = 31, greed CB command = 0: untimed uninterrupt_gc,
     # and gc_direct_erase's INTERLEAVE_TWO_PLANE erases chip-wide

@@ -111,6 +111,12 @@ def read(parameters: "os.PathLike[str] | str") -> Imported:
     imp.set("(SSDSim's pre_process_page)", "before_run", "ftl.precondition.place_reads", "always",
             "main (ssd.c) runs pre_process_page (pagemap.c) after make_aged, whatever the file says: it reads the trace "
             "once and places every page a read covers whose map entry is empty, before the run")
+    imp.set("(SSDSim's creat_sub_request)", True, "ftl.pending_reads_from_flash", "always",
+            "a read sub-request reads the page its LPN's map entry names (creat_sub_request, flash.c): SSDSim never serves "
+            "a read from a write still queued, and a statically allocated write moves the entry only when issued (get_ppn)")
+    imp.set("(SSDSim's creat_sub_request)", "queued", "ftl.read_merge", "always",
+            "creat_sub_request (flash.c) ends a read after 1000 ns, without the flash, when a read of the same physical "
+            "page is still in the channel's read list (subs_r, until it completes)")
     for key, dotted in _GEOMETRY.items():
         r.set(key, r.num(key, int), dotted, "bytes of user data per page" if key == "page capacity" else "")
     r.set("overprovide", r.num("overprovide", float, 0.0), "device.overprovisioning",

@@ -40,6 +40,10 @@ pub struct FtlConfig {
     /// served from the write buffer. Timing only: the read returns the
     /// page's new data either way. Default false.
     pub pending_reads_from_flash: bool,
+    /// Whether a host read of a page that another host read is reading
+    /// from the flash is served with it: `off` (default) or SSDSim's
+    /// `queued` (see `ReadMerge`).
+    pub read_merge: ReadMerge,
     /// Where the LPN -> PPN map lives: a name of ftl/mapping/'s registry
     /// ("dram": all of it, every lookup free, the default; "cmt": a cached
     /// mapping table of `cmt_size_kib`, the rest in translation pages on
@@ -81,6 +85,29 @@ pub enum GcTrigger {
     /// pages, unrounded. GC's own copies (`get_ppn_for_gc`) and pages
     /// placed before the run (`get_ppn_for_pre_process`) do not check.
     FreePages,
+}
+
+/// A host read of a page already being read (`ftl.read_merge`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ReadMerge {
+    /// Every read goes to the flash (or the buffer). Detour's default.
+    #[default]
+    Off,
+    /// SSDSim's: `creat_sub_request` (flash.c) looks through the channel's
+    /// read list (`subs_r_head`) for a sub-request of the same physical
+    /// page; if there is one the new read is done after 1000 ns (its
+    /// `complete_time`) and never reaches the flash. A read stays in that
+    /// list from when it is created until it has completed (its data-out
+    /// done; `services_2_r_cmd_trans_and_complete` removes it). Its page
+    /// is the LPN's map entry, which a write moves only when it is issued
+    /// (`get_ppn`, pagemap.c). Here: a host read of an LPN with a host
+    /// flash read in flight queued since the LPN's last program was
+    /// dispatched is served as a buffer read (`ftl.buffer_read_ns`, 1000
+    /// ns by default); ftl/read_merge.rs. Only the page-mapped read path
+    /// the schemes share (`read_mapped`) merges. `detour import ssdsim`
+    /// sets it, with `pending_reads_from_flash = true`.
+    Queued,
 }
 
 /// The simulated time GC takes (`ftl.gc_timing`).
@@ -237,6 +264,7 @@ impl Default for FtlConfig {
             wear_threshold: 100,
             buffer_read_ns: 1_000,
             pending_reads_from_flash: false,
+            read_merge: ReadMerge::Off,
             mapping: "dram".into(),
             cmt_size_kib: 2048,
             cmt_granularity: CmtGranularity::Page,

@@ -37,7 +37,7 @@ pub use energy::{EnergyConfig, EnergyCosts};
 pub use flows::{FlowConfig, RwMode};
 pub use ftl::{
     Allocation, CmtGranularity, CmtWriteBack, FtlConfig, GcTiming, GcTrigger, PlaceReads, PreconditionConfig, PreconditionLayout,
-    PreconditionSpan, WearLeveling,
+    PreconditionSpan, ReadMerge, WearLeveling,
 };
 pub use model::{
     AddressMode, BufferAdmission, BufferGranularity, ChannelOrder, FlushClass, FlushPolicy, GcPriority, MultiplaneScan, PlanePairing,

@@ -40,6 +40,7 @@ mod gc;
 pub mod lru;
 pub mod mapping;
 mod prefetch;
+pub mod read_merge;
 pub mod steady;
 
 pub use alloc::{Stream, STREAMS};
@@ -177,6 +178,9 @@ pub struct Ftl {
     /// `ftl.pending_reads_from_flash`: read_mapped sends a read of a page
     /// still being programmed to the flash instead of the buffer.
     pub pending_reads_from_flash: bool,
+    /// `ftl.read_merge = "queued"`: host flash reads in flight per LPN,
+    /// which a later host read of the same SSDSim page rides on (read_mapped).
+    pub queued_reads: Option<read_merge::QueuedReads>,
     pub stats: FtlStats,
     /// (plane, stream) pairs that refused a page since the simulator last
     /// cleared them: one bit per plane, `refused_words` words per stream.
@@ -251,6 +255,7 @@ impl Ftl {
             gc_trigger: cfg.gc_trigger,
             gc_free_pages: cfg.gc_threshold * bpp as f64 * geo.pages_per_block as f64,
             pending_reads_from_flash: cfg.pending_reads_from_flash,
+            queued_reads: (cfg.read_merge == crate::config::ReadMerge::Queued).then(read_merge::QueuedReads::default),
             wear_threshold: (cfg.wear_leveling != crate::config::WearLeveling::Off).then_some(cfg.wear_threshold),
             wear_mqsim: cfg.wear_leveling == crate::config::WearLeveling::Mqsim,
             map: Chunked::new_random(geo.logical_pages as u64, NO_PAGE),

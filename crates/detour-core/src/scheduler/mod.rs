@@ -45,6 +45,7 @@ mod level;
 pub mod ops;
 mod policy;
 mod queue;
+mod started;
 mod suspend;
 mod transfer;
 mod view;
@@ -141,6 +142,8 @@ pub struct Scheduler {
     chan: Option<Box<channel::ChannelWait>>,
     /// Planes' write points under `plane_pairing = "level"` (level.rs).
     levels: Option<Box<level::Levels>>,
+    /// LPNs of programs dispatched, for SSDSim's read merge (started.rs).
+    started: Option<Vec<u32>>,
 }
 
 impl Scheduler {
@@ -185,6 +188,7 @@ impl Scheduler {
             arbiter: (cfg.arbitration == Arbitration::NvmeWrr).then(|| Box::new(Arbiter::new(units, cfg.wrr_weights))),
             chan: (cfg.channel_order != ChannelOrder::Fcfs).then(|| Box::new(channel::ChannelWait::new(units, geo.buses() as usize))),
             levels: (cfg.plane_pairing == PlanePairing::Level).then(|| Box::new(level::Levels::new(geo))),
+            started: None,
         })
     }
 
@@ -282,7 +286,11 @@ impl Scheduler {
     /// `done` have something to do.
     #[inline]
     pub fn has_work(&self) -> bool {
-        !self.pending.is_empty() || !self.done.is_empty() || self.chan.as_ref().is_some_and(|w| w.has_due()) || self.has_skipped()
+        !self.pending.is_empty()
+            || !self.done.is_empty()
+            || self.chan.as_ref().is_some_and(|w| w.has_due())
+            || self.has_skipped()
+            || self.has_started()
     }
 
     /// Start every idle die that got work since the last kick, in the order
@@ -347,6 +355,9 @@ impl Scheduler {
             self.gather_level(die, qi, prev, rule);
         } else if rule.gather {
             self.gather_planes(die, qi, rule);
+        }
+        if kind == OpKind::Program && self.started.is_some() {
+            self.note_started(die);
         }
         if let Some(a) = self.arbiter.as_mut() {
             let d = self.dies.at(die);

@@ -25,7 +25,8 @@ pub struct Ctx<'a> {
 impl Ctx<'_> {
     /// Plan a read of `lpn` from the shared page map: from the write buffer
     /// while its program is pending (unless `ftl.pending_reads_from_flash`),
-    /// otherwise a flash read at `class`.
+    /// otherwise a flash read at `class`, unless under `ftl.read_merge =
+    /// "queued"` a host read of the same page (SSDSim's) is in flight.
     // Inlined into each scheme's per-page loop: the call's register saves
     // cost more than the body (1% of the benchmark's instructions, with `remap_new`).
     #[inline(always)]
@@ -33,6 +34,12 @@ impl Ctx<'_> {
         let ppn = self.ftl.map.get(lpn);
         debug_assert_ne!(ppn, NO_PAGE, "read of unplaced LPN {lpn}");
         if !self.ftl.pending_reads_from_flash && !self.ftl.is_programmed_live(ppn) {
+            plan.buffered += 1;
+            return;
+        }
+        // SSDSim's read merge: a host read already reading this page
+        // serves this one too (ftl/read_merge.rs).
+        if self.ftl.queued_reads.as_ref().is_some_and(|q| q.joins(lpn)) {
             plan.buffered += 1;
             return;
         }

@@ -156,7 +156,11 @@ impl Simulation {
             early_ns: 0,
             failed: false,
         };
-        self.sched.ops.insert(op)
+        let id = self.sched.ops.insert(op);
+        if let (Some(q), OpKind::Read, Class::HostRead) = (self.ftl.queued_reads.as_mut(), p.kind, p.class) {
+            q.queued(id, lpn);
+        }
+        id
     }
 
     /// The bytes a read of page `lpn` for transaction `t` moves under
@@ -342,6 +346,14 @@ impl Simulation {
                     self.ftl.skip_pages(plane, n);
                 }
             }
+            // Programs issued: SSDSim's reads of their LPNs read the new
+            // pages from now on (read_merge = "queued").
+            if self.sched.has_started() {
+                self.sched.take_started(&mut self.scratch.started);
+                if let Some(q) = self.ftl.queued_reads.as_mut() {
+                    self.scratch.started.iter().for_each(|&lpn| q.dispatched(lpn));
+                }
+            }
             if self.sched.done.is_empty() {
                 return Ok(());
             }
@@ -379,6 +391,9 @@ impl Simulation {
         match op.kind {
             OpKind::Read => {
                 op.token = if op.failed { 0 } else { self.ftl.token(op.ppn) };
+                if let Some(q) = self.ftl.queued_reads.as_mut() {
+                    q.done(id);
+                }
                 if self.ftl.unpin(op.ppn) {
                     self.issue_erase(self.geo.block_of(op.ppn))?;
                 }

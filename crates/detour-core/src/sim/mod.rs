@@ -211,6 +211,10 @@ impl Simulation {
         if wbuf.is_some() && cfg.write_buffer.admission == crate::config::BufferAdmission::Evict {
             sched.ack_programs_at_transfer();
         }
+        // SSDSim's read merge needs each program's issue (ftl/read_merge.rs).
+        if cfg.ftl.read_merge == crate::config::ReadMerge::Queued {
+            sched.track_started_programs();
+        }
         let sched_unit_dies = sched.unit_dies();
         Ok(Simulation {
             q: EventQueue::new(),

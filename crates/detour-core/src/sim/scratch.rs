@@ -30,4 +30,6 @@ pub(super) struct Scratch {
     pub done: Vec<u32>,
     /// Pages the scheduler skipped to pull planes level, (plane, pages).
     pub skipped: Vec<(u32, u32)>,
+    /// LPNs of programs the scheduler dispatched (`ftl.read_merge`).
+    pub started: Vec<u32>,
 }
