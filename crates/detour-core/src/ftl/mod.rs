@@ -375,6 +375,17 @@ impl Ftl {
         }
     }
 
+    /// A program of `token` into `ppn` is issued. A read that reaches the
+    /// page before the program ends (`ftl.pending_reads_from_flash`, a
+    /// timing rule) returns the page's new data, as that setting promises,
+    /// not what an unwritten page holds: verify mode would count it wrong.
+    #[inline]
+    pub fn program_issued(&mut self, ppn: Ppn, token: Token) {
+        if let Some(t) = self.tokens.as_mut() {
+            t.set(ppn, token);
+        }
+    }
+
     /// A program finished: the page now holds `token` (unless it was
     /// invalidated while pending, in which case it stays invalid).
     /// Returns true if the block became ready to erase.

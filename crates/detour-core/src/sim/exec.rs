@@ -314,6 +314,10 @@ impl Simulation {
     /// Queue operation `id` (of a group reading `lpn`) on its die.
     #[inline]
     fn submit_op(&mut self, id: u32, lpn: Lpn) {
+        let op = self.sched.ops.get(id);
+        if op.kind == OpKind::Program {
+            self.ftl.program_issued(op.ppn, op.token);
+        }
         self.sched.submit(id, &mut self.q);
         if let Some(c) = self.coll.as_mut() {
             let op = self.sched.ops.get(id);
