@@ -144,6 +144,7 @@ def test_ssdsim_shipped_parameters_import_and_run(tmp_path):
     assert cfg["host"]["write_ack"] == "buffer" and cfg["scheduler"]["multiplane_reads"] is False
     assert cfg["ftl"]["precondition"]["place_reads"] == "before_run"  # pre_process_page, always
     assert cfg["ftl"]["gc_trigger"] == "free_pages"  # get_ppn's free_page check, always
+    assert cfg["ftl"]["gc_write_point"] == "host"  # get_ppn_for_gc's one active block, always
     # advanced command = 31, greed CB command = 0: untimed uninterrupt_gc,
     # and gc_direct_erase's INTERLEAVE_TWO_PLANE erases chip-wide
     assert cfg["ftl"]["gc_timing"] == "stale_erases_only" and cfg["scheduler"]["chip_erase_batches"] is True

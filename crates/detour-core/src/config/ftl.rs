@@ -61,7 +61,26 @@ pub struct FtlConfig {
     /// What a GC victim's moves and erase cost in simulated time: `timed`
     /// (default) or SSDSim's `stale_erases_only` (see `GcTiming`).
     pub gc_timing: GcTiming,
+    /// Which open block GC's copies go to: `own` (default, a block of
+    /// GC's) or SSDSim's `host` (see `GcWritePoint`).
+    pub gc_write_point: GcWritePoint,
     pub precondition: PreconditionConfig,
+}
+
+/// The open block a GC copy is written to (`ftl.gc_write_point`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum GcWritePoint {
+    /// GC keeps open blocks of its own, so moved (cold) pages stay out of
+    /// the host's blocks. Detour's default.
+    #[default]
+    Own,
+    /// SSDSim's: a plane has one active block, and `get_ppn_for_gc`
+    /// (pagemap.c, called by `move_page`) takes GC's page from it by
+    /// `find_active_block`, as `get_ppn` does for a host write; moved pages
+    /// land between the host's. GC keeps its reserve and its copies still
+    /// check no GC trigger (SSDSim's `get_ppn_for_gc` queues none).
+    Host,
 }
 
 /// When a plane falls below `ftl.gc_threshold` (`ftl.gc_trigger`).
@@ -242,6 +261,7 @@ impl Default for FtlConfig {
             cmt_granularity: CmtGranularity::Page,
             cmt_write_back: CmtWriteBack::Program,
             gc_timing: GcTiming::Timed,
+            gc_write_point: GcWritePoint::Own,
             precondition: PreconditionConfig::default(),
         }
     }

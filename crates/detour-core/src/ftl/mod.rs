@@ -150,6 +150,9 @@ pub struct Ftl {
     wear_threshold: Option<u32>,
     /// `ftl.wear_leveling = "mqsim"`: the spread is MQSim's (gc/wear.rs).
     wear_mqsim: bool,
+    /// `ftl.gc_write_point = "host"`: GC's copies take the host's open
+    /// block (see [`Ftl::point`]).
+    gc_writes_host: bool,
     /// The page-level map used by page-mapped schemes.
     pub map: Chunked<Ppn>,
     owner: Chunked<Owner>,
@@ -253,6 +256,7 @@ impl Ftl {
             pending_reads_from_flash: cfg.pending_reads_from_flash,
             wear_threshold: (cfg.wear_leveling != crate::config::WearLeveling::Off).then_some(cfg.wear_threshold),
             wear_mqsim: cfg.wear_leveling == crate::config::WearLeveling::Mqsim,
+            gc_writes_host: cfg.gc_write_point == crate::config::GcWritePoint::Host,
             map: Chunked::new_random(geo.logical_pages as u64, NO_PAGE),
             owner: Chunked::new(total, Owner::NONE),
             state: Chunked::new(total, PageState::Free as u8),
