@@ -56,14 +56,17 @@ def peer_keys(peer: str) -> list[str]:
     allocation, two-plane programs and `greed MPW command = 1` make
     make_level_page's plane pairing (issue 46, h40pair; before it, any free
     plane paired). GC's copies take the host's open block, as SSDSim's
-    get_ppn_for_gc (issue 46, h41sage; before it, GC's own blocks)."""
+    get_ppn_for_gc, and a GC run is owed per host page write that leaves
+    the plane below its trigger, as get_ppn queues requests (issue 46,
+    h41sage; before it, GC's own blocks, and GC whenever below)."""
     if peer == "ssdsim":
         # and GC triggered per page write on the plane's unwritten pages,
         # as get_ppn (pagemap.c) does (issue 46, h40sgc)
         # GC's copies share the host's active block, as get_ppn_for_gc
-        # (pagemap.c) takes its page (issue 46, h41sage)
+        # (pagemap.c) takes its page, and GC runs once per host write that
+        # left the plane below, as get_ppn queues its requests (issue 46, h41sage)
         return ["ftl.precondition.place_reads=before_run", "ftl.gc_trigger=free_pages",
-                "scheduler.plane_pairing=level", "ftl.gc_write_point=host"]
+                "scheduler.plane_pairing=level", "ftl.gc_write_point=host", "ftl.gc_start=host_writes"]
     from detour.importers.mqsim import gc_threshold_share
 
     xml = (pm.CONFIGS / "mqsim-ssdconfig.xml").read_text()

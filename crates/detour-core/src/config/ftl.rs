@@ -64,7 +64,31 @@ pub struct FtlConfig {
     /// Which open block GC's copies go to: `own` (default, a block of
     /// GC's) or SSDSim's `host` (see `GcWritePoint`).
     pub gc_write_point: GcWritePoint,
+    /// What starts a GC run: `below_trigger` (default) or SSDSim's
+    /// `host_writes` (see `GcStart`).
+    pub gc_start: GcStart,
     pub precondition: PreconditionConfig,
+}
+
+/// What starts a GC run on a plane (`ftl.gc_start`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum GcStart {
+    /// Whenever the plane is below its trigger and not collecting: after
+    /// a write, when setup ends, and again after each erase until it is
+    /// above. Detour's default.
+    #[default]
+    BelowTrigger,
+    /// SSDSim's: each host page write that leaves the plane below its
+    /// trigger queues one GC request (`get_ppn`, pagemap.c, and
+    /// `find_level_page`, flash.c: a `gc_node` each, also while one is
+    /// being served), and `gc_for_channel` serves every request with one
+    /// erase, whether or not the plane is still below then; pages placed
+    /// before the run (`get_ppn_for_pre_process`) and GC's copies queue
+    /// none, and nothing else starts GC. A plane owes one run per such
+    /// write; runs start while it owes one. Meant with
+    /// `gc_trigger = "free_pages"`.
+    HostWrites,
 }
 
 /// The open block a GC copy is written to (`ftl.gc_write_point`).
@@ -262,6 +286,7 @@ impl Default for FtlConfig {
             cmt_write_back: CmtWriteBack::Program,
             gc_timing: GcTiming::Timed,
             gc_write_point: GcWritePoint::Own,
+            gc_start: GcStart::BelowTrigger,
             precondition: PreconditionConfig::default(),
         }
     }

@@ -36,7 +36,7 @@ pub use dram::DramTiming;
 pub use energy::{EnergyConfig, EnergyCosts};
 pub use flows::{FlowConfig, RwMode};
 pub use ftl::{
-    Allocation, CmtGranularity, CmtWriteBack, FtlConfig, GcTiming, GcTrigger, GcWritePoint, PlaceReads, PreconditionConfig,
+    Allocation, CmtGranularity, CmtWriteBack, FtlConfig, GcStart, GcTiming, GcTrigger, GcWritePoint, PlaceReads, PreconditionConfig,
     PreconditionLayout, PreconditionSpan, WearLeveling,
 };
 pub use model::{

@@ -225,7 +225,16 @@ impl Ftl {
     #[cold]
     #[inline(never)]
     fn check_gc_after_write(&mut self, plane: u32) {
-        if !self.setup && self.gc_wanted.last() != Some(&plane) && self.needs_gc(plane) {
+        if self.setup {
+            return;
+        }
+        // SSDSim queues a request per such write, even while one is served.
+        if self.gc_owed.is_some() && self.below_trigger(plane) {
+            if let Some(owed) = self.gc_owed.as_mut() {
+                owed[plane as usize] += 1;
+            }
+        }
+        if self.gc_wanted.last() != Some(&plane) && self.needs_gc(plane) {
             self.gc_wanted.push(plane);
         }
     }
