@@ -59,14 +59,21 @@ def peer_keys(peer: str) -> list[str]:
     says: a read of a page whose write waits goes to the flash, and a read
     of a page another read is reading is done in 1 µs (issue 46, h41zipf;
     before it, Detour served the first from the write's data and merged
-    nothing)."""
+    nothing). GC's copies take the host's open block, as SSDSim's
+    get_ppn_for_gc, and a GC run is owed per host page write that leaves
+    the plane below its trigger, as get_ppn queues requests (issue 46,
+    h41sage; before it, GC's own blocks, and GC whenever below)."""
     if peer == "ssdsim":
         # and GC triggered per page write on the plane's unwritten pages,
         # as get_ppn (pagemap.c) does (issue 46, h40sgc)
         # and creat_sub_request's reads: from the flash while a write of the
         # page waits, merged with a read of the same page in flight (h41zipf)
+        # GC's copies share the host's active block, as get_ppn_for_gc
+        # (pagemap.c) takes its page, and GC runs once per host write that
+        # left the plane below, as get_ppn queues its requests (issue 46, h41sage)
         return ["ftl.precondition.place_reads=before_run", "ftl.gc_trigger=free_pages",
-                "scheduler.plane_pairing=level", "ftl.pending_reads_from_flash=true", "ftl.read_merge=queued"]
+                "scheduler.plane_pairing=level", "ftl.pending_reads_from_flash=true", "ftl.read_merge=queued",
+                "ftl.gc_write_point=host", "ftl.gc_start=host_writes"]
     from detour.importers.mqsim import gc_threshold_share
 
     xml = (pm.CONFIGS / "mqsim-ssdconfig.xml").read_text()

@@ -146,6 +146,8 @@ def test_ssdsim_shipped_parameters_import_and_run(tmp_path):
     # creat_sub_request, always: reads of a queued write's page go to the flash, same-page reads merge
     assert cfg["ftl"]["pending_reads_from_flash"] is True and cfg["ftl"]["read_merge"] == "queued"
     assert cfg["ftl"]["gc_trigger"] == "free_pages"  # get_ppn's free_page check, always
+    assert cfg["ftl"]["gc_write_point"] == "host"  # get_ppn_for_gc's one active block, always
+    assert cfg["ftl"]["gc_start"] == "host_writes"  # a GC request per host write below, always
     # advanced command = 31, greed CB command = 0: untimed uninterrupt_gc,
     # and gc_direct_erase's INTERLEAVE_TWO_PLANE erases chip-wide
     assert cfg["ftl"]["gc_timing"] == "stale_erases_only" and cfg["scheduler"]["chip_erase_batches"] is True

@@ -60,3 +60,31 @@ fn free_blocks_trigger_when_a_block_opens() {
     let r = run("ftl.gc_trigger=free_pages", 1);
     assert_eq!(r.summary.gc.runs, 0);
 }
+
+/// Writes of LPNs 0-3 over and over, 10 ms apart (block k holds the k-th
+/// pass), then from the 37th on 100 µs apart, `gc_threshold = 0.45`:
+/// 28.8 pages.
+fn run_passes(start: &str) -> RunResult {
+    let mut kv = ONE_PLANE.to_vec();
+    kv.extend(["ftl.gc_threshold=0.45", "ftl.gc_trigger=free_pages", "ftl.gc_timing=stale_erases_only", "run.verify=true", start]);
+    let at = |n: u64| if n < 36 { n * GAP } else { 35 * GAP + (n - 35) * 100_000 };
+    let reqs: Vec<_> = (0..40u64).map(|n| req(at(n), n % 4, 1, IoKind::Write)).collect();
+    let r = sim::run_requests(small(&kv), &reqs).unwrap();
+    assert_eq!(r.summary.verify_errors, 0);
+    r
+}
+
+#[test]
+fn host_writes_owe_a_gc_run_each_as_ssdsims_gc_requests() {
+    // The 36th write fills block 8: blocks 9-15 free, 28 pages, below.
+    // GC erases block 0 (wholly stale, so in tBERS); the 37th-40th writes
+    // land during that erase, each leaving the plane below (27..24).
+    // SSDSim's get_ppn queues a request for each and gc_for_channel
+    // serves all: blocks 1-4 erased after block 0, 5 runs.
+    let r = run_passes("ftl.gc_start=host_writes");
+    assert_eq!((r.summary.gc.runs, r.summary.gc.moves, r.summary.gc.erases), (5, 0, 5));
+    // Detour's default collects while the plane is below: after block 0's
+    // erase it has 24 + 4 = 28 pages, one more run (block 1) makes 32.
+    let r = run_passes("ftl.gc_start=below_trigger");
+    assert_eq!((r.summary.gc.runs, r.summary.gc.moves, r.summary.gc.erases), (2, 0, 2));
+}

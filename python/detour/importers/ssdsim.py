@@ -182,6 +182,14 @@ def _ftl(r: _Reader) -> None:
               "get_ppn (pagemap.c) and find_level_page (flash.c) queue a GC request after every host page write that leaves "
               "the plane's free_page (every unwritten page, the active block's included) below page_block x block_plane x "
               "gc_hard_threshold, unrounded; Detour's default counts whole free blocks when a block opens")
+    r.imp.set("(SSDSim's get_ppn_for_gc)", "host", "ftl.gc_write_point", "always",
+              "a plane has one active block: move_page's get_ppn_for_gc (pagemap.c) takes GC's page from it by "
+              "find_active_block, as get_ppn does for a host write, so moved pages land between the host's; "
+              "Detour's default gives GC open blocks of its own")
+    r.imp.set("(SSDSim's gc_node requests)", "host_writes", "ftl.gc_start", "always",
+              "get_ppn queues one GC request per host page write that leaves the plane below the threshold, even while "
+              "one is served, and gc_for_channel serves each with one erase; pre_process_page queues none and nothing "
+              "re-checks after an erase; Detour's default runs GC whenever a plane is below")
     mapping = r.num("address mapping", int, 1)
     (r.same if mapping == 1 else r.skip)("address mapping", "page mapping, as Detour's" if mapping == 1 else "Detour's FTL is page-level only")
     scheme = r.num("allocation", int, 0)

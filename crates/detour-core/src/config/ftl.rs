@@ -65,7 +65,50 @@ pub struct FtlConfig {
     /// What a GC victim's moves and erase cost in simulated time: `timed`
     /// (default) or SSDSim's `stale_erases_only` (see `GcTiming`).
     pub gc_timing: GcTiming,
+    /// Which open block GC's copies go to: `own` (default, a block of
+    /// GC's) or SSDSim's `host` (see `GcWritePoint`).
+    pub gc_write_point: GcWritePoint,
+    /// What starts a GC run: `below_trigger` (default) or SSDSim's
+    /// `host_writes` (see `GcStart`).
+    pub gc_start: GcStart,
     pub precondition: PreconditionConfig,
+}
+
+/// What starts a GC run on a plane (`ftl.gc_start`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum GcStart {
+    /// Whenever the plane is below its trigger and not collecting: after
+    /// a write, when setup ends, and again after each erase until it is
+    /// above. Detour's default.
+    #[default]
+    BelowTrigger,
+    /// SSDSim's: each host page write that leaves the plane below its
+    /// trigger queues one GC request (`get_ppn`, pagemap.c, and
+    /// `find_level_page`, flash.c: a `gc_node` each, also while one is
+    /// being served), and `gc_for_channel` serves every request with one
+    /// erase, whether or not the plane is still below then; pages placed
+    /// before the run (`get_ppn_for_pre_process`) and GC's copies queue
+    /// none, and nothing else starts GC. A plane owes one run per such
+    /// write; runs start while it owes one. Meant with
+    /// `gc_trigger = "free_pages"`.
+    HostWrites,
+}
+
+/// The open block a GC copy is written to (`ftl.gc_write_point`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum GcWritePoint {
+    /// GC keeps open blocks of its own, so moved (cold) pages stay out of
+    /// the host's blocks. Detour's default.
+    #[default]
+    Own,
+    /// SSDSim's: a plane has one active block, and `get_ppn_for_gc`
+    /// (pagemap.c, called by `move_page`) takes GC's page from it by
+    /// `find_active_block`, as `get_ppn` does for a host write; moved pages
+    /// land between the host's. GC keeps its reserve and its copies still
+    /// check no GC trigger (SSDSim's `get_ppn_for_gc` queues none).
+    Host,
 }
 
 /// When a plane falls below `ftl.gc_threshold` (`ftl.gc_trigger`).
@@ -270,6 +313,8 @@ impl Default for FtlConfig {
             cmt_granularity: CmtGranularity::Page,
             cmt_write_back: CmtWriteBack::Program,
             gc_timing: GcTiming::Timed,
+            gc_write_point: GcWritePoint::Own,
+            gc_start: GcStart::BelowTrigger,
             precondition: PreconditionConfig::default(),
         }
     }

@@ -76,6 +76,14 @@ impl Config {
         in_range_f("ftl.precondition.invalid", f.precondition.invalid, 0.0, 0.95)?;
         in_range_f("ftl.precondition.wear", f.precondition.wear, 0.0, 100.0)?;
         in_range_f("ftl.precondition.steady_writes", f.precondition.steady_writes, 0.0, 100.0)?;
+        // Host writes count their GC requests only where they check the
+        // trigger, which they do only in pages: else GC would never start.
+        let (start, trigger) = (f.gc_start, f.gc_trigger);
+        ensure_config!(
+            start != super::GcStart::HostWrites || trigger == super::GcTrigger::FreePages,
+            "ftl.gc_start",
+            "`host_writes` needs ftl.gc_trigger = \"free_pages\" (host writes check the trigger only in pages)"
+        );
 
         let h = &self.host;
         in_range_f("host.time_scale", h.time_scale, 1e-9, 1e9)?;
@@ -120,6 +128,14 @@ mod tests {
             let b = ConfigBuilder::from_preset("small").and_then(|b| b.set("device.page_size", size));
             assert!(b.and_then(|b| b.build()).is_ok(), "{size}");
         }
+    }
+
+    #[test]
+    fn gc_requests_per_host_write_need_the_trigger_in_pages() {
+        let err = refused("ftl.gc_start", "host_writes");
+        assert!(err.contains("ftl.gc_start") && err.contains("free_pages"), "{err}");
+        let b = ConfigBuilder::from_preset("small").and_then(|b| b.set_all(["ftl.gc_start=host_writes", "ftl.gc_trigger=free_pages"]));
+        assert!(b.and_then(|b| b.build()).is_ok());
     }
 
     #[test]

@@ -34,6 +34,19 @@ impl Stream {
 }
 
 impl Ftl {
+    /// The write point (open block slot) `stream` writes through: its own,
+    /// but GC's copies the host's under `ftl.gc_write_point = "host"`, as
+    /// SSDSim's one active block per plane. The stream keeps its reserve,
+    /// trigger check and counters.
+    #[inline(always)]
+    pub(super) fn point(&self, stream: Stream) -> usize {
+        if self.gc_writes_host && stream == Stream::Gc {
+            Stream::Host as usize
+        } else {
+            stream as usize
+        }
+    }
+
     /// The plane the configured policy puts `lpn` on now.
     pub fn plane_for_write(&mut self, lpn: Lpn, view: &LoadView) -> u32 {
         if self.dynamic {
@@ -134,8 +147,9 @@ impl Ftl {
     #[inline(always)]
     fn take_page(&mut self, plane: u32, stream: Stream, owner: Owner, state: PageState) -> Option<Ppn> {
         let ppb = self.geo.pages_per_block;
+        let point = self.point(stream);
         let p = &mut self.planes[plane as usize];
-        let mut block = p.write_points[stream as usize];
+        let mut block = p.write_points[point];
         if block == NO_PAGE || self.blocks[block as usize].next >= ppb {
             let reserve = if stream.uses_reserve() { 0 } else { GC_RESERVE };
             if p.free.len() as u32 <= reserve {
@@ -177,12 +191,12 @@ impl Ftl {
     /// the plane for GC.
     #[inline(always)]
     pub(super) fn open_block(&mut self, plane: u32, stream: Stream) -> Option<u32> {
-        let ppb = self.geo.pages_per_block;
+        let (ppb, point) = (self.geo.pages_per_block, self.point(stream));
         let p = &mut self.planes[plane as usize];
         let block = p.free.pop_front()?;
         self.free_total -= 1;
         self.die_free[self.geo.die_of_plane(plane) as usize] -= 1;
-        p.write_points[stream as usize] = block;
+        p.write_points[point] = block;
         let next = self.blocks[block as usize].next;
         if next > 0 {
             p.aged -= 1;
@@ -211,7 +225,16 @@ impl Ftl {
     #[cold]
     #[inline(never)]
     fn check_gc_after_write(&mut self, plane: u32) {
-        if !self.setup && self.gc_wanted.last() != Some(&plane) && self.needs_gc(plane) {
+        if self.setup {
+            return;
+        }
+        // SSDSim queues a request per such write, even while one is served.
+        if self.gc_owed.is_some() && self.below_trigger(plane) {
+            if let Some(owed) = self.gc_owed.as_mut() {
+                owed[plane as usize] += 1;
+            }
+        }
+        if self.gc_wanted.last() != Some(&plane) && self.needs_gc(plane) {
             self.gc_wanted.push(plane);
         }
     }
@@ -222,7 +245,7 @@ impl Ftl {
     /// copies (replicas) use this so they never put GC on the host's path.
     pub fn can_alloc_above_gc(&self, plane: u32, stream: Stream) -> bool {
         let p = &self.planes[plane as usize];
-        let block = p.write_points[stream as usize];
+        let block = p.write_points[self.point(stream)];
         if block != NO_PAGE && self.blocks[block as usize].next < self.geo.pages_per_block {
             return true;
         }
@@ -232,7 +255,7 @@ impl Ftl {
     /// Would `alloc` succeed on this plane for this stream?
     pub fn can_alloc(&self, plane: u32, stream: Stream) -> bool {
         let p = &self.planes[plane as usize];
-        let block = p.write_points[stream as usize];
+        let block = p.write_points[self.point(stream)];
         if block != NO_PAGE && self.blocks[block as usize].next < self.geo.pages_per_block {
             self.clear_refusals();
             return true;

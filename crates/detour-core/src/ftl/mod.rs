@@ -151,6 +151,13 @@ pub struct Ftl {
     wear_threshold: Option<u32>,
     /// `ftl.wear_leveling = "mqsim"`: the spread is MQSim's (gc/wear.rs).
     wear_mqsim: bool,
+    /// `ftl.gc_write_point = "host"`: GC's copies take the host's open
+    /// block (see [`Ftl::point`]).
+    gc_writes_host: bool,
+    /// `ftl.gc_start = "host_writes"`: GC runs each plane owes, one per
+    /// host page write that left it below its trigger (None: Detour's
+    /// default, GC while below).
+    gc_owed: Option<Vec<u32>>,
     /// The page-level map used by page-mapped schemes.
     pub map: Chunked<Ppn>,
     owner: Chunked<Owner>,
@@ -258,6 +265,8 @@ impl Ftl {
             queued_reads: (cfg.read_merge == crate::config::ReadMerge::Queued).then(read_merge::QueuedReads::default),
             wear_threshold: (cfg.wear_leveling != crate::config::WearLeveling::Off).then_some(cfg.wear_threshold),
             wear_mqsim: cfg.wear_leveling == crate::config::WearLeveling::Mqsim,
+            gc_writes_host: cfg.gc_write_point == crate::config::GcWritePoint::Host,
+            gc_owed: (cfg.gc_start == crate::config::GcStart::HostWrites).then(|| vec![0; geo.planes() as usize]),
             map: Chunked::new_random(geo.logical_pages as u64, NO_PAGE),
             owner: Chunked::new(total, Owner::NONE),
             state: Chunked::new(total, PageState::Free as u8),

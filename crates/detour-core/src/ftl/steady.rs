@@ -188,7 +188,7 @@ impl Ftl {
     /// so its free pool starts three blocks short. Nothing is taken when
     /// the stream already has a block open. False if the plane had none free.
     pub fn take_write_frontier(&mut self, plane: u32, stream: Stream) -> bool {
-        if self.planes[plane as usize].write_points[stream as usize] != crate::types::NO_PAGE {
+        if self.planes[plane as usize].write_points[self.point(stream)] != crate::types::NO_PAGE {
             return true;
         }
         self.open_block(plane, stream).is_some()

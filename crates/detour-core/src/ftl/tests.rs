@@ -279,3 +279,33 @@ fn mqsims_wear_levelling_subtracts_block_numbers_not_counts() {
     assert_eq!(wear_plane(Mqsim, &[0, 1]).start_wear_leveling(3), Some(3 * 8 + 5));
     assert_eq!(wear_plane(Mqsim, &[0, 1, 2]).start_wear_leveling(3), None);
 }
+
+#[test]
+fn gc_copies_take_the_hosts_open_block_as_ssdsims_get_ppn_for_gc() {
+    // One plane, 4 pages a block: the host writes LPNs 0 and 1 (pages 0
+    // and 1 of the first free block A), then GC copies LPN 9, then the
+    // host writes LPN 2.
+    let run = |point| {
+        let mut f = ftl_with(|cfg| {
+            cfg.device.pages_per_block = 4;
+            cfg.ftl.gc_write_point = point;
+        });
+        let a = f.planes[0].free[0];
+        let b = f.planes[0].free[1];
+        for l in 0..2 {
+            f.alloc_programmed(0, Stream::Host, Owner::lpn(l), 0).unwrap();
+        }
+        let gc = f.alloc_programmed(0, Stream::Gc, Owner::lpn(9), 0).unwrap();
+        let host = f.alloc_programmed(0, Stream::Host, Owner::lpn(2), 0).unwrap();
+        let first = |blk| f.geo.first_page(blk);
+        (gc, host, first(a), first(b), f.stats.programs_gc, f.free_blocks(0))
+    };
+    // SSDSim's one active block: the copy is A's page 2, the host's next
+    // page A's page 3; one block open, still counted as GC's program.
+    let (gc, host, a, _, programs_gc, free) = run(crate::config::GcWritePoint::Host);
+    assert_eq!((gc, host, programs_gc), (a + 2, a + 3, 1));
+    // Detour's default: GC opens block B for its copy, the host keeps A.
+    let (gc2, host2, a2, b2, _, free2) = run(crate::config::GcWritePoint::Own);
+    assert_eq!((gc2, host2), (b2, a2 + 2));
+    assert_eq!(free, free2 + 1, "one block fewer taken");
+}

@@ -22,12 +22,29 @@ impl Ftl {
     /// and not already collecting.
     pub fn needs_gc(&self, plane: u32) -> bool {
         let p = &self.planes[plane as usize];
+        if let Some(owed) = &self.gc_owed {
+            return !p.gc_active && owed[plane as usize] > 0;
+        }
+        !p.gc_active && self.below_trigger(plane)
+    }
+
+    /// The plane's free space is below its GC threshold (as `ftl.gc_trigger` counts).
+    pub(super) fn below_trigger(&self, plane: u32) -> bool {
+        let p = &self.planes[plane as usize];
         let ppb = self.geo.pages_per_block;
-        !p.gc_active
-            && match self.gc_trigger {
-                GcTrigger::FreeBlocks => p.free_pages(ppb) < self.gc_free_blocks as u64 * ppb as u64,
-                GcTrigger::FreePages => (self.unwritten_pages(plane) as f64) < self.gc_free_pages,
-            }
+        match self.gc_trigger {
+            GcTrigger::FreeBlocks => p.free_pages(ppb) < self.gc_free_blocks as u64 * ppb as u64,
+            GcTrigger::FreePages => (self.unwritten_pages(plane) as f64) < self.gc_free_pages,
+        }
+    }
+
+    /// A GC run started on `plane`: under `ftl.gc_start = "host_writes"`
+    /// it serves one of the requests the plane's host writes queued.
+    fn gc_run_started(&mut self, plane: u32) {
+        self.stats.gc_runs += 1;
+        if let Some(owed) = self.gc_owed.as_mut() {
+            owed[plane as usize] = owed[plane as usize].saturating_sub(1);
+        }
     }
 
     /// Every unwritten page of `plane`: SSDSim's plane `free_page` (free
@@ -66,7 +83,7 @@ impl Ftl {
             (info.state == BlockState::Full && info.pins == 0 && info.valid < ppb).then_some((b, info.valid))
         });
         let victim = self.victims.pick(candidates, ppb)?;
-        self.stats.gc_runs += 1;
+        self.gc_run_started(plane);
         Some(self.mark_victim(plane, victim))
     }
 
@@ -79,7 +96,7 @@ impl Ftl {
     pub fn start_gc_stale_first(&mut self, plane: u32, is_aged: impl Fn(u32) -> bool) -> Option<u32> {
         match self.first_run_staled(plane, &is_aged) {
             Some(b) => {
-                self.stats.gc_runs += 1;
+                self.gc_run_started(plane);
                 Some(self.mark_victim(plane, b))
             }
             None => self.start_gc(plane),
