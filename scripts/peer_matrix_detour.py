@@ -79,7 +79,13 @@ def peer_keys(peer: str) -> list[str]:
     xml = (pm.CONFIGS / "mqsim-ssdconfig.xml").read_text()
     share = float(re.search(r"<GC_Exec_Threshold>([^<]+)<", xml)[1])  # type: ignore[index]
     blocks = int(re.search(r"<Block_No_Per_Plane>(\d+)<", xml)[1])  # type: ignore[index]
-    return [f"ftl.gc_threshold={gc_threshold_share(share, blocks)!r}"]
+    # MQSim's fetch window and submission queue, as the importer maps them
+    # (issue 46, h41fetch; before it, host.queue_depth = 1024 from the
+    # preset and every request's latency from its arrival).
+    window = int(re.search(r"<Queue_Fetch_Size>(\d+)<", xml)[1])  # type: ignore[index]
+    ring = int(re.search(r"<IO_Queue_Depth>(\d+)<", xml)[1])  # type: ignore[index]
+    return [f"ftl.gc_threshold={gc_threshold_share(share, blocks)!r}", f"host.queue_depth={window}",
+            f"host.submission_queue={ring - 1}"]
 
 
 def aged_keys(peer: str) -> list[str]:

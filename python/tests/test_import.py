@@ -42,7 +42,9 @@ def test_mqsim_shipped_config_maps_the_device(tmp_path):
     # MQSim's trigger: floor(0.05 x 2048) = 102 blocks (GC_and_WL_Unit_Base), as a share.
     assert cfg["ftl"]["gc_threshold"] == 102 / 2048 and cfg["ftl"]["order"] == "CWDP"
     assert cfg["host"]["link_gbps"] == pytest.approx(4 * 1.0 * 128 / 156, rel=1e-5)
-    assert cfg["host"]["queue_depth"] == 65535 and cfg["host"]["address"] == "fold"
+    # Queue_Fetch_Size is the fetch window; IO_Queue_Depth's ring holds one less unfetched (NVME_SQ_FULL).
+    assert cfg["host"]["queue_depth"] == 512 and cfg["host"]["submission_queue"] == 65534
+    assert cfg["host"]["latency_from"] == "submission_queue" and cfg["host"]["address"] == "fold"
     # The 256 MiB data cache is a write buffer that acknowledges writes.
     assert cfg["write_buffer"]["size_mib"] == 256.0 and cfg["host"]["write_ack"] == "buffer"
     assert cfg["write_buffer"]["policy"] == "lru" and cfg["run"]["seed"] == 321
@@ -57,13 +59,14 @@ def test_mqsim_every_key_is_accounted_for_and_unmapped_ones_have_reasons(tmp_pat
     named = {e.key.rsplit("/", 1)[-1] for e in imp.entries}
     assert leaves <= named, f"keys neither mapped nor listed: {sorted(leaves - named)}"
     unmapped = {e.key.rsplit("/", 1)[-1]: e for e in imp.unmapped}
-    for key in ("Queue_Fetch_Size", "GC_Hard_Threshold", "Page_Metadat_Capacity", "Intensity"):
+    for key in ("GC_Hard_Threshold", "Page_Metadat_Capacity", "Intensity"):
         assert key in unmapped and len(unmapped[key].reason) > 10, key
     assert all(e.reason and e.reason != "as above" for e in imp.unmapped)
+    assert "Queue_Fetch_Size" not in unmapped and "IO_Queue_Depth" not in unmapped
     assert "Flash_Channel_Count" not in unmapped and "Page_Capacity" not in unmapped and "Priority_Class" not in unmapped
     # The device file lists them too, one comment line each.
     text = (imp.write(tmp_path / "imp") / "device.toml").read_text()
-    assert "#   Device_Parameter_Set/Queue_Fetch_Size = 512: " in text
+    assert "#   Device_Parameter_Set/GC_Hard_Threshold = " in text
     report = json.loads((tmp_path / "imp" / "import.json").read_text())
     assert len(report["unmapped"]) == len(imp.unmapped) and len(report["flows"]) == 5
 
@@ -206,7 +209,7 @@ def test_built_in_entries_set_no_key():
 def test_cli_import_writes_and_lists(tmp_path):
     p = run_cli("import", "mqsim", str(MQ_CONFIG), str(MQ_WORKLOAD), "--out", str(tmp_path / "o"))
     assert p.returncode == 0, p.stderr
-    assert "not mapped" in p.stdout and "Queue_Fetch_Size" in p.stdout and "trace not found" in p.stdout
+    assert "not mapped" in p.stdout and "GC_Hard_Threshold" in p.stdout and "trace not found" in p.stdout
     assert (tmp_path / "o" / "device.toml").is_file() and (tmp_path / "o" / "scenario2-flow2.toml").is_file()
     p = run_cli("import", "ssdsim", str(SSDSIM), "--out", str(tmp_path / "s"))
     assert p.returncode == 0 and "subpage page" in p.stdout

@@ -58,15 +58,20 @@ _DIRECT: dict[str, tuple[str, Callable, str]] = {
     "Block_Erase_Latency": ("device.flash.erase_us", lambda v: int(v) / 1000, "ns to µs"),
     "Overprovisioning_Ratio": ("device.overprovisioning", float,
                                "both hide this share of the physical pages (Address_Mapping_Unit_Base: logical = physical x (1 - ratio))"),
-    "IO_Queue_Depth": ("host.queue_depth", int,
-                       "MQSim's NVMe submission queue size caps each flow's outstanding requests; Detour caps the one host queue"),
+    "Queue_Fetch_Size": ("host.queue_depth", int,
+                         "the device keeps at most this many requests of a submission queue in flight, fetching the next as one completes "
+                         "(Input_Stream_Manager_NVMe, Host_Interface_NVMe.cpp: On_the_fly_requests < Queue_fetch_size); "
+                         "per flow in MQSim, Detour has one host queue"),
+    "IO_Queue_Depth": ("host.submission_queue", lambda v: max(int(v) - 1, 1),
+                       "the NVMe submission queue is a ring of this many entries holding at most one less unfetched "
+                       "(NVME_SQ_FULL, IO_Flow_Base.h); the rest wait at the host, and the device response time counts from the "
+                       "entry into it (Enqueue_time; host.latency_from, set by the mqsim bundle)"),
     "Seed": ("run.seed", int, "a seed: the same number does not give MQSim's random draws"),
 }
 
 _NOT_MODELLED = {
     "Enable_ResponseTime_Logging": "Detour writes every request's latency to requests.parquet instead",
     "ResponseTime_Logging_Period_Length": "as above",
-    "Queue_Fetch_Size": "Detour's host dispatches every outstanding request at once; there is no fetch window",
     "GC_Hard_Threshold": "Detour has one GC threshold (ftl.gc_threshold); MQSim's switch of preemptible GC to urgent below this one is not modelled (scheduler.gc_priority holds for the run, set from Preemptible_GC_Enabled)",
     "Dynamic_Wearleveling_Enabled": "Detour takes free blocks in order, not by erase count (static wear levelling is mapped)",
     "Block_PE_Cycles_Limit": "MQSim only sizes its erase-count histogram with it (FTL.cpp, Stats.cpp) and retires no block; Detour's wear-out limit is nand.pe_limit (docs/nand.md), off unless set",

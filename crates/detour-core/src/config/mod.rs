@@ -40,8 +40,8 @@ pub use ftl::{
     PreconditionLayout, PreconditionSpan, ReadMerge, WearLeveling,
 };
 pub use model::{
-    AddressMode, BufferAdmission, BufferGranularity, ChannelOrder, FlushClass, FlushPolicy, GcPriority, MultiplaneScan, PlanePairing,
-    ReadTransfer, ServiceUnit, WriteAck, WriteBufferConfig, WriteTransfer,
+    AddressMode, BufferAdmission, BufferGranularity, ChannelOrder, FlushClass, FlushPolicy, GcPriority, LatencyFrom, MultiplaneScan,
+    PlanePairing, ReadTransfer, ServiceUnit, WriteAck, WriteBufferConfig, WriteTransfer,
 };
 pub use nand::{DriftFit, ErrorModel, NandConfig, RberFit};
 pub use order::AllocOrder;
@@ -225,8 +225,18 @@ pub struct SchedulerConfig {
 #[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
 #[serde(deny_unknown_fields, default)]
 pub struct HostConfig {
-    /// Requests outstanding at most; 0 = unlimited (pure open loop).
+    /// Requests outstanding at most; 0 = unlimited (pure open loop). The
+    /// rest wait in arrival order and are admitted as requests complete:
+    /// MQSim's fetch window (`Queue_Fetch_Size`).
     pub queue_depth: u32,
+    /// Of the requests waiting for a `queue_depth` slot, how many are in
+    /// the submission queue (the first ones); the rest wait at the host.
+    /// 0 = no limit. Only matters with `latency_from = "submission_queue"`.
+    /// MQSim: `IO_Queue_Depth` - 1 (`NVME_SQ_FULL`, IO_Flow_Base.h).
+    pub submission_queue: u32,
+    /// Where a request's latency starts: `arrival` (default) or
+    /// `submission_queue` (see [`LatencyFrom`]).
+    pub latency_from: LatencyFrom,
     /// Arrival times are multiplied by this (0.5 = twice as fast).
     pub time_scale: f64,
     /// Requests left out of the statistics at the start (still simulated).
@@ -322,6 +332,8 @@ impl Default for HostConfig {
     fn default() -> Self {
         HostConfig {
             queue_depth: 0,
+            submission_queue: 0,
+            latency_from: LatencyFrom::Arrival,
             time_scale: 1.0,
             warmup_requests: 0,
             address: AddressMode::Fold,

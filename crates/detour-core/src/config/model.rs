@@ -24,6 +24,20 @@ pub enum WriteAck {
     Buffer,
 }
 
+/// Where a request's latency starts (`host.latency_from`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum LatencyFrom {
+    /// At its arrival: the delay the host sees (Detour's default).
+    #[default]
+    Arrival,
+    /// At its entry into the submission queue, which holds at most
+    /// `host.submission_queue` requests not yet fetched: MQSim's device
+    /// response time, counted from `Enqueue_time` (IO_Flow_Base.cpp);
+    /// the wait at the host before it is not counted.
+    SubmissionQueue,
+}
+
 /// What becomes of a request beyond the logical space (`host.address`).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]

@@ -30,6 +30,10 @@ pub struct Row {
     pub lost: bool,
     /// Read-retry steps of its flash reads, summed (`[nand]`; else 0).
     pub retry_steps: u32,
+    /// Time from its arrival to where its latency starts (its entry into
+    /// the submission queue, `host.latency_from`; else 0), so that its
+    /// completion is `arrival_ns + host_wait_ns + latency_ns`.
+    pub host_wait_ns: u64,
     done: bool,
 }
 
@@ -112,6 +116,14 @@ impl RequestLog {
         }
     }
 
+    /// Request `i` (not yet completed) waited `ns` at the host before its
+    /// latency started (`host.latency_from = "submission_queue"`).
+    pub fn waited_at_host(&mut self, i: u64, ns: u64) {
+        if let Some(row) = i.checked_sub(self.base).and_then(|k| self.window.get_mut(k as usize)) {
+            row.host_wait_ns = ns;
+        }
+    }
+
     /// Every row has left the window (all requests completed).
     pub fn is_drained(&self) -> bool {
         self.window.is_empty()
@@ -185,7 +197,7 @@ impl Tally {
         sh.rows += 1;
         sh.first_arrival_ns.get_or_insert(r.arrival_ns);
         sh.last_arrival_ns = r.arrival_ns;
-        sh.last_completion_ns = sh.last_completion_ns.max(r.arrival_ns + r.latency_ns);
+        sh.last_completion_ns = sh.last_completion_ns.max(r.arrival_ns + r.host_wait_ns + r.latency_ns);
         if r.warmup {
             return;
         }
@@ -202,7 +214,7 @@ impl Tally {
         p[2] += r.array_ns as u128;
         p[3] += r.delay_ns as u128;
         self.first_ns = self.first_ns.min(r.arrival_ns);
-        self.last_ns = self.last_ns.max(r.arrival_ns + r.latency_ns);
+        self.last_ns = self.last_ns.max(r.arrival_ns + r.host_wait_ns + r.latency_ns);
         self.bytes[w] += r.size as u64;
         let k = ((r.arrival_ns as f64 / self.period_ns) as usize).min(MAX_PERIODS - 1);
         if self.periods.len() <= k {

@@ -10,7 +10,7 @@
 
 use super::txn::{HostIo, TxnKind};
 use super::{mark_written, Replay, Simulation};
-use crate::config::{AddressMode, HostConfig};
+use crate::config::{AddressMode, HostConfig, LatencyFrom};
 use crate::device::Geometry;
 use crate::engine::Event;
 use crate::error::{Error, Result};
@@ -37,6 +37,10 @@ pub(super) struct HostFront {
     outstanding: u32,
     /// `host.queue_depth` (0: no limit).
     queue_depth: u32,
+    /// The first this many of `queue` are in the submission queue, whose
+    /// entry starts their latency (0: `host.latency_from = "arrival"`, or
+    /// no limit: each starts at its arrival).
+    submission_queue: u32,
     /// `host.time_scale`.
     time_scale: f64,
     /// `host.address = "fold"`.
@@ -62,6 +66,7 @@ impl HostFront {
             queue: VecDeque::new(),
             outstanding: 0,
             queue_depth: cfg.queue_depth,
+            submission_queue: if cfg.latency_from == LatencyFrom::SubmissionQueue { cfg.submission_queue } else { 0 },
             time_scale: cfg.time_scale,
             fold: cfg.address == AddressMode::Fold,
             source: "<workload>".into(),
@@ -137,6 +142,7 @@ impl HostFront {
         let io = HostIo {
             req: 0,
             arrival: r.time_ns,
+            start: r.time_ns,
             offset: r.offset,
             size: r.size,
             lpn: lpn as u32,
@@ -183,9 +189,21 @@ impl HostFront {
         self.queue.push_back(io);
     }
 
-    /// The request waiting longest at the host, taken to be admitted.
-    pub(super) fn next_queued(&mut self) -> Option<HostIo> {
-        self.queue.pop_front()
+    /// The request waiting longest at the host, taken to be admitted
+    /// (`now`). With a bounded submission queue the first request beyond
+    /// it enters it now: MQSim's host refills the ring as completions show
+    /// room (IO_Flow_Base::NVMe_consume_io_request) and the device fetches
+    /// in ring order, one per completion (Input_Stream_Manager_NVMe::
+    /// Handle_serviced_request); a request reaches that position only from
+    /// the one behind it, so each entry's start is set once.
+    pub(super) fn next_queued(&mut self, now: Time) -> Option<HostIo> {
+        let io = self.queue.pop_front()?;
+        if self.submission_queue > 0 {
+            if let Some(entered) = self.queue.get_mut(self.submission_queue as usize - 1) {
+                entered.start = now;
+            }
+        }
+        Some(io)
     }
 
     /// A request was admitted (takes a slot) or completed (frees one).
@@ -286,6 +304,8 @@ impl Simulation {
         if io.discard {
             return self.enter_discard(io);
         }
+        // In the submission queue at once unless it is full (`next_queued`).
+        io.start = io.arrival;
         let counted_warm = self.log.arrived() < self.cfg.host.warmup_requests;
         // A ramp request beyond the warm-up count is warm-up all the same.
         self.n.ramped += (ramp && !counted_warm) as u64;
@@ -444,7 +464,10 @@ impl Simulation {
         let txn = self.txns.get(t);
         let io = txn.io;
         let end = if txn.early { txn.ack_at } else { self.q.now() };
-        let latency = end - io.arrival;
+        let latency = end - io.start;
+        if io.start != io.arrival {
+            self.log.waited_at_host(io.req, io.start - io.arrival);
+        }
         let (bus, array) = (txn.bus_ns + txn.map_bus_ns, txn.array_ns + txn.map_array_ns);
         if txn.retry_steps > 0 {
             self.log.retried(io.req, txn.retry_steps);

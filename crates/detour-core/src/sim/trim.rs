@@ -109,7 +109,7 @@ impl Simulation {
     /// Admit queued requests into the slot a completion freed: a discard
     /// takes none, so the one after it is admitted too.
     pub(super) fn admit_queued(&mut self) -> Result<()> {
-        while let Some(next) = self.host.next_queued() {
+        while let Some(next) = self.host.next_queued(self.q.now()) {
             let discard = next.discard;
             self.admit(next)?;
             if !discard {

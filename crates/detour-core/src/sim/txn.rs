@@ -11,6 +11,9 @@ use crate::types::{Lpn, Token};
 pub struct HostIo {
     pub req: u64,
     pub arrival: u64,
+    /// Where its latency starts: its arrival, or with `host.latency_from =
+    /// "submission_queue"` its entry into the submission queue (`host.rs`).
+    pub start: u64,
     pub offset: u64,
     pub size: u32,
     pub lpn: Lpn,
