@@ -24,6 +24,10 @@ const fn at(time_ns: u64, offset: u64, size: u32, kind: IoKind) -> Request {
     Request { time_ns, offset, size, kind, content: 0, volume: 0, line: 0 }
 }
 
+/// One die of one plane, one page per program: both tests' device.
+const ONE_DIE: [&str; 5] =
+    ["device.channels=1", "device.chips_per_channel=1", "device.dies_per_chip=1", "device.planes_per_die=1", "scheduler.multiplane=false"];
+
 fn run(kv: &[&str], reqs: &[Request]) -> RunResult {
     let r = sim::run_requests(small(kv), reqs).unwrap();
     assert_eq!(r.summary.requests as usize, reqs.len(), "every request completes");
@@ -55,19 +59,18 @@ fn mqsims_full_cache_evicts_its_lru_slot_at_once_and_writes_back_only_its_sector
     // program has its command (reads go first here) waits for it: page
     // 2's whole page, then page 0's 2 KiB.
     let kv = [
-        "device.channels=1",
-        "device.chips_per_channel=1",
-        "device.dies_per_chip=1",
-        "device.planes_per_die=1",
-        "scheduler.multiplane=false",
-        "scheduler.write_transfer=written",
-        "host.write_ack=buffer",
-        "write_buffer.pages=2",
-        "write_buffer.policy=lru",
-        "write_buffer.admission=destage",
-        "ftl.precondition.valid=1.0",
-        "run.verify=true",
-    ];
+        &ONE_DIE[..],
+        &[
+            "scheduler.write_transfer=written",
+            "host.write_ack=buffer",
+            "write_buffer.pages=2",
+            "write_buffer.policy=lru",
+            "write_buffer.admission=destage",
+            "ftl.precondition.valid=1.0",
+            "run.verify=true",
+        ],
+    ]
+    .concat();
     let t = 4_000_000;
     let reqs = [
         WAKE,
@@ -103,22 +106,21 @@ fn mqsims_eviction_is_read_from_dram_before_the_write_that_made_it() {
     // 13 ns: 26 + bytes / 2 x 10 ns.
     let dram = |bytes: u64| 26 + bytes / 2 * 10;
     let kv = [
-        "device.channels=1",
-        "device.chips_per_channel=1",
-        "device.dies_per_chip=1",
-        "device.planes_per_die=1",
-        "scheduler.multiplane=false",
-        "host.write_ack=buffer",
-        "write_buffer.pages=2",
-        "write_buffer.policy=lru",
-        "write_buffer.admission=destage",
-        "write_buffer.dram.rate_mts=100",
-        "write_buffer.dram.burst_bytes=1",
-        "write_buffer.dram.row_bytes=8192",
-        "write_buffer.dram.trcd_ns=13",
-        "write_buffer.dram.tcl_ns=13",
-        "write_buffer.dram.trp_ns=13",
-    ];
+        &ONE_DIE[..],
+        &[
+            "host.write_ack=buffer",
+            "write_buffer.pages=2",
+            "write_buffer.policy=lru",
+            "write_buffer.admission=destage",
+            "write_buffer.dram.rate_mts=100",
+            "write_buffer.dram.burst_bytes=1",
+            "write_buffer.dram.row_bytes=8192",
+            "write_buffer.dram.trcd_ns=13",
+            "write_buffer.dram.tcl_ns=13",
+            "write_buffer.dram.trp_ns=13",
+        ],
+    ]
+    .concat();
     let reqs = [WAKE, PAGE0_COLD, PAGE1_COLD, PAGE0_HOT, PAGE1_HOT, at(4_000_000, 2 * 4096, 4096, IoKind::Write)];
     let r = run(&kv, &reqs);
     assert_eq!(r.requests.latency_ns[3], dram(2048));
