@@ -103,6 +103,9 @@ struct PlaneInfo {
     free: VecDeque<u32>,
     write_points: [u32; alloc::STREAMS],
     gc_active: bool,
+    /// The block wear levelling is moving under `ftl.wear_leveling =
+    /// "mqsim"`, which runs beside GC (NO_PAGE: none; ftl/gc/wear.rs).
+    wl_victim: u32,
     /// Blocks on `free` with stale pages before their free ones, and those
     /// free pages (`layout = "trailing_free"`; 0 otherwise).
     aged: u32,
@@ -110,6 +113,17 @@ struct PlaneInfo {
 }
 
 impl PlaneInfo {
+    /// `block`'s erase ended: a wear-levelling victim frees its own slot,
+    /// any other block the plane's GC (one victim at a time).
+    #[inline]
+    fn victim_erased(&mut self, block: u32) {
+        if block == self.wl_victim {
+            self.wl_victim = NO_PAGE;
+        } else {
+            self.gc_active = false;
+        }
+    }
+
     /// Free pages as the GC trigger counts them, SSDSim's plane
     /// `free_page`: whole free blocks plus aged blocks' free pages.
     #[inline]
@@ -246,6 +260,7 @@ impl Ftl {
                 free: free_order(p, bpp).collect(),
                 write_points: [NO_PAGE; alloc::STREAMS],
                 gc_active: false,
+                wl_victim: NO_PAGE,
                 aged: 0,
                 aged_free: 0,
             })
@@ -453,13 +468,13 @@ impl Ftl {
             // Worn out or failed: it never comes back to the free list.
             self.blocks[block as usize].state = BlockState::Retired;
             self.retired += 1;
-            self.planes[plane].gc_active = false;
+            self.planes[plane].victim_erased(block);
             return;
         }
         self.planes[plane].free.push_back(block);
         self.free_total += 1;
         self.die_free[self.geo.die_of_plane(plane as u32) as usize] += 1;
-        self.planes[plane].gc_active = false;
+        self.planes[plane].victim_erased(block);
     }
 
     /// Read-retry steps a read of `ppn` issued at `now` needs (`[nand]`);

@@ -144,11 +144,16 @@ impl Ftl {
 
     /// Mark `victim` as being collected and its plane as collecting.
     fn mark_victim(&mut self, plane: u32, victim: u32) -> u32 {
+        self.planes[plane as usize].gc_active = true;
+        self.mark_moving(plane, victim)
+    }
+
+    /// Mark `victim` as being collected (the caller says by whom).
+    fn mark_moving(&mut self, plane: u32, victim: u32) -> u32 {
         self.blocks[victim as usize].state = BlockState::Victim;
-        let p = &mut self.planes[plane as usize];
-        p.gc_active = true;
         // A full block can still be a stream's write point; once erased it
         // must not be written through that stale reference.
+        let p = &mut self.planes[plane as usize];
         for wp in p.write_points.iter_mut().filter(|wp| **wp == victim) {
             *wp = crate::types::NO_PAGE;
         }
