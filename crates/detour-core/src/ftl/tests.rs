@@ -360,3 +360,74 @@ fn gc_copies_take_the_hosts_open_block_as_ssdsims_get_ppn_for_gc() {
     assert_eq!((gc2, host2), (b2, a2 + 2));
     assert_eq!(free, free2 + 1, "one block fewer taken");
 }
+
+/// Plane 0 of `small` cut to 16 blocks of 2 pages, GC below 12 free
+/// blocks, under `ftl.gc_concurrency = c`: 6 blocks written (blocks 0-5,
+/// 10 free), blocks 0 and 1 wholly stale, then GC started as often as the
+/// plane allows.
+fn busy_plane(c: crate::config::GcConcurrency) -> (Ftl, Vec<u32>) {
+    let mut f = ftl_with(|cfg| {
+        cfg.device.blocks_per_plane = 16;
+        cfg.device.pages_per_block = 2;
+        cfg.ftl.gc_threshold = 0.75;
+        cfg.ftl.gc_concurrency = c;
+    });
+    let pages: Vec<u32> = (0..12).map(|i| f.alloc_programmed(0, Stream::Host, Owner::lpn(i), 1).unwrap()).collect();
+    for &p in &pages[..4] {
+        f.invalidate(p);
+    }
+    assert_eq!((f.free_blocks(0), f.gc_wanted.as_slice()), (10, &[0, 0][..]), "blocks 5 and 6 were taken below 12");
+    f.gc_wanted.clear();
+    let mut victims = Vec::new();
+    while let Some(v) = f.needs_gc(0).then(|| f.start_gc(0)).flatten() {
+        victims.push(v);
+    }
+    (f, victims)
+}
+
+#[test]
+fn mqsims_gc_collects_a_victim_per_block_taken_below_the_trigger() {
+    use crate::config::GcConcurrency::{Mqsim, One};
+    // One victim at a time: block 0 (two stale pages, first in free order).
+    let (mut f, v) = busy_plane(One);
+    assert_eq!(v, [0]);
+    f.alloc_programmed(0, Stream::Host, Owner::lpn(12), 1).unwrap();
+    assert!(f.gc_wanted.is_empty(), "block 6 taken while collecting asks for nothing");
+    f.victim_moved(0);
+    f.erase_issued(0);
+    f.erase_done(0);
+    assert!(f.gc_after_erase(0), "the plane collects again as soon as its erase ends");
+    // MQSim: Check_gc_required starts another victim beside the first
+    // (up to 10): blocks 0 and 1, then the plane has no stale page left.
+    let (mut f, v) = busy_plane(Mqsim);
+    assert_eq!(v, [0, 1]);
+    f.alloc_programmed(0, Stream::Host, Owner::lpn(12), 1).unwrap();
+    assert_eq!(f.gc_wanted, [0], "block 6 taken below the trigger asks for a third");
+    assert!(f.gc_after_erase(0), "9 free blocks: below MQSim's 10 an erase checks GC");
+    f.victim_moved(0);
+    f.erase_issued(0);
+    f.erase_done(0);
+    assert_eq!(f.free_blocks(0), 10);
+    assert!(!f.gc_after_erase(0), "10 free blocks: the next block taken checks, not the erase");
+    assert!(f.needs_gc(0) && f.gc_active(0), "block 1 is still collecting");
+}
+
+#[test]
+fn mqsims_gc_cap_counts_a_wear_levelling_erase() {
+    use crate::config::GcConcurrency::{Mqsim, One};
+    // MQSim's run_static_wearleveling puts its block in the plane's
+    // Ongoing_erase_operations, which Check_gc_required holds under 10.
+    let (mut f, v) = busy_plane(Mqsim);
+    assert_eq!(v.len(), 2);
+    f.planes[0].gc_ongoing = 9;
+    assert!(f.gc_room(0), "9 of 10");
+    f.planes[0].wl_victim = 7;
+    assert!(!f.gc_room(0), "9 GC victims and 1 wear-levelling block make 10");
+    f.erase_done(7);
+    assert!(f.gc_room(0), "wear levelling's erase frees its own slot");
+    // By default wear levelling's victim takes no GC slot.
+    let (mut f, _) = busy_plane(One);
+    f.planes[0].gc_ongoing = 0;
+    f.planes[0].wl_victim = 7;
+    assert!(f.gc_room(0));
+}

@@ -48,7 +48,7 @@ impl Ftl {
             return self.start_mqsim_wear_leveling(plane, threshold);
         }
         let p = &self.planes[plane as usize];
-        if p.gc_active || (p.free.len() as u32) < self.gc_free_blocks {
+        if p.gc_ongoing > 0 || (p.free.len() as u32) < self.gc_free_blocks {
             return None;
         }
         let (coldest, most) = self.coldest_full_block(plane)?;
@@ -149,7 +149,7 @@ impl Ftl {
             }
             let plane = self.geo.plane_of_block(b);
             let p = &self.planes[plane as usize];
-            if info.pending > 0 || p.gc_active || (p.free.len() as u32) < self.gc_free_blocks.min(super::super::GC_RESERVE + 1) {
+            if info.pending > 0 || p.gc_ongoing > 0 || (p.free.len() as u32) < self.gc_free_blocks.min(super::super::GC_RESERVE + 1) {
                 return true;
             }
             found = Some((plane, b));
