@@ -252,6 +252,13 @@ def test_mqsim_gc_policy_and_wear_levelling_map_to_detour_keys(tmp_path):
     assert (ftl["wear_leveling"], ftl["wear_threshold"]) == ("mqsim", 100)
 
 
+def test_mqsim_gc_concurrency_is_mapped_whatever_the_file_says(tmp_path):
+    # max_ongoing_gc_reqs_per_plane is SSD_Device.cpp's literal 10, not a
+    # file key (issue 46, h41mage).
+    cfg = _resolved(import_mqsim(MQ_CONFIG), tmp_path)
+    assert cfg["ftl"]["gc_concurrency"] == "mqsim"
+
+
 def test_mqsim_wear_levelling_runs_whatever_the_file_says(tmp_path):
     # SSD_Device.cpp never passes Static_Wearleveling_Enabled or its
     # threshold to GC_and_WL_Unit_Page_Level (the seed fills the dynamic

@@ -35,7 +35,7 @@ DEFAULTS = {
     "Plane_Allocation_Scheme": "CWDP", "Transaction_Scheduling_Policy": "OUT_OF_ORDER",
     "PCIe_Lane_Bandwidth": "0.4", "PCIe_Lane_Count": "4", "HostInterface_Type": "NVME",
     "Caching_Mechanism": "ADVANCED", "Data_Cache_Capacity": str(512 * 2**20), "Seed": "123",
-    "IO_Queue_Depth": "1024", "Enabled_Preconditioning": "true",
+    "IO_Queue_Depth": "1024", "Queue_Fetch_Size": "512", "Enabled_Preconditioning": "true",
     "Data_Cache_DRAM_Row_Size": "8192", "Data_Cache_DRAM_Data_Rate": "800", "Data_Cache_DRAM_Data_Busrt_Size": "4",
     "Data_Cache_DRAM_tRCD": "13", "Data_Cache_DRAM_tCL": "13", "Data_Cache_DRAM_tRP": "13",
     "Ideal_Mapping_Table": "false", "CMT_Capacity": str(2 * 2**20), "CMT_Sharing_Mode": "SHARED",
@@ -239,6 +239,10 @@ def _ftl(r: _Reader) -> None:
     else:
         r.skip(key, "Detour's GC copies through the controller")
     _gc_priority(r)
+    r.imp.set("(MQSim's GC_and_WL_Unit)", "mqsim", "ftl.gc_concurrency", "10",
+              "SSD_Device.cpp builds GC_and_WL_Unit_Page_Level with max_ongoing_gc_reqs_per_plane = 10 whatever the file "
+              "says: every block a write takes below the GC trigger starts another victim, up to 10 per plane "
+              "(Check_gc_required), and an erase's end starts one only below 10 free blocks")
 
 
 def _gc_priority(r: _Reader) -> None:

@@ -18,6 +18,9 @@ pub struct FtlConfig {
     /// What `gc_threshold` counts and when it is checked: `free_blocks`
     /// (default) or SSDSim's `free_pages` (see `GcTrigger`).
     pub gc_trigger: GcTrigger,
+    /// How many victims a plane collects at once, and when a new one
+    /// starts: `one` (default) or MQSim's `mqsim` (see `GcConcurrency`).
+    pub gc_concurrency: GcConcurrency,
     /// Which block GC reclaims: a name of ftl/gc/victim/'s registry
     /// (`greedy` by default; `detour policies` lists them), checked
     /// against it by setup/.
@@ -151,6 +154,28 @@ pub enum ReadMerge {
     /// the schemes share (`read_mapped`) merges. `detour import ssdsim`
     /// sets it, with `pending_reads_from_flash = true`.
     Queued,
+}
+
+/// How many victims a plane collects at once (`ftl.gc_concurrency`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum GcConcurrency {
+    /// One victim per plane at a time; a plane still below its trigger
+    /// when the victim's erase ends starts the next at once. Detour's
+    /// default.
+    #[default]
+    One,
+    /// MQSim's: every block a write takes below the trigger starts a
+    /// victim (`Check_gc_required`, GC_and_WL_Unit_Page_Level.cpp, called
+    /// from the `Allocate_block_and_page_in_plane_for_*_write` functions of
+    /// Flash_Block_Manager.cpp), beside those already collecting, up to
+    /// `max_ongoing_gc_reqs_per_plane` at once (its `Ongoing_erase_
+    /// operations` check; wear levelling counts too), which SSD_Device.cpp
+    /// builds as 10 whatever the file says; an erase's end starts one only
+    /// while the plane holds fewer than 10 free blocks (`Stop_servicing_
+    /// writes`, in the ERASE case of `GC_and_WL_Unit_Base::handle_
+    /// transaction_serviced_signal_from_PHY`).
+    Mqsim,
 }
 
 /// The simulated time GC takes (`ftl.gc_timing`).
@@ -301,6 +326,7 @@ impl Default for FtlConfig {
             order: AllocOrder::CWDP,
             gc_threshold: 0.05,
             gc_trigger: GcTrigger::FreeBlocks,
+            gc_concurrency: GcConcurrency::One,
             gc_policy: "greedy".into(),
             gc_choices: 8,
             wear_leveling: WearLeveling::Off,

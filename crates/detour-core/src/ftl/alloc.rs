@@ -203,7 +203,9 @@ impl Ftl {
             p.aged_free -= ppb - next;
         }
         let counts_blocks = self.gc_trigger == GcTrigger::FreeBlocks;
-        if counts_blocks && p.free_pages(ppb) < self.gc_free_blocks as u64 * ppb as u64 && !p.gc_active {
+        // With MQSim's concurrency every block taken below the trigger asks
+        // for one more victim (`Check_gc_required` per new write frontier).
+        if counts_blocks && p.free_pages(ppb) < self.gc_free_blocks as u64 * ppb as u64 && self.gc_room(plane) {
             self.gc_wanted.push(plane);
         }
         let b = &mut self.blocks[block as usize];

@@ -102,7 +102,12 @@ unsafe impl chunked::ZeroFresh for BlockInfo {}
 struct PlaneInfo {
     free: VecDeque<u32>,
     write_points: [u32; alloc::STREAMS],
-    gc_active: bool,
+    /// Victims GC is collecting; more than one only with
+    /// `ftl.gc_concurrency = "mqsim"`.
+    gc_ongoing: u32,
+    /// The block wear levelling is moving under `ftl.wear_leveling =
+    /// "mqsim"`, which runs beside GC (NO_PAGE: none; ftl/gc/wear.rs).
+    wl_victim: u32,
     /// Blocks on `free` with stale pages before their free ones, and those
     /// free pages (`layout = "trailing_free"`; 0 otherwise).
     aged: u32,
@@ -110,6 +115,17 @@ struct PlaneInfo {
 }
 
 impl PlaneInfo {
+    /// `block`'s erase ended: a wear-levelling victim frees its own slot,
+    /// any other block one of the plane's GC victims.
+    #[inline]
+    fn victim_erased(&mut self, block: u32) {
+        if block == self.wl_victim {
+            self.wl_victim = NO_PAGE;
+        } else {
+            self.gc_ongoing = self.gc_ongoing.saturating_sub(1);
+        }
+    }
+
     /// Free pages as the GC trigger counts them, SSDSim's plane
     /// `free_page`: whole free blocks plus aged blocks' free pages.
     #[inline]
@@ -144,6 +160,9 @@ pub struct Ftl {
     planes_div: Divisor,
     dynamic: bool,
     gc_free_blocks: u32,
+    /// How many victims a plane collects at once, and when an erase's end
+    /// starts another (`ftl.gc_concurrency`; ftl/gc/mod.rs `gc_room`).
+    gc_concurrency: crate::config::GcConcurrency,
     /// `ftl.gc_trigger`, and its threshold in pages (`free_pages`).
     gc_trigger: crate::config::GcTrigger,
     gc_free_pages: f64,
@@ -245,7 +264,8 @@ impl Ftl {
             .map(|p| PlaneInfo {
                 free: free_order(p, bpp).collect(),
                 write_points: [NO_PAGE; alloc::STREAMS],
-                gc_active: false,
+                gc_ongoing: 0,
+                wl_victim: NO_PAGE,
                 aged: 0,
                 aged_free: 0,
             })
@@ -259,6 +279,7 @@ impl Ftl {
             planes_div: Divisor::new(geo.host_planes()),
             dynamic: cfg.allocation == crate::config::Allocation::Dynamic,
             gc_free_blocks,
+            gc_concurrency: cfg.gc_concurrency,
             gc_trigger: cfg.gc_trigger,
             gc_free_pages: cfg.gc_threshold * bpp as f64 * geo.pages_per_block as f64,
             pending_reads_from_flash: cfg.pending_reads_from_flash,
@@ -453,13 +474,13 @@ impl Ftl {
             // Worn out or failed: it never comes back to the free list.
             self.blocks[block as usize].state = BlockState::Retired;
             self.retired += 1;
-            self.planes[plane].gc_active = false;
+            self.planes[plane].victim_erased(block);
             return;
         }
         self.planes[plane].free.push_back(block);
         self.free_total += 1;
         self.die_free[self.geo.die_of_plane(plane as u32) as usize] += 1;
-        self.planes[plane].gc_active = false;
+        self.planes[plane].victim_erased(block);
     }
 
     /// Read-retry steps a read of `ppn` issued at `now` needs (`[nand]`);

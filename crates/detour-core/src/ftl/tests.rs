@@ -274,10 +274,61 @@ fn mqsims_wear_levelling_subtracts_block_numbers_not_counts() {
     assert_eq!(f.start_wear_leveling(3), Some(3 * 8 + 4));
     assert_eq!(f.stats.wl_migrations, 1);
     // Numbers 0 and 1 erased: the first least-erased is number 2's block
-    // 5 (full); with 0-2 erased it is number 3, a free block: MQSim would
-    // erase it, here nothing is collected.
+    // 5 (full); with 0-2 erased it is number 3, a free block, which MQSim
+    // erases (below).
     assert_eq!(wear_plane(Mqsim, &[0, 1]).start_wear_leveling(3), Some(3 * 8 + 5));
-    assert_eq!(wear_plane(Mqsim, &[0, 1, 2]).start_wear_leveling(3), None);
+}
+
+/// Erase a victim whose live pages are taken as moved.
+fn erase_moved(f: &mut Ftl, block: u32) {
+    for page in 0..4 {
+        f.invalidate(block * 4 + page);
+    }
+    f.erase_done(block);
+}
+
+#[test]
+fn mqsims_wear_levelling_runs_beside_gc() {
+    use crate::config::WearLeveling::Mqsim;
+    // Number 5 erased once: wear levelling takes number 0 (block 27); a
+    // stale page on number 1 (block 28) makes it GC's greedy victim.
+    // MQSim's run_static_wearleveling asks nothing of GC, and
+    // Check_gc_required only counts erases in flight (fewer than 10).
+    let mut f = wear_plane(Mqsim, &[5]);
+    f.invalidate(28 * 4);
+    assert_eq!(f.start_wear_leveling(3), Some(27));
+    assert!(!f.gc_active(3), "wear levelling is not the plane's GC");
+    assert_eq!(f.start_gc(3), Some(28));
+    erase_moved(&mut f, 27);
+    assert!(f.gc_active(3), "wear levelling's erase leaves GC collecting");
+    erase_moved(&mut f, 28);
+    assert!(!f.gc_active(3));
+    // GC first: wear levelling still starts.
+    let mut f = wear_plane(Mqsim, &[5]);
+    f.invalidate(28 * 4);
+    assert_eq!(f.start_gc(3), Some(28));
+    assert_eq!(f.start_wear_leveling(3), Some(27));
+    assert_eq!(f.start_wear_leveling(3), None, "one at a time: block 27 keeps the fewest erases");
+}
+
+#[test]
+fn mqsims_wear_levelling_erases_a_free_block() {
+    use crate::config::WearLeveling::Mqsim;
+    // Numbers 0-2 erased once: number 0 is the first most-erased, number 3
+    // (block 30, free) the first least-erased; 0 - 3 wraps, so MQSim's
+    // run_static_wearleveling takes block 30, "safe" (no write frontier,
+    // no program), and erases it with nothing to move.
+    let mut f = wear_plane(Mqsim, &[0, 1, 2]);
+    let free = f.free_blocks(3);
+    assert_eq!(f.block(30).state, BlockState::Free);
+    assert_eq!(f.start_wear_leveling(3), Some(30));
+    assert_eq!((f.free_blocks(3), f.block(30).state), (free - 1, BlockState::Victim), "off the free list until erased");
+    f.erase_done(30);
+    assert_eq!((f.free_blocks(3), f.block(30).erases), (free, 1));
+    // Its erase's end checks again: number 4 (block 31) is now the first
+    // least-erased, 0 - 4 wraps, and it goes too.
+    assert_eq!(f.start_wear_leveling(3), Some(31));
+    assert_eq!(f.stats.wl_migrations, 2);
 }
 
 #[test]
@@ -308,4 +359,75 @@ fn gc_copies_take_the_hosts_open_block_as_ssdsims_get_ppn_for_gc() {
     let (gc2, host2, a2, b2, _, free2) = run(crate::config::GcWritePoint::Own);
     assert_eq!((gc2, host2), (b2, a2 + 2));
     assert_eq!(free, free2 + 1, "one block fewer taken");
+}
+
+/// Plane 0 of `small` cut to 16 blocks of 2 pages, GC below 12 free
+/// blocks, under `ftl.gc_concurrency = c`: 6 blocks written (blocks 0-5,
+/// 10 free), blocks 0 and 1 wholly stale, then GC started as often as the
+/// plane allows.
+fn busy_plane(c: crate::config::GcConcurrency) -> (Ftl, Vec<u32>) {
+    let mut f = ftl_with(|cfg| {
+        cfg.device.blocks_per_plane = 16;
+        cfg.device.pages_per_block = 2;
+        cfg.ftl.gc_threshold = 0.75;
+        cfg.ftl.gc_concurrency = c;
+    });
+    let pages: Vec<u32> = (0..12).map(|i| f.alloc_programmed(0, Stream::Host, Owner::lpn(i), 1).unwrap()).collect();
+    for &p in &pages[..4] {
+        f.invalidate(p);
+    }
+    assert_eq!((f.free_blocks(0), f.gc_wanted.as_slice()), (10, &[0, 0][..]), "blocks 5 and 6 were taken below 12");
+    f.gc_wanted.clear();
+    let mut victims = Vec::new();
+    while let Some(v) = f.needs_gc(0).then(|| f.start_gc(0)).flatten() {
+        victims.push(v);
+    }
+    (f, victims)
+}
+
+#[test]
+fn mqsims_gc_collects_a_victim_per_block_taken_below_the_trigger() {
+    use crate::config::GcConcurrency::{Mqsim, One};
+    // One victim at a time: block 0 (two stale pages, first in free order).
+    let (mut f, v) = busy_plane(One);
+    assert_eq!(v, [0]);
+    f.alloc_programmed(0, Stream::Host, Owner::lpn(12), 1).unwrap();
+    assert!(f.gc_wanted.is_empty(), "block 6 taken while collecting asks for nothing");
+    f.victim_moved(0);
+    f.erase_issued(0);
+    f.erase_done(0);
+    assert!(f.gc_after_erase(0), "the plane collects again as soon as its erase ends");
+    // MQSim: Check_gc_required starts another victim beside the first
+    // (up to 10): blocks 0 and 1, then the plane has no stale page left.
+    let (mut f, v) = busy_plane(Mqsim);
+    assert_eq!(v, [0, 1]);
+    f.alloc_programmed(0, Stream::Host, Owner::lpn(12), 1).unwrap();
+    assert_eq!(f.gc_wanted, [0], "block 6 taken below the trigger asks for a third");
+    assert!(f.gc_after_erase(0), "9 free blocks: below MQSim's 10 an erase checks GC");
+    f.victim_moved(0);
+    f.erase_issued(0);
+    f.erase_done(0);
+    assert_eq!(f.free_blocks(0), 10);
+    assert!(!f.gc_after_erase(0), "10 free blocks: the next block taken checks, not the erase");
+    assert!(f.needs_gc(0) && f.gc_active(0), "block 1 is still collecting");
+}
+
+#[test]
+fn mqsims_gc_cap_counts_a_wear_levelling_erase() {
+    use crate::config::GcConcurrency::{Mqsim, One};
+    // MQSim's run_static_wearleveling puts its block in the plane's
+    // Ongoing_erase_operations, which Check_gc_required holds under 10.
+    let (mut f, v) = busy_plane(Mqsim);
+    assert_eq!(v.len(), 2);
+    f.planes[0].gc_ongoing = 9;
+    assert!(f.gc_room(0), "9 of 10");
+    f.planes[0].wl_victim = 7;
+    assert!(!f.gc_room(0), "9 GC victims and 1 wear-levelling block make 10");
+    f.erase_done(7);
+    assert!(f.gc_room(0), "wear levelling's erase frees its own slot");
+    // By default wear levelling's victim takes no GC slot.
+    let (mut f, _) = busy_plane(One);
+    f.planes[0].gc_ongoing = 0;
+    f.planes[0].wl_victim = 7;
+    assert!(f.gc_room(0));
 }

@@ -261,7 +261,9 @@ impl Simulation {
             self.level_wear(plane)?;
         }
         self.wake_parked(plane)?;
-        self.start_gc(plane)?;
+        if self.ftl.gc_after_erase(plane) {
+            self.start_gc(plane)?;
+        }
         if !wear_first {
             self.level_wear(plane)?;
         }

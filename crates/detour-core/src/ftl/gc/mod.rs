@@ -9,23 +9,45 @@ pub mod victim;
 mod wear;
 
 use super::{BlockState, Ftl, PageState};
-use crate::config::GcTrigger;
+use crate::config::{GcConcurrency, GcTrigger};
 use crate::types::{Ppn, NO_PAGE};
+
+/// MQSim's `max_ongoing_gc_reqs_per_plane`: SSD_Device.cpp passes the
+/// literal 10 to `GC_and_WL_Unit_Page_Level`'s constructor.
+const MQSIM_MAX_ONGOING_GC: u32 = 10;
+
+/// Victims a plane may collect at once under `ftl.gc_concurrency`.
+fn max_per_plane(c: GcConcurrency) -> u32 {
+    match c {
+        GcConcurrency::One => 1,
+        GcConcurrency::Mqsim => MQSIM_MAX_ONGOING_GC,
+    }
+}
 
 impl Ftl {
     /// GC is moving a victim of `plane` (from its start until the erase).
     pub fn gc_active(&self, plane: u32) -> bool {
-        self.planes[plane as usize].gc_active
+        self.planes[plane as usize].gc_ongoing > 0
+    }
+
+    /// `plane` may start another GC victim: it collects fewer than
+    /// `ftl.gc_concurrency` allows (by default one at a time). MQSim counts
+    /// a wear-levelling erase among its `Ongoing_erase_operations` too
+    /// (`run_static_wearleveling`, GC_and_WL_Unit_Base.cpp).
+    pub(super) fn gc_room(&self, plane: u32) -> bool {
+        let p = &self.planes[plane as usize];
+        let wl = (self.gc_concurrency == GcConcurrency::Mqsim && p.wl_victim != NO_PAGE) as u32;
+        p.gc_ongoing + wl < max_per_plane(self.gc_concurrency)
     }
 
     /// The plane is below its GC threshold (as `ftl.gc_trigger` counts)
-    /// and not already collecting.
+    /// and collects fewer victims than `ftl.gc_concurrency` allows (with
+    /// the default, none).
     pub fn needs_gc(&self, plane: u32) -> bool {
-        let p = &self.planes[plane as usize];
         if let Some(owed) = &self.gc_owed {
-            return !p.gc_active && owed[plane as usize] > 0;
+            return self.gc_room(plane) && owed[plane as usize] > 0;
         }
-        !p.gc_active && self.below_trigger(plane)
+        self.gc_room(plane) && self.below_trigger(plane)
     }
 
     /// The plane's free space is below its GC threshold (as `ftl.gc_trigger` counts).
@@ -56,6 +78,18 @@ impl Ftl {
         let open: u64 =
             p.write_points.iter().filter(|&&b| b != NO_PAGE).map(|&b| ppb.saturating_sub(self.blocks[b as usize].next) as u64).sum();
         p.free_pages(ppb) + open
+    }
+
+    /// Whether a victim's erase ending on `plane` starts GC there (if it
+    /// needs it): always by default; with `ftl.gc_concurrency = "mqsim"`
+    /// only below MQSim's 10 free blocks (`Stop_servicing_writes` guards
+    /// its `Check_gc_required` after an erase), GC otherwise waiting for
+    /// the next block a write takes.
+    pub fn gc_after_erase(&self, plane: u32) -> bool {
+        match self.gc_concurrency {
+            GcConcurrency::One => true,
+            GcConcurrency::Mqsim => (self.planes[plane as usize].free.len() as u32) < MQSIM_MAX_ONGOING_GC,
+        }
     }
 
     /// List for GC exactly the planes that need it now (after setup writes
@@ -121,7 +155,7 @@ impl Ftl {
         for die in first_die..first_die + dpc {
             let mut reference = (die == vdie).then_some(victim - vplane * bpp);
             for plane in die * ppd..(die + 1) * ppd {
-                if plane == vplane || self.planes[plane as usize].gc_active {
+                if plane == vplane || self.planes[plane as usize].gc_ongoing > 0 {
                     continue;
                 }
                 let Some(b) = self.first_run_staled(plane, &is_aged) else { continue };
@@ -144,11 +178,16 @@ impl Ftl {
 
     /// Mark `victim` as being collected and its plane as collecting.
     fn mark_victim(&mut self, plane: u32, victim: u32) -> u32 {
+        self.planes[plane as usize].gc_ongoing += 1;
+        self.mark_moving(plane, victim)
+    }
+
+    /// Mark `victim` as being collected (the caller says by whom).
+    fn mark_moving(&mut self, plane: u32, victim: u32) -> u32 {
         self.blocks[victim as usize].state = BlockState::Victim;
-        let p = &mut self.planes[plane as usize];
-        p.gc_active = true;
         // A full block can still be a stream's write point; once erased it
         // must not be written through that stale reference.
+        let p = &mut self.planes[plane as usize];
         for wp in p.write_points.iter_mut().filter(|wp| **wp == victim) {
             *wp = crate::types::NO_PAGE;
         }

@@ -21,7 +21,10 @@
 //! block numbers, so it starts on a plane's first erase of a block numbered
 //! at or past the threshold, and again whenever a lower-numbered block than
 //! the first least-erased one has been erased (the unsigned difference
-//! wraps), whatever the plane's free space.
+//! wraps), whatever the plane's free space. Its victim is tracked apart
+//! from GC's, so GC may start on the plane while it moves and it may start
+//! while GC moves, and a free block it picks is erased (taken off the free
+//! list until then), as MQSim's `run_static_wearleveling` does.
 //!
 //! References: MQSim's GC_and_WL_Unit (static wear levelling on an erase-
 //! count spread threshold); Chang, Hsieh and Kuo, "Endurance enhancement of
@@ -29,6 +32,7 @@
 //! DAC 2007.
 
 use super::super::{BlockState, Ftl};
+use crate::types::NO_PAGE;
 
 impl Ftl {
     /// Static wear levelling is on.
@@ -44,7 +48,7 @@ impl Ftl {
             return self.start_mqsim_wear_leveling(plane, threshold);
         }
         let p = &self.planes[plane as usize];
-        if p.gc_active || (p.free.len() as u32) < self.gc_free_blocks {
+        if p.gc_ongoing > 0 || (p.free.len() as u32) < self.gc_free_blocks {
             return None;
         }
         let (coldest, most) = self.coldest_full_block(plane)?;
@@ -67,11 +71,20 @@ impl Ftl {
     /// wear levelling on it) and moves its valid pages and erases it, with
     /// no look at the plane's free blocks. A block's number is its place in
     /// the plane's free order, which MQSim's constructor and pool follow
-    /// (blocks taken in number order). Here the block must also be full and
-    /// unpinned, and the plane not collecting (one victim per plane):
-    /// MQSim would erase a free block it picked and postpone a pinned one.
+    /// (blocks taken in number order). Neither that function nor
+    /// `is_safe_gc_wl_candidate` asks whether GC is running on the plane,
+    /// and `Check_gc_required` (GC_and_WL_Unit_Page_Level.cpp) only counts
+    /// the plane's erases in flight against 10, so the victim is kept in
+    /// the plane's `wl_victim`, apart from GC's. A free block (not a write
+    /// frontier, so "safe") is erased with no moves; it leaves the free
+    /// list until its erase ends (MQSim leaves it in its pool, and the
+    /// erase's end adds it a second time, `Add_erased_block_to_pool`).
+    /// Here a picked block must be full and unpinned or free and unwritten:
+    /// MQSim would postpone a pinned one (`Can_execute_gc_wl`). One at a
+    /// time per plane: the block moving keeps the fewest erases, so MQSim
+    /// picks it again and refuses it (`Has_ongoing_gc_wl`).
     fn start_mqsim_wear_leveling(&mut self, plane: u32, threshold: u32) -> Option<u32> {
-        if self.planes[plane as usize].gc_active {
+        if self.planes[plane as usize].wl_victim != NO_PAGE {
             return None;
         }
         let (mut most, mut least) = ((0u32, 0u32), (0u32, u32::MAX));
@@ -89,11 +102,25 @@ impl Ftl {
         }
         let coldest = super::super::free_order(plane, self.geo.blocks_per_plane).nth(least.0 as usize)?;
         let info = &self.blocks[coldest as usize];
-        if info.state != BlockState::Full || info.pins > 0 {
-            return None;
+        match info.state {
+            BlockState::Full if info.pins == 0 => {}
+            BlockState::Free if info.next == 0 => self.take_free(plane, coldest),
+            _ => return None,
         }
         self.stats.wl_migrations += 1;
-        Some(self.mark_victim(plane, coldest))
+        self.planes[plane as usize].wl_victim = coldest;
+        Some(self.mark_moving(plane, coldest))
+    }
+
+    /// Take free `block` off `plane`'s free list (to be erased; the erase's
+    /// end puts it back, at the tail).
+    fn take_free(&mut self, plane: u32, block: u32) {
+        let p = &mut self.planes[plane as usize];
+        if let Some(i) = p.free.iter().position(|&b| b == block) {
+            p.free.remove(i);
+            self.free_total -= 1;
+            self.die_free[self.geo.die_of_plane(plane) as usize] -= 1;
+        }
     }
 
     /// `ftl.wear_leveling = "mqsim"`: an erase's end tries wear levelling
@@ -122,7 +149,7 @@ impl Ftl {
             }
             let plane = self.geo.plane_of_block(b);
             let p = &self.planes[plane as usize];
-            if info.pending > 0 || p.gc_active || (p.free.len() as u32) < self.gc_free_blocks.min(super::super::GC_RESERVE + 1) {
+            if info.pending > 0 || p.gc_ongoing > 0 || (p.free.len() as u32) < self.gc_free_blocks.min(super::super::GC_RESERVE + 1) {
                 return true;
             }
             found = Some((plane, b));
