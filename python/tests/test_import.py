@@ -162,6 +162,8 @@ def test_ssdsim_shipped_parameters_import_and_run(tmp_path):
     assert keys <= named, f"keys neither mapped nor listed: {sorted(keys - named)}"
     unmapped = {e.key for e in imp.unmapped}
     assert {"subpage page", "t_DBSY", "erase limit", "dram voltage"} <= unmapped
+    # all-dynamic allocation binds a write's chip when a free chip takes it; Detour's when planned
+    assert "dynamic_allocation" in unmapped
     assert "t_PROG" not in unmapped and "channel number" not in unmapped
     out = imp.write(tmp_path / "run")
     r = detour.run(out / "device.toml", profile="bench-like",

@@ -197,8 +197,8 @@ def _ftl(r: _Reader) -> None:
         dyn = r.num("dynamic_allocation", int, 0)
         r.set("allocation", "dynamic", "ftl.allocation", "SSDSim hands pages out round robin over channels, chips, dies and "
               "planes (tokens); Detour's dynamic allocation picks the least-loaded die")
-        (r.same if dyn == 0 else r.skip)("dynamic_allocation", "all dynamic" if dyn == 0 else
-                                           "the channel fixed by the LPN, the rest dynamic: Detour has no such mix")
+        r.skip("dynamic_allocation", DISPATCH_BINDING if dyn == 0 else
+               "the channel fixed by the LPN, the rest dynamic: Detour has no such mix")
         r.same("static_allocation", "not used with dynamic allocation")
         return
     mode = r.num("static_allocation", int, 0)
@@ -207,6 +207,15 @@ def _ftl(r: _Reader) -> None:
     r.set("allocation", "static", "ftl.allocation", "the plane follows from the LPN")
     r.set("static_allocation", STATIC_ORDERS[mode], "ftl.order", "pagemap.c's formula as a Detour order (first letter fastest)")
     r.same("dynamic_allocation", "not used with static allocation")
+
+
+# What `dynamic_allocation = 0` does that Detour's dynamic allocation does not
+# (issue 46, h42dyn: shown by runs in docs/validation.md, not modelled).
+DISPATCH_BINDING = ("all dynamic: allocate_location (flash.c) queues a write unplaced on one device-wide list "
+                    "(ssd->subs_w_head), and dynamic_advanced_process gives the first waiting, up to one per die and "
+                    "plane, to the idle chip a free channel serves, choosing their dies and planes then; Detour picks "
+                    "the least-loaded die when the write is planned, so its chip batches hold fewer pages "
+                    "(docs/validation.md, h42dyn)")
 
 
 def _buffer(r: _Reader) -> None:
