@@ -3,7 +3,7 @@
 
 use super::txn::TxnKind;
 use super::Simulation;
-use crate::config::{GcPriority, GcTiming};
+use crate::config::{GcConcurrency, GcPriority, GcTiming};
 use crate::engine::Event;
 use crate::error::{Error, Result};
 use crate::ftl::BlockState;
@@ -33,10 +33,23 @@ impl Simulation {
         }
         let mut wanted = std::mem::take(&mut self.ftl.gc_wanted);
         wanted.append(&mut self.gc_blocked);
-        for &plane in &wanted {
-            self.start_gc(plane)?;
+        loop {
+            for &plane in &wanted {
+                self.start_gc(plane)?;
+            }
+            wanted.clear();
+            // A victim's copies take their pages as it starts; one that took
+            // a block below the trigger asked for another victim. Under
+            // `ftl.gc_concurrency = "mqsim"` that ask is served now: MQSim's
+            // Allocate_block_and_page_in_plane_for_gc_write (Flash_Block_
+            // Manager.cpp) calls Check_gc_required when a GC write takes a new
+            // frontier block, beside the victim still moving. Otherwise (and
+            // before issue 46's h42tail25) the ask was dropped here.
+            if self.cfg.ftl.gc_concurrency != GcConcurrency::Mqsim || self.ftl.gc_wanted.is_empty() {
+                break;
+            }
+            std::mem::swap(&mut wanted, &mut self.ftl.gc_wanted);
         }
-        wanted.clear();
         self.ftl.gc_wanted = wanted;
         Ok(())
     }
