@@ -91,11 +91,17 @@ impl Simulation {
         Ok((chosen, n))
     }
 
-    /// One plane's blocks: `plan[i]` pages of `lpns` (in order), the rest
-    /// of the block stale.
+    /// One plane's blocks: `plan[i]` pages of `lpns` (ascending), the rest
+    /// of the block stale. The LPNs are taken from the highest down, as
+    /// MQSim takes `assigned_lpas[...].back()` and pops it
+    /// (`Allocate_address_for_preconditioning`,
+    /// Address_Mapping_Unit_Page_Level.cpp): the plan's fullest blocks get
+    /// the highest LPNs and its emptiest (GC's first victims) the lowest,
+    /// where a trace's pages lie when it spans less than the device
+    /// (issue 46, h42pre).
     fn place_plane(&mut self, plane: u32, lpns: &[Lpn], plan: &[u32]) -> Result<()> {
         let ppb = self.geo.pages_per_block;
-        let mut next = lpns.iter().copied();
+        let mut next = lpns.iter().rev().copied();
         for &v in plan {
             let mut n = 0;
             let refused = self.write_while(|_, _| {
@@ -124,7 +130,7 @@ impl Simulation {
 /// trace's, `n` of them), then distinct LPNs drawn uniformly from 0..span
 /// until `valid` (`FTL::Perform_precondition`, FTL.cpp, step 1-4: uniform
 /// random requests over the flow's addresses until the set holds the
-/// occupancy's LPAs; a std::map, so each plane takes them in LPA order).
+/// occupancy's LPAs; a std::map, so each plane lists them in LPA order).
 /// Drawn, not 0..valid, so planes get uneven counts as in MQSim (a
 /// binomial spread), which decides where its GC starts. The draws are
 /// Detour's (seeded by run.seed), not MQSim's.
@@ -223,5 +229,35 @@ mod tests {
         assert_eq!(super::steady_lpns(chosen.clone(), 2, 2, 5), vec![3, 9]);
         let l = super::steady_lpns(chosen, 2, 6, 5);
         assert!(l.len() == 6 && l.contains(&3) && l.contains(&9));
+    }
+
+    /// MQSim's plan takes a plane's LPAs from the highest down
+    /// (`assigned_lpas[...].back()`, then `pop_back`). The hand case of
+    /// `mqsim_steady_places_the_hand_computed_blocks` (30 blocks of one
+    /// valid page, filled as block 0 then 3..=31): block 0 holds the
+    /// highest of the 30 drawn LPNs, block 31 the lowest, and the LPNs fall
+    /// block by block. In ascending order (before h42pre) they rise.
+    #[test]
+    fn mqsim_steady_fills_the_fullest_blocks_with_the_highest_lpns() {
+        let kv = [
+            "device.channels=1",
+            "device.chips_per_channel=1",
+            "device.dies_per_chip=1",
+            "device.planes_per_die=1",
+            "device.blocks_per_plane=40",
+            "device.pages_per_block=2",
+            "device.overprovisioning=0.25",
+            "ftl.gc_threshold=0.1",
+            "ftl.precondition.valid=0.5",
+            "ftl.precondition.layout=mqsim_steady",
+        ];
+        let cfg = ConfigBuilder::from_preset("small").unwrap().set_all(kv.iter().copied()).unwrap().build().unwrap();
+        let mut sim = Simulation::new(cfg).unwrap();
+        sim.precondition(&mut NoProgress).unwrap();
+        let owner_lpn = |ppn: u32| (0..60).find(|&l| sim.ftl.owner(ppn) == crate::types::Owner::lpn(l));
+        let order: Vec<u32> = std::iter::once(0).chain(3..32).collect();
+        let lpns: Vec<u32> = order.iter().map(|&b| owner_lpn(b * 2).expect("page 0 of each plan block is live")).collect();
+        assert_eq!(lpns.len(), 30);
+        assert!(lpns.windows(2).all(|w| w[0] > w[1]), "highest first: {lpns:?}");
     }
 }
