@@ -21,8 +21,8 @@ as `ftl.precondition.valid`, SSDSim's `aged ratio` as
 `ftl.precondition.invalid` with `layout = "trailing_free"` (make_aged's
 layout; before issue 46's h38 round, whole stale blocks made by overwriting
 about 0.1% valid, the same count on every plane, see aged_valid_share).
-Every `ssdsim` point places its reads' pages before the run, as the importer
-maps SSDSim's pre_process_page (peer_keys; since h39).
+Every `ssdsim` point places its reads' pages before the run, as SSDSim's
+pre_process_page (since h39; the ssdsim bundle sets it since h42sbun).
 """
 
 from __future__ import annotations
@@ -45,35 +45,25 @@ COUNTED = ("read_mean", "read_p50", "read_p99", "write_mean", "write_p50", "writ
 
 
 def peer_keys(peer: str) -> list[str]:
-    """Keys `detour import PEER` sets whatever the file says, on every point:
-    SSDSim's main runs pre_process_page before every run (issue 46, h39;
-    before it, Detour placed a read's unwritten page at the read) and
-    get_ppn checks its GC trigger in pages after every host page write
-    (h40sgc; before it, whole free blocks when a block opened); MQSim's
-    GC trigger in whole blocks, floor(GC_Exec_Threshold x blocks) = 25 of
-    512 where Detour's share rounds up to 26 (issue 46, h39r50). For
-    SSDSim also what the importer maps from the matched file: static
-    allocation, two-plane programs and `greed MPW command = 1` make
-    make_level_page's plane pairing (issue 46, h40pair; before it, any free
-    plane paired). And creat_sub_request's read rules, whatever the file
-    says: a read of a page whose write waits goes to the flash, and a read
-    of a page another read is reading is done in 1 µs (issue 46, h41zipf;
-    before it, Detour served the first from the write's data and merged
-    nothing). GC's copies take the host's open block, as SSDSim's
-    get_ppn_for_gc, and a GC run is owed per host page write that leaves
-    the plane below its trigger, as get_ppn queues requests (issue 46,
-    h41sage; before it, GC's own blocks, and GC whenever below)."""
+    """Keys `detour import PEER` sets from the matched file that PEER's
+    bundle does not, on every point. SSDSim: static allocation, two-plane
+    programs and `greed MPW command = 1` make make_level_page's plane
+    pairing (issue 46, h40pair; before it, any free plane paired). The
+    rules SSDSim applies whatever the file says (pre_process_page, h39;
+    get_ppn's GC trigger in pages, h40sgc, and its GC request per host
+    page write, h41sage; get_ppn_for_gc's shared active block, h41sage;
+    creat_sub_request's reads, h41zipf) were set here too until h42sbun
+    moved them into the ssdsim bundle. MQSim: its GC trigger in whole
+    blocks, floor(GC_Exec_Threshold x blocks) = 25 of 512 where Detour's
+    share rounds up to 26 (issue 46, h39r50), and its fetch window and
+    submission queue."""
     if peer == "ssdsim":
-        # and GC triggered per page write on the plane's unwritten pages,
-        # as get_ppn (pagemap.c) does (issue 46, h40sgc)
-        # and creat_sub_request's reads: from the flash while a write of the
-        # page waits, merged with a read of the same page in flight (h41zipf)
-        # GC's copies share the host's active block, as get_ppn_for_gc
-        # (pagemap.c) takes its page, and GC runs once per host write that
-        # left the plane below, as get_ppn queues its requests (issue 46, h41sage)
-        return ["ftl.precondition.place_reads=before_run", "ftl.gc_trigger=free_pages",
-                "scheduler.plane_pairing=level", "ftl.pending_reads_from_flash=true", "ftl.read_merge=queued",
-                "ftl.gc_write_point=host", "ftl.gc_start=host_writes"]
+        # The ssdsim bundle sets the rules SSDSim applies whatever the file
+        # says (pre_process_page, get_ppn's GC trigger and requests,
+        # get_ppn_for_gc, creat_sub_request's reads; issue 46, h42sbun);
+        # make_level_page's pairing depends on the file, so it is set here
+        # as the importer sets it from the matched file (h40pair).
+        return ["scheduler.plane_pairing=level"]
     from detour.importers.mqsim import gc_threshold_share
 
     xml = (pm.CONFIGS / "mqsim-ssdconfig.xml").read_text()

@@ -88,3 +88,38 @@ fn host_writes_owe_a_gc_run_each_as_ssdsims_gc_requests() {
     let r = run_passes("ftl.gc_start=below_trigger");
     assert_eq!((r.summary.gc.runs, r.summary.gc.moves, r.summary.gc.erases), (2, 0, 2));
 }
+
+/// Preconditioning's GC is setup's, not SSDSim's GC requests (issue 46,
+/// h42sbun): 36 valid pages (`valid = 0.75` of 48 logical) and 48
+/// overwrites (`wear = 1.0`) make 84 page writes on a 64-page plane, so
+/// setup must collect stale blocks. Under `gc_start = "host_writes"` setup
+/// writes owe no GC run (SSDSim's `get_ppn_for_pre_process` queues none):
+/// setup collected nothing and failed with "the device filled up while
+/// preconditioning". Now it collects below the trigger whatever starts
+/// run-time GC, and a read on the idle plane after it takes command + tR
+/// + transfer either way.
+#[test]
+fn preconditioning_collects_under_host_writes_as_under_below_trigger() {
+    for start in ["ftl.gc_start=host_writes", "ftl.gc_start=below_trigger"] {
+        let mut kv = ONE_PLANE.to_vec();
+        kv.extend(["ftl.gc_threshold=0.2", "ftl.gc_trigger=free_pages", "ftl.precondition.valid=0.75", "ftl.precondition.wear=1.0", start]);
+        let r = sim::run_requests(small(&kv), &[req(GAP, 0, 1, IoKind::Read)]);
+        let r = r.unwrap_or_else(|e| panic!("{start}: {e}"));
+        assert_eq!(r.requests.latency_ns[0], CMD + T_READ + XFER, "{start}");
+    }
+}
+
+/// SSDSim has no GC reserve; Detour keeps GC_RESERVE = 2 blocks (8 pages
+/// here) from host writes, so `gc_threshold = 0.1` in pages (6.4) would
+/// fire only below the reserve, which host writes never reach: setup
+/// refused the 24 valid pages' 48 overwrites ("the device filled up while
+/// preconditioning"), as RR-SSD's 16-block planes of 256 pages (204.8 <
+/// 512) did (issue 46, h42sbun). The page trigger is floored at the
+/// reserve plus one block, 12 pages, as the block trigger is at 3 blocks.
+#[test]
+fn a_page_trigger_below_the_reserve_is_floored_as_the_block_trigger() {
+    let mut kv = ONE_PLANE.to_vec();
+    kv.extend(["ftl.gc_trigger=free_pages", "ftl.precondition.valid=0.5", "ftl.precondition.wear=1.0"]);
+    let r = sim::run_requests(small(&kv), &[req(GAP, 0, 1, IoKind::Read)]).unwrap();
+    assert_eq!(r.requests.latency_ns[0], CMD + T_READ + XFER);
+}

@@ -35,6 +35,16 @@ const fn s(key: &'static str, value: &'static str, because: &'static str) -> Set
     Setting { key, value, because }
 }
 
+/// SSDSim as the benchmark's page.parameters configures it
+/// (docs/validation/peer-configs/ssdsim-page.parameters: static
+/// allocation, `advanced command = 31`), plus every rule SSDSim applies
+/// whatever the file says. Left to `detour import ssdsim` because SSDSim
+/// applies it only for some file settings: `scheduler.plane_pairing =
+/// "level"`, make_level_page's static branch (get_ppn_for_advanced_commands,
+/// flash.c), which runs only with static allocation, the two-plane bit of
+/// `advanced command` and `greed MPW command = 1` (SSDSim's own
+/// page.parameters has `allocation = 0`, under which a write's plane is
+/// chosen at issue); the importer sets it from the file.
 const SSDSIM: &[Setting] = &[
     s("host.write_ack", "\"transfer\"", "a write's sub-request completes at SR_W_TRANSFER, when its data has reached the chip (go_one_step in ssd.c); the chip then stays busy for tPROG (next_state_predict_time)"),
     s("scheduler.unit", "\"chip\"", "busy state is kept per chip (chip_head[].current_state / next_state_predict_time; die_info has none): a read waits while another die of its chip programs"),
@@ -49,6 +59,12 @@ const SSDSIM: &[Setting] = &[
     s("write_buffer.granularity", "\"sector\"", "insert2buffer (flash.c) counts the buffer in sectors: max_buffer_sector is the DRAM's bytes / 512 (initialize.c), a page's node holds only the sectors written (stored; buffer_sector_count grows by each new sector), a write evicts LRU nodes until its sectors fit (never its own node: a tail that is the node being written swaps with the one before), and an eviction frees and writes back only its node's sectors (creat_sub_request(.., size(stored), stored, ..)). Only matters with a [write_buffer]"),
     s("scheduler.write_transfer", "\"written\"", "a write sub-request moves only its sectors: creat_sub_request sizes it by size(state) (a host write's part of the page, an eviction's stored sectors), and compute_serve_time / static_write (flash.c) time its transfer as 7 tWC + size x subpage_capacity x tWC. GC moves stay whole pages"),
     s("scheduler.channel_order", "\"reads_first\"", "process() (flash.c) serves an idle channel in turn: services_2_r_wait (the command of the channel's oldest waiting read whose chip is idle), else services_2_r_data_trans (a finished read's data-out, lowest chip first), else services_2_write (the lowest idle chip with waiting writes, its batch formed then by dynamic_advanced_process); one per idle channel per step, so a chip's writes wait while any read of its channel can use it"),
+    s("ftl.precondition.place_reads", "\"before_run\"", "main (ssd.c) runs pre_process_page (pagemap.c) after make_aged whatever the file says: it reads the trace once and places every page a read covers whose map entry is empty, before the run"),
+    s("ftl.pending_reads_from_flash", "true", "a read sub-request reads the page its LPN's map entry names (creat_sub_request, flash.c), whatever the file says: SSDSim never serves a read from a write still queued"),
+    s("ftl.read_merge", "\"queued\"", "creat_sub_request (flash.c), whatever the file says, ends a read after 1000 ns without the flash when a read of the same physical page is still in the channel's read list (subs_r, until it completes)"),
+    s("ftl.gc_trigger", "\"free_pages\"", "get_ppn (pagemap.c) queues a GC request after every host page write that leaves the plane's free_page (every unwritten page, the active block's included) below page_block x block_plane x gc_hard_threshold, unrounded; it does so while `active write` is 0, its value when the file does not set it (load_parameters, initialize.c, zeroes the parameters), as neither the benchmark's page.parameters nor SSDSim's own sets it"),
+    s("ftl.gc_start", "\"host_writes\"", "as above, get_ppn (pagemap.c) queues one GC request per host page write that leaves the plane below the threshold, even while one is served, and gc_for_channel serves each with one erase; pre_process_page queues none and nothing re-checks after an erase"),
+    s("ftl.gc_write_point", "\"host\"", "a plane has one active block whatever the file says: move_page's get_ppn_for_gc (pagemap.c) takes GC's page from it by find_active_block, as get_ppn does for a host write, so moved pages land between the host's"),
 ];
 
 const DISKSIM: &[Setting] = &[
@@ -125,6 +141,11 @@ impl Compat {
                 "false",
                 "Detour's default: a read of a page being programmed is served from the write buffer",
             ),
+            s("ftl.read_merge", "\"off\"", "Detour's default: every read goes to the flash"),
+            s("ftl.precondition.place_reads", "\"on_read\"", "Detour's default: an unwritten page is placed at its read"),
+            s("ftl.gc_trigger", "\"free_blocks\"", "Detour's default: GC's trigger counts whole free blocks"),
+            s("ftl.gc_start", "\"below_trigger\"", "Detour's default: GC runs whenever a plane is below its trigger"),
+            s("ftl.gc_write_point", "\"own\"", "Detour's default: GC's copies go to open blocks of its own"),
             s("scheduler.suspend_min_remaining_us", "0", "Detour's default"),
             s("scheduler.arbitration", "\"fifo\"", "Detour's default: flows' priority classes are not read"),
             s("scheduler.multiplane_scan", "\"near\"", "Detour's default: a batch looks only near its first operation (the policy's scan)"),
@@ -197,6 +218,25 @@ mod tests {
         for c in ["none", "ssdsim", "disksim"] {
             assert_eq!(class(c), FlushClass::Background, "{c}");
         }
+    }
+
+    #[test]
+    fn ssdsims_rules_whatever_the_file_says_are_its_bundles_and_none_undoes_them() {
+        use crate::config::{GcStart, GcTrigger, GcWritePoint, PlaceReads, ReadMerge};
+        let build = |kv: &[&str]| ConfigBuilder::from_preset("small").unwrap().set_all(kv.iter().copied()).unwrap().build().unwrap();
+        let rules = |c: &crate::config::Config| {
+            let f = &c.ftl;
+            (f.precondition.place_reads, f.gc_trigger, f.gc_start, f.gc_write_point, f.read_merge, f.pending_reads_from_flash)
+        };
+        let ssdsim = build(&["compat=ssdsim"]);
+        let want = (PlaceReads::BeforeRun, GcTrigger::FreePages, GcStart::HostWrites, GcWritePoint::Host, ReadMerge::Queued, true);
+        assert_eq!(rules(&ssdsim), want);
+        // make_level_page's pairing depends on the file's allocation, two-plane
+        // bit and greed MPW: `detour import ssdsim` sets it, not the bundle.
+        assert_eq!(ssdsim.scheduler.plane_pairing, crate::config::PlanePairing::Any);
+        let default = build(&[]);
+        assert_eq!(rules(&build(&["compat=ssdsim", "compat=none"])), rules(&default));
+        assert_ne!(rules(&default), want);
     }
 
     #[test]

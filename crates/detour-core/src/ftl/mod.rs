@@ -281,7 +281,13 @@ impl Ftl {
             gc_free_blocks,
             gc_concurrency: cfg.gc_concurrency,
             gc_trigger: cfg.gc_trigger,
-            gc_free_pages: cfg.gc_threshold * bpp as f64 * geo.pages_per_block as f64,
+            // Floored as `gc_free_blocks` is: SSDSim has no GC reserve, but
+            // host writes here stop at GC_RESERVE free blocks, so a trigger
+            // under the reserve's pages would never fire before the host is
+            // refused (RR-SSD's 16-block planes at 5%: 204.8 pages, under
+            // one 256-page block), and no GC could ever start (h42sbun).
+            gc_free_pages: (cfg.gc_threshold * bpp as f64 * geo.pages_per_block as f64)
+                .max(((GC_RESERVE + 1) * geo.pages_per_block) as f64),
             pending_reads_from_flash: cfg.pending_reads_from_flash,
             queued_reads: (cfg.read_merge == crate::config::ReadMerge::Queued).then(read_merge::QueuedReads::default),
             wear_threshold: (cfg.wear_leveling != crate::config::WearLeveling::Off).then_some(cfg.wear_threshold),

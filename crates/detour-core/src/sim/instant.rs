@@ -385,7 +385,7 @@ impl Simulation {
         let max_rounds = 4 * self.geo.blocks_per_plane;
         for plane in 0..self.geo.planes() {
             let mut rounds = 0;
-            while self.ftl.needs_gc(plane)
+            while self.ftl.needs_gc_in_setup(plane)
                 || (free > 0 && rounds < max_rounds && self.ftl.free_blocks(plane) < free && !self.ftl.gc_active(plane))
             {
                 rounds += 1;

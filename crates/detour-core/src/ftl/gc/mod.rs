@@ -50,6 +50,16 @@ impl Ftl {
         self.gc_room(plane) && self.below_trigger(plane)
     }
 
+    /// Setup's instant GC (preconditioning): the plane is below its
+    /// trigger and may collect, whatever `ftl.gc_start` says. Under
+    /// `host_writes` only run-time host writes owe GC runs (setup writes
+    /// queue none, as SSDSim's `get_ppn_for_pre_process`), so `needs_gc`
+    /// would never let setup reclaim a plane that a scheme's extra writes
+    /// (parity, copies) fill before the requested occupancy.
+    pub fn needs_gc_in_setup(&self, plane: u32) -> bool {
+        self.gc_room(plane) && self.below_trigger(plane)
+    }
+
     /// The plane's free space is below its GC threshold (as `ftl.gc_trigger` counts).
     pub(super) fn below_trigger(&self, plane: u32) -> bool {
         let p = &self.planes[plane as usize];
