@@ -185,6 +185,32 @@ def errors(peer: str, label: str) -> list[tuple[str, float, dict]]:
 PEER_SATURATED = {"mqsim": {"r50-4k-uniform@0.5-aged"}}
 
 
+def draw_bound(peer: str, pid: str) -> str:
+    """" (peer draw-bound, k of n)" when fewer than half of the peer's own
+    other preconditioning draws of the point (docs/validation/draws-PEER-
+    POINT.csv, run with the matrix's settings but its preconditioning seed)
+    come within 10% of the matrix's draw on every counted figure: there one
+    draw against another cannot tell a 10% difference (issue 46, h42tail75:
+    MQSim's `preconditioning_seed`, FTL::Perform_precondition). "" otherwise
+    or without such a file."""
+    path = pm.OUT / f"draws-{peer}-{pid}.csv"
+    if not path.exists():
+        return ""
+    with path.open() as fh:
+        rows = [r for r in csv.DictReader(fh) if r["sim"] == peer]
+    matrix = read_csv(pm.OUT / f"peers-{peer}.csv")[pid]
+    figs = [f for f in COUNTED if f in rows[0]]
+    def near(r: dict, ref: dict) -> bool:
+        return all(abs(float(r[f]) / float(ref[f]) - 1) <= 0.10 for f in figs)
+    # the matrix's draw is the seed whose figures are the peer CSV's (to rounding)
+    base = [r for r in rows if all(abs(float(r[f]) - float(matrix[f])) < 1 for f in figs)]
+    if not base:
+        return ""
+    others = [r for r in rows if r["fetch_window"] == base[0]["fetch_window"] and r["seed"] != base[0]["seed"]]
+    k = sum(near(r, base[0]) for r in others)
+    return f" (peer draw-bound, {k} of {len(others)})" if others and 2 * k < len(others) else ""
+
+
 def table(peer: str, label: str) -> str:
     errs = errors(peer, label)
     lines = [f"| point | {' | '.join(FIGS)} |", "|---" * (len(FIGS) + 1) + "|"]
@@ -195,10 +221,12 @@ def table(peer: str, label: str) -> str:
         w20 += worst <= 20
         mark = "" if worst <= 10 else (" *" if worst <= 20 else " **")
         mark += " (peer saturated)" if pid in PEER_SATURATED.get(peer, set()) else ""
+        mark += draw_bound(peer, pid)
         lines.append(f"| {pid}{mark} | " + " | ".join(f"{e[f]:+.0f}" if f in e else "-" for f in FIGS) + " |")
     head = f"{peer} ({out_path(peer, label).name}): {len(errs)} points, {w10} within 10% and {w20} within 20% " \
            f"on every counted figure ({', '.join(COUNTED)}); * = worst 10-20%, ** = over 20%; " \
-           f"(peer saturated) = past the peer's own knee (PEER_SATURATED)\n"
+           f"(peer saturated) = past the peer's own knee (PEER_SATURATED); (peer draw-bound, k of n) = only k of the " \
+           f"peer's n other preconditioning draws within 10% of its matrix draw (draws-PEER-POINT.csv)\n"
     return head + "\n" + "\n".join(lines)
 
 
