@@ -151,6 +151,28 @@ mod tests {
     use crate::config::ConfigBuilder;
     use crate::ftl::BlockState;
 
+    /// The hand case below, preconditioned: one plane of 40 blocks of 2
+    /// pages, 60 logical pages, half of them valid, `mqsim_steady`.
+    fn hand_case() -> Simulation {
+        let kv = [
+            "device.channels=1",
+            "device.chips_per_channel=1",
+            "device.dies_per_chip=1",
+            "device.planes_per_die=1",
+            "device.blocks_per_plane=40",
+            "device.pages_per_block=2",
+            "device.overprovisioning=0.25",
+            "ftl.gc_threshold=0.1",
+            "ftl.precondition.valid=0.5",
+            "ftl.precondition.layout=mqsim_steady",
+            "run.verify=true",
+        ];
+        let cfg = ConfigBuilder::from_preset("small").unwrap().set_all(kv.iter().copied()).unwrap().build().unwrap();
+        let mut sim = Simulation::new(cfg).unwrap();
+        sim.precondition(&mut NoProgress).unwrap();
+        sim
+    }
+
     /// One plane of 40 blocks of 2 pages, a quarter spare (60 logical
     /// pages), 30 valid, greedy GC at 10%. By hand: MQSim's threshold is
     /// max(floor(0.1 x 40), 10) = 10 blocks, so rho = (30 / 80) / (1 -
@@ -169,22 +191,7 @@ mod tests {
     /// the one plane whichever are drawn.
     #[test]
     fn mqsim_steady_places_the_hand_computed_blocks() {
-        let kv = [
-            "device.channels=1",
-            "device.chips_per_channel=1",
-            "device.dies_per_chip=1",
-            "device.planes_per_die=1",
-            "device.blocks_per_plane=40",
-            "device.pages_per_block=2",
-            "device.overprovisioning=0.25",
-            "ftl.gc_threshold=0.1",
-            "ftl.precondition.valid=0.5",
-            "ftl.precondition.layout=mqsim_steady",
-            "run.verify=true",
-        ];
-        let cfg = ConfigBuilder::from_preset("small").unwrap().set_all(kv.iter().copied()).unwrap().build().unwrap();
-        let mut sim = Simulation::new(cfg).unwrap();
-        sim.precondition(&mut NoProgress).unwrap();
+        let sim = hand_case();
         let (mut one, mut none, mut free, mut open) = (0, 0, 0, 0);
         for b in 0..40 {
             let info = sim.ftl.block(b);
@@ -239,21 +246,7 @@ mod tests {
     /// block by block. In ascending order (before h42pre) they rise.
     #[test]
     fn mqsim_steady_fills_the_fullest_blocks_with_the_highest_lpns() {
-        let kv = [
-            "device.channels=1",
-            "device.chips_per_channel=1",
-            "device.dies_per_chip=1",
-            "device.planes_per_die=1",
-            "device.blocks_per_plane=40",
-            "device.pages_per_block=2",
-            "device.overprovisioning=0.25",
-            "ftl.gc_threshold=0.1",
-            "ftl.precondition.valid=0.5",
-            "ftl.precondition.layout=mqsim_steady",
-        ];
-        let cfg = ConfigBuilder::from_preset("small").unwrap().set_all(kv.iter().copied()).unwrap().build().unwrap();
-        let mut sim = Simulation::new(cfg).unwrap();
-        sim.precondition(&mut NoProgress).unwrap();
+        let sim = hand_case();
         let owner_lpn = |ppn: u32| (0..60).find(|&l| sim.ftl.owner(ppn) == crate::types::Owner::lpn(l));
         let order: Vec<u32> = std::iter::once(0).chain(3..32).collect();
         let lpns: Vec<u32> = order.iter().map(|&b| owner_lpn(b * 2).expect("page 0 of each plan block is live")).collect();
