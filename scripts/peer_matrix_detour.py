@@ -198,6 +198,8 @@ def draw_bound(peer: str, pid: str) -> str:
         return ""
     with path.open() as fh:
         rows = [r for r in csv.DictReader(fh) if r["sim"] == peer]
+    if not rows:
+        return ""
     matrix = read_csv(pm.OUT / f"peers-{peer}.csv")[pid]
     figs = [f for f in COUNTED if f in rows[0]]
     def near(r: dict, ref: dict) -> bool:

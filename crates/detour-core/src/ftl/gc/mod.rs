@@ -40,14 +40,15 @@ impl Ftl {
         p.gc_ongoing + wl < max_per_plane(self.gc_concurrency)
     }
 
-    /// The plane is below its GC threshold (as `ftl.gc_trigger` counts)
-    /// and collects fewer victims than `ftl.gc_concurrency` allows (with
-    /// the default, none).
+    /// The plane collects fewer victims than `ftl.gc_concurrency` allows
+    /// (with the default, none) and is below its GC threshold (as
+    /// `ftl.gc_trigger` counts), or under `ftl.gc_start = "host_writes"`
+    /// owes a GC run.
     pub fn needs_gc(&self, plane: u32) -> bool {
-        if let Some(owed) = &self.gc_owed {
-            return self.gc_room(plane) && owed[plane as usize] > 0;
+        match &self.gc_owed {
+            Some(owed) => self.gc_room(plane) && owed[plane as usize] > 0,
+            None => self.needs_gc_in_setup(plane),
         }
-        self.gc_room(plane) && self.below_trigger(plane)
     }
 
     /// Setup's instant GC (preconditioning): the plane is below its
