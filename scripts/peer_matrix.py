@@ -121,7 +121,7 @@ def run_mqsim(exe: Path, trace: Path, aged: bool) -> dict:
                        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         rows, last = [], 0
         for line in open(d / "req.log"):
-            op, lat, now = line.split()
+            op, lat, now = line.split()[:3]  # a copy may log more columns after these
             rows.append((int(op), float(lat)))
             last = max(last, int(now))
     return stats(rows, last - first_arrival(trace))

@@ -3,13 +3,26 @@
     .venv/bin/python scripts/peer_matrix_detour.py run   [--label L] [--set key=value ...] [--aged-set key=value ...] [--fresh-from L]
     .venv/bin/python scripts/peer_matrix_detour.py table [--label L]
     .venv/bin/python scripts/peer_matrix_detour.py plot  [--label L]
+    .venv/bin/python scripts/peer_matrix_detour.py draws --only mqsim --point P --sim mqsim|detour --seeds 0-19 [--mqsim FILE]
 
 What: `run` replays every point of scripts/peer_matrix.py on bench-matched
 under `--compat PEER` (plus any `--set` keys, e.g. a rule taken back) and
 writes docs/validation/detour-<peer>[-<label>].csv; `table` prints, per
 peer, each point's figures as % error against the peer's own run
 (docs/validation/peers-<peer>.csv) and counts the points within 10% and
-20%; `plot` draws error against load as docs/validation/matrix-<label>.png.
+20%; `plot` draws error against load as docs/validation/matrix-<label>.png;
+`draws` runs one aged point once per preconditioning draw, the peer (MQSim,
+from a copy reading MQSIM_PSEED) or Detour (`run.seed`), into
+docs/validation/draws-<peer>-<point>.csv.
+
+An aged point is judged twice. The matrix: the peer's one run (its
+preconditioning draw 0) against Detour's one run (`run.seed` 1), marked
+`(peer draw-bound, k of n)` when fewer than half of the peer's other draws
+come within 10% of its matrix draw on every counted figure (draw_bound).
+Over draws, a separate judgement printed below the table and not counted
+in it: Detour's average over its draws against the peer's average over its
+draws, at the matrix's fetch window, within 10% on every counted figure
+(over_draws; issue 46, h43draw). Neither picks a draw.
 
 Why: a bundle matched on one point can carry a cost that only load, mix or
 device state expose; the matrix shows where, and by how much.
@@ -122,8 +135,6 @@ def read_csv(path: Path) -> dict[str, dict]:
 def run(peer: str, label: str, sets: list[str], work: Path, aged_sets: list[str], fresh_from: str = "") -> None:
     """With `fresh_from`, only the aged points run; the fresh ones are
     copied from that label's CSV (a change that only moves aged points)."""
-    import detour
-
     peer_rows = read_csv(pm.OUT / f"peers-{peer}.csv")
     kept = read_csv(pm.OUT / f"detour-{peer}-{fresh_from}.csv") if fresh_from else {}
     pts = {p["id"]: p for p in pm.points()}
@@ -137,21 +148,25 @@ def run(peer: str, label: str, sets: list[str], work: Path, aged_sets: list[str]
         if not tr.exists():
             pm.write_trace(tr, pt["mix"], float(prow["rate_iops"]), pm.N_POINT)
         keys = [*peer_keys(peer), *sets, "run.record_requests=false", *([*aged_keys(peer), *aged_sets] if pt["aged"] else [])]
-        r = detour.run("bench-matched", trace=str(tr), compat=peer, overrides=keys)
-        lat = r.summary["latency_us"]
-        row = {"point": pid, "rate_iops": prow["rate_iops"]}
-        for kind in ("read", "write"):
-            for k in ("mean", "p50", "p99", "p999"):
-                v = lat.get(kind, {}).get(k)
-                row[f"{kind}_{k}"] = round(v, 1) if v is not None else None
+        row = {"point": pid, "rate_iops": prow["rate_iops"], **detour_figures(peer, tr, keys)}
         rows.append(row)
-        gc = r.summary.get("gc", {})
-        print(f"{peer} {pid}: read {row['read_mean']} write {row['write_mean']} gc {gc}", file=sys.stderr)
+        print(f"{peer} {pid}: read {row['read_mean']} write {row['write_mean']}", file=sys.stderr)
     dest = pm.OUT / (f"detour-{peer}-{label}.csv" if label else f"detour-{peer}.csv")
     with open(dest, "w", newline="") as f:
         w = csv.DictWriter(f, fieldnames=list(rows[0]))
         w.writeheader()
         w.writerows(rows)
+
+
+def detour_figures(peer: str, trace: Path, keys: list[str]) -> dict:
+    """Detour's read and write mean / p50 / p99 / p99.9 in us on `trace` under `--compat peer` with `keys`."""
+    import detour
+
+    r = detour.run("bench-matched", trace=str(trace), compat=peer, overrides=keys)
+    lat = r.summary["latency_us"]
+    print(f"{peer} {trace.name}: gc {r.summary.get('gc', {})}", file=sys.stderr)
+    return {f"{kind}_{k}": (round(v, 1) if (v := lat.get(kind, {}).get(k)) is not None else None)
+            for kind in ("read", "write") for k in ("mean", "p50", "p99", "p999")}
 
 
 def out_path(peer: str, label: str) -> Path:
@@ -193,24 +208,99 @@ def draw_bound(peer: str, pid: str) -> str:
     draw against another cannot tell a 10% difference (issue 46, h42tail75:
     MQSim's `preconditioning_seed`, FTL::Perform_precondition). "" otherwise
     or without such a file."""
-    path = pm.OUT / f"draws-{peer}-{pid}.csv"
-    if not path.exists():
+    rows, base = draw_rows(peer, pid)
+    if base is None:
         return ""
-    with path.open() as fh:
-        rows = [r for r in csv.DictReader(fh) if r["sim"] == peer]
-    if not rows:
-        return ""
-    matrix = read_csv(pm.OUT / f"peers-{peer}.csv")[pid]
-    figs = [f for f in COUNTED if f in rows[0]]
+    figs = [f for f in COUNTED if f in base]
+
     def near(r: dict, ref: dict) -> bool:
         return all(abs(float(r[f]) / float(ref[f]) - 1) <= 0.10 for f in figs)
-    # the matrix's draw is the seed whose figures are the peer CSV's (to rounding)
-    base = [r for r in rows if all(abs(float(r[f]) - float(matrix[f])) < 1 for f in figs)]
-    if not base:
-        return ""
-    others = [r for r in rows if r["fetch_window"] == base[0]["fetch_window"] and r["seed"] != base[0]["seed"]]
-    k = sum(near(r, base[0]) for r in others)
+
+    others = [r for r in rows if r["sim"] == peer and r["fetch_window"] == base["fetch_window"] and r["seed"] != base["seed"]]
+    k = sum(near(r, base) for r in others)
     return f" (peer draw-bound, {k} of {len(others)})" if others and 2 * k < len(others) else ""
+
+
+def draw_rows(peer: str, pid: str) -> tuple[list[dict], dict | None]:
+    """The point's draws file's rows and the peer's matrix draw among them:
+    the peer row whose figures are the peer CSV's (to rounding). ([], None)
+    without the file; (rows, None) when no peer row is the matrix's."""
+    path = pm.OUT / f"draws-{peer}-{pid}.csv"
+    if not path.exists():
+        return [], None
+    with path.open() as fh:
+        rows = list(csv.DictReader(fh))
+    matrix = read_csv(pm.OUT / f"peers-{peer}.csv")[pid]
+    figs = [f for f in COUNTED if rows and f in rows[0]]
+    base = [r for r in rows if r["sim"] == peer and all(abs(float(r[f]) - float(matrix[f])) < 1 for f in figs)]
+    return rows, (base[0] if base else None)
+
+
+def over_draws(peer: str, pid: str) -> tuple[int, int, dict[str, float]] | None:
+    """A second judgement, beside the matrix's one draw against one: Detour's
+    average over its draws against the peer's average over its draws, at the
+    matrix draw's fetch window, as % error per counted figure, with the two
+    draw counts. The point meets it when every counted figure is within 10%.
+    None without both sides' draws (issue 46, h43draw)."""
+    rows, base = draw_rows(peer, pid)
+    if base is None:
+        return None
+    window = [r for r in rows if r["fetch_window"] == base["fetch_window"]]
+    side = {s: [r for r in window if r["sim"] == s] for s in (peer, "detour")}
+    if not side[peer] or not side["detour"]:
+        return None
+
+    def avg(rs: list[dict], f: str) -> float:
+        return sum(float(r[f]) for r in rs) / len(rs)
+
+    errs = {f: (avg(side["detour"], f) / avg(side[peer], f) - 1) * 100 for f in COUNTED if f in base}
+    return len(side[peer]), len(side["detour"]), errs
+
+
+DRAW_COLS = ("sim", "fetch_window", "seed", *(f for f in COUNTED))
+
+
+def draws(peer: str, pid: str, sim: str, seeds: list[int], work: Path, exe: Path | None, sets: list[str]) -> Path:
+    """Run `sim` (the peer or "detour") on aged point `pid` once per
+    preconditioning draw in `seeds` and (re)write those rows of
+    docs/validation/draws-PEER-POINT.csv, keeping the others. MQSim: a copy
+    reading `preconditioning_seed` (FTL::Perform_precondition) from the
+    environment variable MQSIM_PSEED, 0 giving the stock run (issue 46,
+    h42tail75), with the matrix's config; Detour: the matrix's keys plus
+    `sets` (Detour only, e.g. host.queue_depth=1024, the fetch_window
+    column) plus `run.seed`, which seeds its steady-state layout
+    (sim/steady.rs). Rows are written after each run, so a stopped sweep
+    keeps what it ran. main() checks the arguments."""
+    import os
+
+    pt = {p["id"]: p for p in pm.points()}[pid]
+    prow = read_csv(pm.OUT / f"peers-{peer}.csv")[pid]
+    tr = work / f"{peer}-{pid}.trace"
+    if not tr.exists():
+        pm.write_trace(tr, pt["mix"], float(prow["rate_iops"]), pm.N_POINT)
+    base_keys = [*peer_keys(peer), "run.record_requests=false", *aged_keys(peer), *sets]
+    window = [k.split("=")[1] for k in base_keys if k.startswith("host.queue_depth=")][-1]
+    path = pm.OUT / f"draws-{peer}-{pid}.csv"
+    for seed in seeds:
+        if sim == "detour":
+            figs = detour_figures(peer, tr, [*base_keys, f"run.seed={seed}"])
+        else:
+            assert exe is not None  # main() requires --mqsim for the peer's draws
+            os.environ["MQSIM_PSEED"] = str(seed)
+            figs = pm.run_mqsim(exe, tr, True)
+        row = {"sim": sim, "fetch_window": window, "seed": str(seed), **{f: str(round(figs[f])) for f in COUNTED}}
+        print(f"draw {sim} {pid} seed {seed}: {row}", file=sys.stderr)
+        kept = []
+        if path.exists():
+            with path.open() as fh:
+                kept = [r for r in csv.DictReader(fh) if (r["sim"], r["fetch_window"], r["seed"]) != (sim, window, str(seed))]
+        order = {peer: 0, "detour": 1}
+        out = sorted([*kept, row], key=lambda r: (int(r["fetch_window"]), order.get(r["sim"], 2), int(r["seed"])))
+        with path.open("w", newline="") as fh:
+            w = csv.DictWriter(fh, fieldnames=list(DRAW_COLS))
+            w.writeheader()
+            w.writerows(out)
+    return path
 
 
 def table(peer: str, label: str) -> str:
@@ -229,7 +319,23 @@ def table(peer: str, label: str) -> str:
            f"on every counted figure ({', '.join(COUNTED)}); * = worst 10-20%, ** = over 20%; " \
            f"(peer saturated) = past the peer's own knee (PEER_SATURATED); (peer draw-bound, k of n) = only k of the " \
            f"peer's n other preconditioning draws within 10% of its matrix draw (draws-PEER-POINT.csv)\n"
-    return head + "\n" + "\n".join(lines)
+    return head + "\n" + "\n".join(lines) + draws_table(peer, [pid for pid, _, _ in errs])
+
+
+def draws_table(peer: str, pids: list[str]) -> str:
+    """The over-draws judgement (over_draws) for every point with both sides' draws; "" when none has."""
+    found = [(pid, d) for pid in pids if (d := over_draws(peer, pid)) is not None]
+    if not found:
+        return ""
+    lines = [f"\n\nover draws (a separate judgement, not counted above): Detour's average over its preconditioning "
+             f"draws against {peer}'s average over its draws (draws-PEER-POINT.csv, the matrix's fetch window), % "
+             f"error per counted figure; within 10% = every counted figure within 10%\n",
+             f"| point | {peer} draws | detour draws | {' | '.join(COUNTED)} | within 10% |",
+             "|---" * (len(COUNTED) + 4) + "|"]
+    for pid, (n_peer, n_det, e) in found:
+        ok = "yes" if all(abs(v) <= 10 for v in e.values()) else "no"
+        lines.append(f"| {pid} | {n_peer} | {n_det} | " + " | ".join(f"{e[f]:+.0f}" for f in COUNTED) + f" | {ok} |")
+    return "\n".join(lines)
 
 
 def plot(label: str) -> Path:
@@ -258,19 +364,33 @@ def plot(label: str) -> Path:
 
 def main(argv: list[str]) -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("what", choices=["run", "table", "plot"])
+    ap.add_argument("what", choices=["run", "table", "plot", "draws"])
     ap.add_argument("--label", default="")
     ap.add_argument("--set", action="append", default=[], dest="sets")
     ap.add_argument("--aged-set", action="append", default=[], dest="aged_sets", help="key=value for aged points only")
     ap.add_argument("--only", default="")
     ap.add_argument("--fresh-from", default="", help="run only the aged points, the others copied from this label")
     ap.add_argument("--work", type=Path, default=pm.ROOT / "target" / "matrix")
+    ap.add_argument("--point", default="", help="draws: the aged point")
+    ap.add_argument("--sim", default="detour", help="draws: the peer (MQSim) or detour")
+    ap.add_argument("--seeds", default="0-9", help="draws: first-last preconditioning seeds")
+    ap.add_argument("--mqsim", type=Path, help="draws: an MQSim reading MQSIM_PSEED (docs/validation.md, h42tail75)")
     a = ap.parse_args(argv)
     peers = [p for p in pm.PEERS if not a.only or p in a.only.split(",")]
     if a.what == "run":
         a.work.mkdir(parents=True, exist_ok=True)
         for p in peers:
             run(p, a.label, a.sets, a.work, a.aged_sets, a.fresh_from)
+    elif a.what == "draws":
+        aged = {pt["id"] for pt in pm.points() if pt["aged"]}
+        if peers != ["mqsim"] or a.point not in aged or a.sim not in ("mqsim", "detour"):
+            ap.error(f"draws needs --only mqsim, --point one of {sorted(aged)} and --sim mqsim or detour")
+        if a.sim == "mqsim" and (a.mqsim is None or a.sets):
+            ap.error("MQSim's draws need --mqsim FILE (a copy reading MQSIM_PSEED) and take no --set")
+        if not re.fullmatch(r"\d+-\d+", a.seeds):
+            ap.error("--seeds is FIRST-LAST, e.g. 0-19")
+        lo, hi = (int(x) for x in a.seeds.split("-"))
+        print(draws(peers[0], a.point, a.sim, list(range(lo, hi + 1)), a.work, a.mqsim, a.sets))
     elif a.what == "table":
         for p in peers:
             print(table(p, a.label) + "\n")
