@@ -100,6 +100,7 @@ const MQSIM: &[Setting] = &[
     s("scheduler.gc_priority", "\"urgent\"", "the example ssdconfig.xml has Preemptible_GC_Enabled = false, so GC_and_WL_Unit_Page_Level::GC_is_in_urgent_mode is always true and TSU_Priority_OutOfOrder::service_read_transaction serves a chip's GC reads first and no user read while GC writes or erases are queued, service_write_transaction GC writes before user writes (mapping reads still go first; not modelled); `detour import mqsim` sets it from the file"),
     s("ftl.gc_concurrency", "\"mqsim\"", "Check_gc_required (GC_and_WL_Unit_Page_Level.cpp) runs whenever a write takes a new block (Allocate_block_and_page_in_plane_for_user_write / _gc_write / _translation_write, Flash_Block_Manager.cpp) and starts another victim below the trigger unless the plane already has max_ongoing_gc_reqs_per_plane erases ongoing, which SSD_Device.cpp builds as 10 whatever the file says; after an erase it runs only while the pool is below 10 (Stop_servicing_writes, GC_and_WL_Unit_Base::handle_transaction_serviced_signal_from_PHY). Each victim queues its erase at once (TSU GCEraseTRQueue), so while any is open the chip serves no user read or write (service_read_transaction / service_write_transaction)"),
     s("ftl.wear_leveling", "\"mqsim\"", "static wear levelling runs whatever the file says: SSD_Device.cpp builds GC_and_WL_Unit_Page_Level with (..., max_rho, 10, parameters->Seed++), so the seed lands in dynamic_wearleveling_enabled and static_wearleveling_enabled and its threshold keep their defaults (true, 100; GC_and_WL_Unit_Page_Level.h); after each erase check_static_wl_required compares Get_min_max_erase_difference (Flash_Block_Manager_Base.cpp), which returns the numbers of the plane's first most- and least-erased blocks subtracted unsigned, with 100, and run_static_wearleveling moves the first least-erased block's valid pages and erases it (ftl/gc/wear.rs); ftl.wear_threshold keeps Detour's default, 100"),
+    s("ftl.precondition.draw", "\"mqsim\"", "under the mqsim_steady layout, the valid LPAs beyond the trace's are MQSim's own: FTL::Perform_precondition (FTL.cpp) step 1-4 adds requests of Average_request_size_sector sectors (IO_Flow_Trace_Based::Get_statistics: the trace's sectors over its requests, truncated) from start sectors Uniform_ulong draws over the flow's logical sectors with Utils::RandomGenerator(preconditioning_seed++), MQSim's MRG32k3a (CMRRandomGenerator.cpp), until the occupancy's share of its logical pages is set; the seed is run.seed (MQSim's preconditioning_seed is never initialised and reads 0 in the matched builds; seed 1's numbers are seed 0's from the second on), so each plane's valid pages, its free blocks after preconditioning and where GC and wear levelling start first are MQSim's (sim/mqsim_draw.rs)"),
     s("scheduler.suspend_min_remaining_us", "100", "where suspension is turned back on (a TSU with that fall-through mended), a read is issued to a programming chip only while the program has Preferred_suspend_write_time_for_read (100 us) left; it suspends the program if it is for the same die, else runs beside it (NVM_PHY_ONFI_NVDDR2::send_command_to_chip suspends a busy die only)"),
 ];
 
@@ -143,6 +144,7 @@ impl Compat {
             ),
             s("ftl.read_merge", "\"off\"", "Detour's default: every read goes to the flash"),
             s("ftl.precondition.place_reads", "\"on_read\"", "Detour's default: an unwritten page is placed at its read"),
+            s("ftl.precondition.draw", "\"pages\"", "Detour's default: mqsim_steady draws single pages uniformly"),
             s("ftl.gc_trigger", "\"free_blocks\"", "Detour's default: GC's trigger counts whole free blocks"),
             s("ftl.gc_start", "\"below_trigger\"", "Detour's default: GC runs whenever a plane is below its trigger"),
             s("ftl.gc_write_point", "\"own\"", "Detour's default: GC's copies go to open blocks of its own"),
@@ -237,6 +239,17 @@ mod tests {
         let default = build(&[]);
         assert_eq!(rules(&build(&["compat=ssdsim", "compat=none"])), rules(&default));
         assert_ne!(rules(&default), want);
+    }
+
+    #[test]
+    fn mqsims_bundle_draws_the_preconditioned_pages_as_mqsim() {
+        use crate::config::PreconditionDraw;
+        let draw = |kv: &[&str]| {
+            ConfigBuilder::from_preset("small").unwrap().set_all(kv.iter().copied()).unwrap().build().unwrap().ftl.precondition.draw
+        };
+        assert_eq!(draw(&["compat=mqsim"]), PreconditionDraw::Mqsim);
+        assert_eq!(draw(&[]), PreconditionDraw::Pages);
+        assert_eq!(draw(&["compat=mqsim", "compat=none"]), PreconditionDraw::Pages);
     }
 
     #[test]

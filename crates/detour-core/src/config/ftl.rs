@@ -251,6 +251,9 @@ pub struct PreconditionConfig {
     /// When a page the workload reads before anything wrote it is placed
     /// (see [`PlaceReads`]).
     pub place_reads: PlaceReads,
+    /// How `layout = "mqsim_steady"` draws the valid pages beyond the
+    /// workload's own (see [`PreconditionDraw`]).
+    pub draw: PreconditionDraw,
 }
 
 /// How a host write's plane is chosen (`ftl.allocation`; ftl/alloc.rs).
@@ -397,6 +400,27 @@ pub enum PlaceReads {
     BeforeRun,
 }
 
+/// How `layout = "mqsim_steady"` draws the valid LPNs the workload does
+/// not touch (`ftl.precondition.draw`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum PreconditionDraw {
+    /// Single LPNs, uniform over the logical pages (ChaCha8 seeded by
+    /// `run.seed`): each plane's count a binomial draw.
+    #[default]
+    Pages,
+    /// MQSim's step 1-4 (`FTL::Perform_precondition`, FTL.cpp): requests of
+    /// the trace's mean size in sectors (`Average_request_size_sector`)
+    /// from start sectors that `Utils::RandomGenerator(seed)` (MRG32k3a,
+    /// CMRRandomGenerator.cpp) draws uniformly over MQSim's logical
+    /// sectors, until the occupancy's share of MQSim's logical pages is
+    /// set; the seed is `run.seed` (MQSim's `preconditioning_seed`, never
+    /// initialised, reads 0 in the matched builds; seed 1's numbers are
+    /// seed 0's from the second on). With the trace's pages and MQSim's
+    /// plane order the drawn set is MQSim's, page for page (sim/mqsim_draw.rs).
+    Mqsim,
+}
+
 /// What `ftl.precondition.valid` is a share of.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
@@ -432,6 +456,7 @@ impl Default for PreconditionConfig {
             headroom_blocks: 0,
             layout: PreconditionLayout::WholeBlocks,
             place_reads: PlaceReads::OnRead,
+            draw: PreconditionDraw::Pages,
         }
     }
 }

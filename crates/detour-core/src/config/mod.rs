@@ -37,7 +37,7 @@ pub use energy::{EnergyConfig, EnergyCosts};
 pub use flows::{FlowConfig, RwMode};
 pub use ftl::{
     Allocation, CmtGranularity, CmtWriteBack, FtlConfig, GcConcurrency, GcStart, GcTiming, GcTrigger, GcWritePoint, PlaceReads,
-    PreconditionConfig, PreconditionLayout, PreconditionSpan, ReadMerge, WearLeveling,
+    PreconditionConfig, PreconditionDraw, PreconditionLayout, PreconditionSpan, ReadMerge, WearLeveling,
 };
 pub use model::{
     AddressMode, BufferAdmission, BufferGranularity, ChannelOrder, FlushClass, FlushPolicy, GcPriority, LatencyFrom, MultiplaneScan,

@@ -159,7 +159,7 @@ impl Simulation {
     /// count are left as they were.
     fn place_reads_before_run(&mut self) -> Result<()> {
         const KEY: &str = "ftl.precondition.place_reads";
-        let given = self.read_workload_again(|sim, kind, pages| match kind {
+        let given = self.read_workload_again(|sim, kind, pages, _| match kind {
             IoKind::Read => match sim.place_unwritten(pages) {
                 Some(lpn) => Err(Error::config(KEY, format!("a plane filled up placing the pages the workload reads (at LPN {lpn})"))),
                 None => Ok(()),
@@ -176,17 +176,17 @@ impl Simulation {
     }
 
     /// Setup's own reading of the workload (given by
-    /// `Simulation::set_again`): `each` gets every request's kind and
-    /// pages, in order; false if the workload was not given. The run's
-    /// `folded` and `placed_on_read` counts stay as they were, and the
-    /// workload is kept for a later step to read again.
-    pub(super) fn read_workload_again(&mut self, mut each: impl FnMut(&mut Self, IoKind, Range<Lpn>) -> Result<()>) -> Result<bool> {
+    /// `Simulation::set_again`): `each` gets every request's kind, pages
+    /// and size in bytes, in order; false if the workload was not given.
+    /// The run's `folded` and `placed_on_read` counts stay as they were,
+    /// and the workload is kept for a later step to read again.
+    pub(super) fn read_workload_again(&mut self, mut each: impl FnMut(&mut Self, IoKind, Range<Lpn>, u32) -> Result<()>) -> Result<bool> {
         let Some(mut again) = self.host.take_again() else { return Ok(false) };
         let counts = (self.n.folded, self.n.placed_on_read);
         for r in again(0)? {
             let r = r?;
             let io = self.split_pages(&r)?;
-            each(self, r.kind, io.lpn..io.lpn + io.pages)?;
+            each(self, r.kind, io.lpn..io.lpn + io.pages, r.size)?;
         }
         (self.n.folded, self.n.placed_on_read) = counts;
         self.host.set_again(again);

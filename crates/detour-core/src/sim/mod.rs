@@ -28,6 +28,7 @@ mod host;
 mod instant;
 mod link;
 mod memory;
+mod mqsim_draw;
 mod oracle;
 mod page_list;
 mod park;

@@ -3,8 +3,9 @@
 //! per-plane plan), written through the scheme so its tables are its own.
 
 use super::instant::initial_token;
+use super::mqsim_draw::{mqsim_lpns, Walk, SECTOR_BYTES};
 use super::Simulation;
-use crate::config::Allocation;
+use crate::config::{Allocation, PreconditionDraw};
 use crate::error::{Error, Result};
 use crate::ftl::steady::{block_plan, model_choices, mqsim_gc_threshold_blocks, steady_state_pdf};
 use crate::ftl::Stream;
@@ -43,8 +44,15 @@ impl Simulation {
         let pdf = steady_state_pdf(ppb, rho, d);
         let planes = self.geo.host_planes();
         let mut per_plane: Vec<Vec<Lpn>> = vec![Vec::new(); planes as usize];
-        let (chosen, n) = self.trace_lpns(valid, span)?;
-        for lpn in steady_lpns(chosen, n, valid, self.cfg.run.seed) {
+        let (chosen, n, sectors) = self.trace_lpns(valid, span)?;
+        let lpns = match self.cfg.ftl.precondition.draw {
+            PreconditionDraw::Pages => steady_lpns(chosen, n, valid, self.cfg.run.seed),
+            PreconditionDraw::Mqsim => {
+                let (walk, target) = self.mqsim_walk(sectors);
+                mqsim_lpns(chosen, n, target, walk, self.cfg.run.seed)
+            }
+        };
+        for lpn in lpns {
             per_plane[self.ftl.static_plane(lpn) as usize].push(lpn);
         }
         for (plane, lpns) in per_plane.iter().enumerate() {
@@ -74,12 +82,14 @@ impl Simulation {
     /// The pages the workload touches (MQSim's steps 1-1 to 1-3: the
     /// trace's read, then write LPAs; here in trace order, which differs
     /// only when they outnumber `valid`), as flags over 0..span and their
-    /// count. None marked when the workload is not given again
-    /// (Simulation::set_again; the Python API and `detour run` give it).
-    fn trace_lpns(&mut self, valid: u32, span: u32) -> Result<(Vec<bool>, u32)> {
+    /// count, and the workload's (sectors, requests). None marked when the
+    /// workload is not given again (Simulation::set_again; the Python API
+    /// and `detour run` give it).
+    fn trace_lpns(&mut self, valid: u32, span: u32) -> Result<(Vec<bool>, u32, (u64, u64))> {
         let mut chosen = vec![false; span as usize];
-        let mut n = 0;
-        self.read_workload_again(|_, _, pages| {
+        let (mut n, mut sectors) = (0, (0u64, 0u64));
+        self.read_workload_again(|_, _, pages, bytes| {
+            sectors = (sectors.0 + bytes as u64 / SECTOR_BYTES, sectors.1 + 1);
             for l in pages.start..pages.end.min(span) {
                 if n < valid && !chosen[l as usize] {
                     chosen[l as usize] = true;
@@ -88,7 +98,27 @@ impl Simulation {
             }
             Ok(())
         })?;
-        Ok((chosen, n))
+        Ok((chosen, n, sectors))
+    }
+
+    /// MQSim's step-1-4 walk and target for `ftl.precondition.draw =
+    /// "mqsim"`: its logical sectors are each plane's `blocks x pages x
+    /// sectors x (1 - overprovisioning)`, truncated, summed
+    /// (`Logical_Address_Partitioning_Unit::Allocate_logical_address_for_
+    /// flows`), its logical pages those sectors in pages, rounded up
+    /// (`Address_Mapping_Unit_Page_Level`'s `Total_logical_pages_no`), the
+    /// target the occupancy's share of them, truncated (`FTL::Perform_
+    /// precondition`), and the request the trace's sectors over its
+    /// requests, truncated (`IO_Flow_Trace_Based::Get_statistics`; one
+    /// page when no workload is given again).
+    fn mqsim_walk(&self, (sectors, requests): (u64, u64)) -> (Walk, u32) {
+        let spp = (self.geo.page_size as u64 / SECTOR_BYTES).max(1);
+        let per_plane = (self.geo.blocks_per_plane as u64 * self.geo.pages_per_block as u64 * spp) as f64;
+        let per_plane = (per_plane * (1.0 - self.cfg.device.overprovisioning)) as u64;
+        let total = per_plane * self.geo.host_planes() as u64;
+        let target = (self.cfg.ftl.precondition.valid * total.div_ceil(spp) as f64) as u64;
+        let request_sectors = sectors.checked_div(requests).unwrap_or(spp);
+        (Walk { sectors: total, sectors_per_page: spp, request_sectors }, target.min(u32::MAX as u64) as u32)
     }
 
     /// One plane's blocks: `plan[i]` pages of `lpns` (ascending), the rest
@@ -154,6 +184,11 @@ mod tests {
     /// The hand case below, preconditioned: one plane of 40 blocks of 2
     /// pages, 60 logical pages, half of them valid, `mqsim_steady`.
     fn hand_case() -> Simulation {
+        hand_case_with(&[])
+    }
+
+    /// `hand_case` with `extra` settings.
+    fn hand_case_with(extra: &[&str]) -> Simulation {
         let kv = [
             "device.channels=1",
             "device.chips_per_channel=1",
@@ -167,7 +202,8 @@ mod tests {
             "ftl.precondition.layout=mqsim_steady",
             "run.verify=true",
         ];
-        let cfg = ConfigBuilder::from_preset("small").unwrap().set_all(kv.iter().copied()).unwrap().build().unwrap();
+        let kv = kv.iter().chain(extra).copied();
+        let cfg = ConfigBuilder::from_preset("small").unwrap().set_all(kv).unwrap().build().unwrap();
         let mut sim = Simulation::new(cfg).unwrap();
         sim.precondition(&mut NoProgress).unwrap();
         sim
@@ -252,5 +288,33 @@ mod tests {
         let lpns: Vec<u32> = order.iter().map(|&b| owner_lpn(b * 2).expect("page 0 of each plan block is live")).collect();
         assert_eq!(lpns.len(), 30);
         assert!(lpns.windows(2).all(|w| w[0] > w[1]), "highest first: {lpns:?}");
+    }
+
+    /// `ftl.precondition.draw = "mqsim"` places the pages MQSim's step 1-4
+    /// draws (sim/mqsim_draw.rs). The hand case's plane, 4 KiB pages:
+    /// MQSim's logical sectors are 40 x 2 x 8 x 0.75 = 480 (starts in
+    /// 0..=478), its target floor(0.5 x 60) = 30 pages, and with no
+    /// workload given again a request is one page (8 sectors); seed
+    /// `run.seed` = 1. The 30 LPNs placed are that walk's, not the
+    /// uniform page draw's (which the default keeps).
+    #[test]
+    fn mqsim_draw_places_the_pages_of_mqsims_walk() {
+        use super::super::mqsim_draw::{mqsim_lpns, Walk};
+        let placed = |sim: &Simulation| -> Vec<u32> {
+            let mut l: Vec<u32> = (0..80)
+                .filter(|&p| sim.ftl.page_state(p) == crate::ftl::PageState::Valid)
+                .filter_map(|p| (0..60).find(|&l| sim.ftl.owner(p) == crate::types::Owner::lpn(l)))
+                .collect();
+            l.sort_unstable();
+            l
+        };
+        let walk = Walk { sectors: 480, sectors_per_page: 8, request_sectors: 8 };
+        let want = mqsim_lpns(vec![false; 60], 0, 30, walk, 1);
+        assert_eq!(want.len(), 30);
+        let sim = hand_case_with(&["device.page_size=4096", "ftl.precondition.draw=mqsim"]);
+        assert_eq!(placed(&sim), want);
+        let uniform = super::steady_lpns(vec![false; 60], 0, 30, 1);
+        assert_ne!(uniform, want);
+        assert_eq!(placed(&hand_case_with(&["device.page_size=4096"])), uniform);
     }
 }
