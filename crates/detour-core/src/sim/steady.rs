@@ -79,8 +79,8 @@ impl Simulation {
     fn trace_lpns(&mut self, valid: u32, span: u32) -> Result<(Vec<bool>, u32)> {
         let mut chosen = vec![false; span as usize];
         let mut n = 0;
-        self.read_workload_again(|_, _, pages| {
-            for l in pages.start..pages.end.min(span) {
+        self.read_workload_again(|_, _, io| {
+            for l in io.lpn..(io.lpn + io.pages).min(span) {
                 if n < valid && !chosen[l as usize] {
                     chosen[l as usize] = true;
                     n += 1;
