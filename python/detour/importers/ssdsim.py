@@ -36,7 +36,8 @@ _NOT_MODELLED = {
                     "read of the page's other sectors first (allocate_location's update read) is "
                     "write_buffer.partial_write_back = \"read_first\", not set: without SSDSim's dynamic binding at "
                     "dispatch it takes the shipped example's writes further from SSDSim, and under static allocation "
-                    "it makes twice SSDSim's update reads (docs/validation.md, h43dyn)",
+                    "SSDSim's buffer also frees the sectors an update read adds, which Detour's does not "
+                    "(docs/validation.md, h43dyn)",
     "subpage capacity": "as above",
     "t_DBSY": "the dummy busy between the planes of a two-plane program; Detour charges one command per batch",
     "t_WB": "SSDSim adds it to erases (GC); Detour's erase is tBERS alone",
