@@ -122,7 +122,11 @@ def run_detour(mq: Path, ss: Path, work: Path) -> list[dict]:
             one("Detour, tpcc-small, CMT off (ftl.mapping = dram)", dev, tr, "mqsim", ["ftl.mapping=dram"]),
             one("Detour, tpcc-small, CMT of whole translation pages", dev, tr, "mqsim", ["ftl.cmt_granularity=page"]),
             one("Detour, example.ascii as imported", work / "ssdsim" / "imp" / "device.toml", work / "ssdsim" / "t.trace",
-                "ssdsim", [])]
+                "ssdsim", []),
+            # SSDSim's update reads, not set by the import without its dispatch binding (docs/validation.md, h43dyn)
+            one("Detour, example.ascii, update reads (write_buffer.partial_write_back = read_first)",
+                work / "ssdsim" / "imp" / "device.toml", work / "ssdsim" / "t.trace", "ssdsim",
+                ["write_buffer.partial_write_back=read_first"])]
 
 
 def mqsim_scenario(src: Path, dest: Path, k: int, mq: Path) -> None:

@@ -124,6 +124,7 @@ SECTIONS: tuple[Section, ...] = (
         F('occupancy_max', 'int', 'the most pages held at once'),
         F('writes_waited', 'int', 'host write requests that found the buffer full and waited for flushes to free room (in arrival order; nothing is dropped)'),
         F(('wait_us_total', 'wait_us_mean'), 'float', 'their total and mean wait for room, µs (part of their latency)'),
+        F('update_reads', 'int', 'write-backs of part of a page that first read its other sectors from the flash (SSDSim\'s update reads, `write_buffer.partial_write_back = "read_first"`); absent otherwise'),
     )),
     # `mapping`
     Section('mapping', kinds=(), fields=(
@@ -249,7 +250,8 @@ OPTIONAL: tuple[str, ...] = ("write_buffer", "mapping", "collisions", "periods",
 # Sections that are a list of records (one per flow), not one record.
 LISTS = ("flows",)
 # Fields of a section written only when a setting asks for them (read as None when absent).
-OPTIONAL_FIELDS = {"gc": ("wl_migrations", "pages_skipped"), "nand": ("fit", "life_remaining")}
+OPTIONAL_FIELDS = {"gc": ("wl_migrations", "pages_skipped"), "nand": ("fit", "life_remaining"),
+                   "write_buffer": ("update_reads",)}
 _TYPE_WORDS = {"str": "string", "list[int]": "list of int", "dict": "object", "str | None": "string or null", "int | None": "int or null",
                "float | None": "float or null"}
 _CLASS_NAMES = {"": "Summary", "latency_us": "Latency", "breakdown_us": "Breakdown", "throughput": "Throughput",

@@ -18,7 +18,8 @@ ROOT = Path(__file__).resolve().parents[2]
 @pytest.fixture(scope="module")
 def full():
     """A run with every optional section and field: write buffer, cached mapping table, collision
-    accounting, the probe, wear levelling, the read cache, SSDSim's plane pairing and (ignored) discards on."""
+    accounting, the probe, wear levelling, the read cache, SSDSim's plane pairing and update reads, and
+    (ignored) discards on."""
     return detour.run("small", profile="bench-like",
                       profile_overrides={"requests": 800, "footprint_bytes": 2**28, "arrival.rate_per_s": 4000,
                                          "discard_ratio": 0.1},
@@ -27,7 +28,10 @@ def full():
                                  "probes.interval_us": 50, "ftl.wear_leveling": "static",
                                  "ftl.mapping": "cmt", "ftl.cmt_size_kib": 64,
                                  "nand.error_model": "power_law", "nand.pe_limit": 10000,
-                                 "scheduler.plane_pairing": "level"})
+                                 "scheduler.plane_pairing": "level",
+                                 # SSDSim's buffer with its update reads: write_buffer.update_reads
+                                 "write_buffer.admission": "evict", "write_buffer.granularity": "sector",
+                                 "write_buffer.partial_write_back": "read_first"})
 
 
 @pytest.fixture(scope="module")
@@ -58,6 +62,7 @@ def test_the_core_writes_exactly_the_schema_fields(full, plain):
     assert "nand" not in plain.summary and full.summary.nand.pe_limit == 10000
     assert plain.summary.gc.wl_migrations is None and full.summary.gc.wl_migrations is not None
     assert plain.summary.gc.pages_skipped is None and full.summary.gc.pages_skipped is not None
+    assert full.summary.write_buffer.update_reads is not None
     assert "mapping" not in plain.summary and full.summary.mapping.lookups > 0
 
 

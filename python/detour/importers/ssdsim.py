@@ -32,8 +32,12 @@ _NOT_MODELLED = {
     "subpage page": "Detour maps whole pages; the ssdsim bundle moves only a page's 512 B sectors asked for or written "
                     "(scheduler.read_transfer = \"requested\", scheduler.write_transfer = \"written\") and counts the buffer "
                     "in sectors (write_buffer.granularity = \"sector\"), but a read of a buffered page is served from DRAM "
-                    "even for sectors its node lacks (SSDSim reads those from the flash) and a partial-page write-back "
-                    "does not first read the page's other sectors (allocate_location's update read)",
+                    "even for sectors its node lacks (SSDSim reads those from the flash); a partial-page write-back's "
+                    "read of the page's other sectors first (allocate_location's update read) is "
+                    "write_buffer.partial_write_back = \"read_first\", not set: without SSDSim's dynamic binding at "
+                    "dispatch it takes the shipped example's writes further from SSDSim, and under static allocation "
+                    "SSDSim's buffer also frees the sectors an update read adds, which Detour's does not "
+                    "(docs/validation.md, h43dyn)",
     "subpage capacity": "as above",
     "t_DBSY": "the dummy busy between the planes of a two-plane program; Detour charges one command per batch",
     "t_WB": "SSDSim adds it to erases (GC); Detour's erase is tBERS alone",
@@ -215,7 +219,7 @@ DISPATCH_BINDING = ("all dynamic: allocate_location (flash.c) queues a write unp
                     "(ssd->subs_w_head), and dynamic_advanced_process gives the first waiting, up to one per die and "
                     "plane, to the idle chip a free channel serves, choosing their dies and planes then; Detour picks "
                     "the least-loaded die when the write is planned, so its chip batches hold fewer pages "
-                    "(docs/validation.md, h42dyn)")
+                    "(docs/validation.md, h42dyn; what modelling it needs: h43dyn)")
 
 
 def _buffer(r: _Reader) -> None:

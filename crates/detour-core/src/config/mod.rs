@@ -41,7 +41,7 @@ pub use ftl::{
 };
 pub use model::{
     AddressMode, BufferAdmission, BufferGranularity, ChannelOrder, FlushClass, FlushPolicy, GcPriority, LatencyFrom, MultiplaneScan,
-    PlanePairing, ReadTransfer, ServiceUnit, WriteAck, WriteBufferConfig, WriteTransfer,
+    PartialWriteBack, PlanePairing, ReadTransfer, ServiceUnit, WriteAck, WriteBufferConfig, WriteTransfer,
 };
 pub use nand::{DriftFit, ErrorModel, NandConfig, RberFit};
 pub use order::AllocOrder;

@@ -276,6 +276,30 @@ pub enum BufferGranularity {
     Sector,
 }
 
+/// What a write-back of part of a page does when the flash holds other
+/// sectors of that page (`write_buffer.partial_write_back`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum PartialWriteBack {
+    /// The write-back programs its sectors at once. Detour's default.
+    #[default]
+    Program,
+    /// SSDSim's update read (`allocate_location`, flash.c): when the page's
+    /// map entry holds sectors the write-back does not
+    /// (`(sub->state & map.state) != map.state`), a read sub-request of the
+    /// old page, sized `size(map.state ^ sub->state)` sectors, joins the
+    /// channel's read list (`subs_r`, served as host reads are), and the
+    /// write-back is not dispatched until that read is complete
+    /// (`find_write_sub_request`, `dynamic_advanced_process` skip it). With
+    /// static allocation the write-back then also carries the sectors read
+    /// (`sub_req->state |= update->state`); with dynamic allocation only its
+    /// own. The entry's sectors are those ever written to it, or read of a
+    /// page `pre_process_page` placed (`set_entry_state`). Only with
+    /// `granularity = "sector"` under `admission = "evict"`, and the
+    /// buffer's write-backs only (not host writes that bypass a buffer).
+    ReadFirst,
+}
+
 /// `[write_buffer]`: a write-back DRAM buffer in front of the flash (MQSim's
 /// data cache, SSDSim's buffer). A host write completes when its pages are
 /// in the buffer, or waits for room; buffered pages are read from DRAM
@@ -304,6 +328,9 @@ pub struct WriteBufferConfig {
     pub dram: super::DramTiming,
     /// Default page; `sector` is SSDSim's (see `BufferGranularity`).
     pub granularity: BufferGranularity,
+    /// Default program; `read_first` is SSDSim's update read (see
+    /// `PartialWriteBack`).
+    pub partial_write_back: PartialWriteBack,
 }
 
 impl Default for WriteBufferConfig {
@@ -317,6 +344,7 @@ impl Default for WriteBufferConfig {
             admission: BufferAdmission::Room,
             dram: Default::default(),
             granularity: BufferGranularity::Page,
+            partial_write_back: PartialWriteBack::Program,
         }
     }
 }
@@ -336,6 +364,12 @@ impl WriteBufferConfig {
     /// setting has no effect (a bundle sets both, a user may change one).
     pub fn sector_granular(&self) -> bool {
         self.granularity == BufferGranularity::Sector && self.admission == BufferAdmission::Evict
+    }
+
+    /// Whether partial write-backs read the page's other sectors first
+    /// (`partial_write_back = "read_first"`, which needs the sector buffer).
+    pub fn update_reads(&self) -> bool {
+        self.partial_write_back == PartialWriteBack::ReadFirst && self.sector_granular()
     }
 
     /// The capacity in 512-byte sectors under `granularity = "sector"`:

@@ -24,4 +24,8 @@ pub struct WriteBufferSummary {
     pub writes_waited: u64,
     pub wait_us_total: f64,
     pub wait_us_mean: f64,
+    /// Write-backs that read their page's other sectors first (SSDSim's
+    /// `update read count`); absent unless `partial_write_back = "read_first"`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub update_reads: Option<u64>,
 }

@@ -70,7 +70,7 @@ fn sectors_of_page(io: &HostIo, i: u32, page_size: u32) -> u64 {
 /// The sectors of page `i` of write `io` that it writes, as a mask (bit k:
 /// the page's sector k): SSDSim's `state` for `insert2buffer`
 /// (`buffer_management`, ssd.c); the whole page if none.
-fn sector_mask(io: &HostIo, i: u32, page_size: u32) -> u32 {
+pub(super) fn sector_mask(io: &HostIo, i: u32, page_size: u32) -> u32 {
     let below = |n: u64| if n >= 32 { u32::MAX } else { (1u32 << n) - 1 };
     let full = below((page_size / SECTOR) as u64);
     let (lo, hi) = io.page_sectors(i, page_size);
@@ -479,6 +479,12 @@ impl BufferRun {
             Some(&lack) if lack > 0 && lack < d.sectors_per_page => ((d.sectors_per_page - lack) * SECTOR as u64) as u32,
             _ => 0,
         }
+    }
+
+    /// The sectors the eviction of `lpn` in flight writes back (sector
+    /// mode; None otherwise).
+    pub(super) fn evicted_sectors(&self, lpn: Lpn) -> Option<u32> {
+        self.buf.evicted_sectors(lpn)
     }
 
     /// Flushes run at background priority (`write_buffer.flush_class`).

@@ -133,6 +133,9 @@ impl Simulation {
                 retries = self.ftl.read_retries(p.ppn, self.q.now());
             }
         }
+        if self.updates.is_some() {
+            xfer_bytes = self.update_sized(t, lpn, p.kind, xfer_bytes);
+        }
         let prio = if self.sched.arbitrates() { self.priority_of(t) } else { 0 };
         let op = FlashOp {
             kind: p.kind,
@@ -356,6 +359,9 @@ impl Simulation {
                 self.sched.take_started(&mut self.scratch.started);
                 if let Some(q) = self.ftl.queued_reads.as_mut() {
                     self.scratch.started.iter().for_each(|&lpn| q.dispatched(lpn));
+                }
+                if let Some(u) = self.updates.as_mut() {
+                    self.scratch.started.iter().for_each(|&lpn| u.dispatched(lpn));
                 }
             }
             if self.sched.done.is_empty() {

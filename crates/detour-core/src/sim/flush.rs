@@ -193,6 +193,7 @@ impl Simulation {
         let tokens = std::mem::take(&mut self.scratch.tokens);
         plan.clear();
         self.ftl.clear_refusals();
+        let updates = self.decide_update_reads(range.clone());
         let r = self.with_ctx(|s, ctx| s.plan_write(range.clone(), &tokens, ctx, &mut plan));
         self.scratch.tokens = tokens;
         let stalled = r.err().map(|s| from + s.done);
@@ -207,6 +208,9 @@ impl Simulation {
             for op in plan.ops.iter_mut() {
                 op.class = Class::Background;
             }
+        }
+        if !updates.is_empty() {
+            self.add_update_reads(&mut plan, &updates);
         }
         if let Some(end) = self.wbuf.as_mut().and_then(|b| b.eviction_read_end(lpn)).filter(|_| from == 0) {
             // an evicted page's data is read from DRAM first (destage)

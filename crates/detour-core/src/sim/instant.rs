@@ -4,6 +4,7 @@
 //! `plan_write`, so the layout is the scheme's, and the plan is applied at
 //! once instead of being timed.
 
+use super::txn::HostIo;
 use super::{is_placed, mark_written, Simulation};
 use crate::config::{PlaceReads, PreconditionLayout, PreconditionSpan};
 use crate::error::{Error, Result};
@@ -159,8 +160,8 @@ impl Simulation {
     /// count are left as they were.
     fn place_reads_before_run(&mut self) -> Result<()> {
         const KEY: &str = "ftl.precondition.place_reads";
-        let given = self.read_workload_again(|sim, kind, pages, _| match kind {
-            IoKind::Read => match sim.place_unwritten(pages) {
+        let given = self.read_workload_again(|sim, kind, io| match kind {
+            IoKind::Read => match sim.place_read_before_run(io) {
                 Some(lpn) => Err(Error::config(KEY, format!("a plane filled up placing the pages the workload reads (at LPN {lpn})"))),
                 None => Ok(()),
             },
@@ -176,17 +177,17 @@ impl Simulation {
     }
 
     /// Setup's own reading of the workload (given by
-    /// `Simulation::set_again`): `each` gets every request's kind, pages
-    /// and size in bytes, in order; false if the workload was not given.
-    /// The run's `folded` and `placed_on_read` counts stay as they were,
-    /// and the workload is kept for a later step to read again.
-    pub(super) fn read_workload_again(&mut self, mut each: impl FnMut(&mut Self, IoKind, Range<Lpn>, u32) -> Result<()>) -> Result<bool> {
+    /// `Simulation::set_again`): `each` gets every request's kind and
+    /// pages (with its size in bytes), in order; false if the workload was
+    /// not given. The run's `folded` and `placed_on_read` counts stay as
+    /// they were, and the workload is kept for a later step to read again.
+    pub(super) fn read_workload_again(&mut self, mut each: impl FnMut(&mut Self, IoKind, &HostIo) -> Result<()>) -> Result<bool> {
         let Some(mut again) = self.host.take_again() else { return Ok(false) };
         let counts = (self.n.folded, self.n.placed_on_read);
         for r in again(0)? {
             let r = r?;
             let io = self.split_pages(&r)?;
-            each(self, r.kind, io.lpn..io.lpn + io.pages, r.size)?;
+            each(self, r.kind, &io)?;
         }
         (self.n.folded, self.n.placed_on_read) = counts;
         self.host.set_again(again);

@@ -40,6 +40,7 @@ mod steady;
 mod translate;
 mod trim;
 mod txn;
+mod update_read;
 
 use crate::config::Config;
 use crate::device::{Geometry, Timing};
@@ -155,6 +156,8 @@ pub struct Simulation {
     probe: Probe,
     /// The DRAM write buffer (`[write_buffer]`), if any.
     wbuf: Option<Box<buffer_run::BufferRun>>,
+    /// SSDSim's update reads before its write-backs (update_read.rs).
+    updates: Option<Box<update_read::UpdateReads>>,
     /// The DRAM read cache (`[read_cache]`), if any.
     rcache: Option<Box<read_cache::ReadCache>>,
     /// Discarded pages and the discards' counts, from the first discard on.
@@ -217,6 +220,7 @@ impl Simulation {
             sched.track_started_programs();
         }
         let sched_unit_dies = sched.unit_dies();
+        let updates = update_read::UpdateReads::of(&cfg, wbuf.is_some(), scheme.uses_shared_map())?;
         Ok(Simulation {
             q: EventQueue::new(),
             sched,
@@ -244,6 +248,7 @@ impl Simulation {
             rcache: read_cache::ReadCache::of(&cfg.read_cache, &cfg.write_buffer, geo.page_size, geo.logical_pages),
             trim: None,
             wbuf,
+            updates,
             link: link::HostLink::new(cfg.host.link_gbps),
             closed: flows::ClosedLoop::new(
                 &cfg.flows,
@@ -450,6 +455,9 @@ impl Simulation {
             None => Vec::new(),
         };
         s.write_buffer = self.wbuf.as_ref().map(|b| b.summary(self.q.now()));
+        if let (Some(w), Some(u)) = (s.write_buffer.as_mut(), self.updates.as_ref()) {
+            w.update_reads = Some(u.count);
+        }
         s.read_cache = self.rcache.as_ref().map(|c| c.summary());
         s.trim = self.trim.as_ref().map(|t| t.summary());
         s.mapping = self.ftl.mapping.stats();

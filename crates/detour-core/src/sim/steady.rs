@@ -88,9 +88,9 @@ impl Simulation {
     fn trace_lpns(&mut self, valid: u32, span: u32) -> Result<(Vec<bool>, u32, (u64, u64))> {
         let mut chosen = vec![false; span as usize];
         let (mut n, mut sectors) = (0, (0u64, 0u64));
-        self.read_workload_again(|_, _, pages, bytes| {
-            sectors = (sectors.0 + bytes as u64 / SECTOR_BYTES, sectors.1 + 1);
-            for l in pages.start..pages.end.min(span) {
+        self.read_workload_again(|_, _, io| {
+            sectors = (sectors.0 + io.size as u64 / SECTOR_BYTES, sectors.1 + 1);
+            for l in io.lpn..(io.lpn + io.pages).min(span) {
                 if n < valid && !chosen[l as usize] {
                     chosen[l as usize] = true;
                     n += 1;
