@@ -16,11 +16,6 @@ const T_READ: u64 = 50_000;
 const T_PROG: u64 = 600_000;
 const DRAM: u64 = 1_000;
 
-/// `size` bytes at byte `offset`.
-fn at(time_ns: u64, offset: u64, size: u32, kind: IoKind) -> Request {
-    Request { time_ns, offset, size, kind, content: 0, volume: 0, line: 0 }
-}
-
 fn run(kv: &[&str], reqs: &[Request]) -> RunResult {
     let r = sim::run_requests(small(kv), reqs).unwrap();
     assert_eq!(r.summary.requests as usize, reqs.len(), "every request completes");

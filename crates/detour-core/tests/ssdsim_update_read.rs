@@ -17,11 +17,6 @@ const T_READ: u64 = 50_000;
 const DRAM: u64 = 1_000;
 const P: u64 = 4096;
 
-/// `size` bytes at byte `offset`.
-fn at(time_ns: u64, offset: u64, size: u32, kind: IoKind) -> Request {
-    Request { time_ns, offset, size, kind, content: 0, volume: 0, line: 0 }
-}
-
 const KV: [&str; 13] = [
     "device.channels=1",
     "device.chips_per_channel=1",

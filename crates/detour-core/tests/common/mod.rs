@@ -62,6 +62,11 @@ pub fn req(time_ns: u64, page: u64, pages: u32, kind: IoKind) -> Request {
     Request { time_ns, offset: page * 4096, size: pages * 4096, kind, content: 0, volume: 0, line: 0 }
 }
 
+/// `size` bytes at byte `offset` (sector-granular tests).
+pub fn at(time_ns: u64, offset: u64, size: u32, kind: IoKind) -> Request {
+    Request { time_ns, offset, size, kind, content: 0, volume: 0, line: 0 }
+}
+
 /// Poisson arrivals at `rate` per second of single-page requests; a share
 /// `read_ratio` are reads over pages [0, span), the rest writes over
 /// [span, 2 span) so reads never hit a pending write.
