@@ -142,17 +142,20 @@ pub(super) fn mqsim_lpns(mut chosen: Vec<bool>, mut n: u32, target: u32, walk: W
     let spp = walk.sectors_per_page.max(1);
     // Every page the walk can reach, so the loop ends.
     let target = (target as u64).min(span).min(max_lha / spp + 1) as u32;
+    // A trace of requests under a sector would make MQSim's walk stand
+    // still (and MQSim loop for ever); a sector at least keeps it moving.
+    let request_sectors = walk.request_sectors.max(1);
     let mut rng = Mrg32k3a::mqsim(seed);
     while n < target {
         let mut lsa = rng.uniform_ulong(0, max_lha);
         let mut handled = 0;
-        while handled < walk.request_sectors {
+        while handled < request_sectors {
             if lsa > max_lha {
                 lsa %= max_lha + 1;
             }
             let mut size = spp - lsa % spp;
-            if handled + size >= walk.request_sectors {
-                size = walk.request_sectors - handled;
+            if handled + size >= request_sectors {
+                size = request_sectors - handled;
             }
             let lpa = lsa / spp;
             if lpa < span && !chosen[lpa as usize] {
@@ -202,6 +205,14 @@ mod tests {
         let mut chosen = vec![false; 100];
         chosen[56] = true;
         assert_eq!(mqsim_lpns(chosen, 1, 3, walk, 0), vec![55, 56, 57]);
+    }
+
+    /// Requests under a sector (a mean of 0 sectors) still fill the target
+    /// instead of looping for ever: one sector a request.
+    #[test]
+    fn a_walk_of_empty_requests_ends() {
+        let walk = Walk { sectors: 800, sectors_per_page: 8, request_sectors: 0 };
+        assert_eq!(mqsim_lpns(vec![false; 100], 0, 1, walk, 0), vec![55]);
     }
 
     /// A request running past the last sector wraps to sector 0
